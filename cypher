@@ -1,0 +1,1 @@
+kg_platform/cypher

@@ -1,0 +1,76 @@
+"""``kgp neo4j start|stop|status|logs``: the local Neo4j 5.26 server."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from kg_platform.config import get_settings
+from kg_platform.neo4j_server import LocalNeo4j
+
+app = typer.Typer(help="Manage the local Neo4j 5.26 server (not used when NEO4J_URI is set).",
+                  no_args_is_help=True)
+
+
+def _external_notice() -> bool:
+    uri = get_settings().neo4j.uri
+    if uri:
+        typer.echo(f"NEO4J_URI is set ({uri}): the platform uses that server; nothing runs locally.")
+        return True
+    return False
+
+
+@app.command()
+def start(
+    bolt_port: int = typer.Option(None, help="Bolt port (default from settings: 7687)"),
+    http_port: int = typer.Option(None, help="HTTP/Browser port (default 7474)"),
+    ephemeral: bool = typer.Option(False, help="temp data dir and free ports (tests)"),
+) -> None:
+    """Download (once) and start Neo4j on 127.0.0.1; wait until Bolt answers."""
+    if _external_notice():
+        return
+    server = LocalNeo4j(ephemeral=ephemeral, bolt_port=bolt_port, http_port=http_port)
+    status = server.start()
+    typer.echo(f"Neo4j {status.version} running (pid {status.pid})")
+    typer.echo(f"  Bolt:    {status.bolt_uri}")
+    typer.echo(f"  Browser: {status.browser_url}  (user neo4j, password in {server.password_file})")
+
+
+@app.command()
+def stop() -> None:
+    """Stop the local server cleanly."""
+    if _external_notice():
+        return
+    stopped = LocalNeo4j().stop()
+    typer.echo("Neo4j stopped" if stopped else "Neo4j was not running")
+
+
+@app.command()
+def status(as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+    """Is the local server running, where, and which version."""
+    st = LocalNeo4j().status()
+    if as_json:
+        typer.echo(st.to_json())
+        return
+    if not st.running:
+        typer.echo(f"Neo4j is not running (home {st.home})")
+        raise typer.Exit(1)
+    typer.echo(f"Neo4j {st.version} running (pid {st.pid})\n  Bolt:    {st.bolt_uri}\n"
+               f"  Browser: {st.browser_url}\n  Log:     {st.log_file}")
+
+
+@app.command()
+def logs(lines: int = typer.Option(50, "-n", help="number of lines")) -> None:
+    """Print the end of the server log."""
+    typer.echo(LocalNeo4j().logs(lines))
+
+
+@app.command()
+def password() -> None:
+    """Print the generated password of user neo4j (for Neo4j Browser)."""
+    typer.echo(LocalNeo4j().password())
+
+
+def status_json() -> dict:
+    return json.loads(LocalNeo4j().status().to_json())

