@@ -1,0 +1,96 @@
+"""What every retrieval strategy takes and returns, and the registry ``kgp eval`` reads.
+
+A strategy is a named object with ``retrieve(query, k) -> list[RetrievedItem]``. Strategies are
+registered with :func:`register_strategy` under a stable name (``bm25``, ``vector``, ``hybrid``,
+``mog``, ``mogg``, ``propagate``, ``atomic``, ``peer-...``) and built on demand from a
+:class:`RetrievalContext`, so the harness, the CLI, the SDK and the LangChain adapter all share
+one list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kg_platform.errors import RetrievalError
+
+if TYPE_CHECKING:
+    from kg_platform.config import Settings
+    from kg_platform.embedding import Embedder
+    from kg_platform.graph import GraphClient
+
+
+@dataclass
+class RetrievedItem:
+    """One ranked result with the evidence of how it was found."""
+
+    id: str                                   # node id (Chunk.id, Piece.id, or a group's centre id)
+    text: str
+    score: float
+    kind: str = "chunk"                       # 'chunk' | 'piece' | 'group'
+    level: int | None = None                  # MoG level (chunks) or hop radius + 1 (groups)
+    source_id: str | None = None
+    source_title: str | None = None
+    section_title: str | None = None
+    page: int | None = None
+    tokens: int | None = None
+    breakdown: dict[str, float] = field(default_factory=dict)  # per-level / per-layer scores
+    path: list[str] = field(default_factory=list)              # ids of nodes on the path found
+    query: str = ""                                            # named Cypher that found it
+
+    def to_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RetrievalContext:
+    graph: "GraphClient"
+    embedder: "Embedder"
+    settings: "Settings"
+    corpus: str | None = None                 # restrict to one corpus (None = all)
+
+
+class Strategy(Protocol):
+    name: str
+
+    def retrieve(self, query: str, k: int) -> list[RetrievedItem]: ...
+
+
+StrategyFactory = Callable[[RetrievalContext], Strategy]
+_REGISTRY: dict[str, tuple[StrategyFactory, str]] = {}
+
+
+def register_strategy(name: str, description: str) -> Callable[[StrategyFactory], StrategyFactory]:
+    """Decorator: ``@register_strategy("bm25", "fulltext over level-2 chunks")``."""
+
+    def wrap(factory: StrategyFactory) -> StrategyFactory:
+        _REGISTRY[name] = (factory, description)
+        return factory
+
+    return wrap
+
+
+def _load_builtin() -> None:
+    """Import the modules that register strategies (optional ones only when importable)."""
+    import importlib
+
+    for module in ("baselines", "peers", "mog", "mogg", "propagate", "atomic"):
+        try:
+            importlib.import_module(f"kg_platform.retrieval.{module}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"kg_platform.retrieval.{module}":
+                raise
+
+
+def list_strategies() -> dict[str, str]:
+    _load_builtin()
+    return {name: desc for name, (_, desc) in sorted(_REGISTRY.items())}
+
+
+def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
+    _load_builtin()
+    if name not in _REGISTRY:
+        known = ", ".join(sorted(_REGISTRY)) or "none"
+        raise RetrievalError(f"unknown strategy {name!r}", hint=f"known strategies: {known}")
+    return _REGISTRY[name][0](ctx)
