@@ -21,13 +21,15 @@ app = typer.Typer(
 def _register() -> None:
     from kg_platform.cli import commands_neo4j, commands_core
 
+    from kg_platform.cli.bench import bench_app
+
     app.add_typer(commands_neo4j.app, name="neo4j")
     commands_core.register(app)
     # Optional groups register themselves if their module exists (added as features land).
     import importlib
 
     for module in ("commands_ingest", "commands_eval", "commands_retrieve", "commands_llm",
-                   "commands_jobs", "commands_segment", "commands_bench"):
+                   "commands_jobs", "commands_segment", "commands_reason", "commands_browser"):
         try:
             mod = importlib.import_module(f"kg_platform.cli.{module}")
         except ModuleNotFoundError as exc:
@@ -35,6 +37,7 @@ def _register() -> None:
                 raise
             continue
         mod.register(app)
+    app.add_typer(bench_app, name="bench")
 
 
 _register()
