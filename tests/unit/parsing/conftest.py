@@ -1,0 +1,23 @@
+"""Fixtures for the parser tests: the real bench documents (read-only, never modified)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+DOCUMENTS = Path(__file__).resolve().parents[3].parent / "shared" / "bench" / "documents"
+
+
+@pytest.fixture(scope="session")
+def docs() -> Path:
+    if not DOCUMENTS.is_dir():
+        pytest.skip(f"bench documents not found at {DOCUMENTS}")
+    return DOCUMENTS
+
+
+@pytest.fixture(scope="session")
+def sources(docs: Path) -> dict[str, dict]:
+    """SOURCES.json by relative file name: sha256 and size of every bench document."""
+    return {entry["file"]: entry for entry in json.loads((docs / "SOURCES.json").read_text())}

@@ -1,0 +1,255 @@
+"""PDF parsing on the real bench PDFs, plus encrypted / truncated / image-only / missing-extra."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kg_platform.errors import CorruptDocument, EncryptedDocument, NeedsOCR, UnsupportedFormat
+from kg_platform.parsing import ParsedDocument, parse_file
+
+pymupdf = pytest.importorskip("pymupdf")
+
+_CACHE: dict[str, ParsedDocument] = {}
+
+
+def parsed(docs: Path, name: str) -> ParsedDocument:
+    """Parse each bench PDF once per session (the tests only read the result)."""
+    if name not in _CACHE:
+        _CACHE[name] = parse_file(docs / "pdf" / name)
+    return _CACHE[name]
+
+
+def blocks(doc: ParsedDocument, kind: str | None = None):
+    return [b for s in doc.sections() for b in s.blocks if kind is None or b.kind == kind]
+
+
+def block_with(doc: ParsedDocument, needle: str, kind: str | None = None):
+    found = [b for b in blocks(doc, kind) if needle in b.text]
+    assert found, f"no {kind or ''} block contains {needle!r}"
+    return found[0]
+
+
+def section(doc: ParsedDocument, title: str):
+    found = [s for s in doc.sections() if s.title == title]
+    assert found, f"no section {title!r}; have {[s.title for s in doc.sections()]}"
+    return found[0]
+
+
+@pytest.mark.parametrize("name,pages", [
+    ("federal-register-2020-17221.pdf", 15), ("docling-multi_page.pdf", 5),
+    ("faa-amt-handbook-sample.pdf", 1), ("nics-background-checks-2015-11.pdf", 1),
+    ("senate-expenditures.pdf", 1)])
+def test_page_count_identity_and_page_on_every_block(docs, sources, name, pages):
+    doc = parsed(docs, name)
+    assert doc.pages == pages
+    assert doc.mime == "application/pdf"
+    assert doc.sha256 == sources[f"pdf/{name}"]["sha256"]
+    assert doc.bytes == sources[f"pdf/{name}"]["bytes"]
+    assert blocks(doc)
+    assert all(b.page is not None and 1 <= b.page <= pages for b in blocks(doc))
+
+
+def test_offsets_point_into_document_text(docs):
+    doc = parsed(docs, "federal-register-2020-17221.pdf")
+    text = doc.text()
+    for b in blocks(doc):
+        assert text[b.offset:b.offset + len(b.text)] == b.text
+
+
+def test_headings_from_fonts_with_levels(docs):
+    doc = parsed(docs, "docling-multi_page.pdf")
+    assert doc.metadata["headings_from"] == "fonts"
+    birth = section(doc, "The Birth of Word Processing (1960s - 1970s)")
+    assert (birth.level, birth.page) == (1, 1)
+    future = section(doc, "Future of Word Processing")
+    assert (future.level, future.page) == (1, 2)
+    assert any("Magnetic Tape/Selectric Typewriter" in b.text for b in birth.blocks)
+    assert doc.title == "The Evolution of the Word Processor"
+
+
+def test_text_is_attributed_to_its_page(docs):
+    doc = parsed(docs, "docling-multi_page.pdf")
+    assert block_with(doc, "WordStar (1978)").page == 1
+    assert block_with(doc, "Microsoft Office Suite").page == 2
+    assert block_with(doc, "Tools like LaTeX gained popularity").page == 3
+    fr = parsed(docs, "federal-register-2020-17221.pdf")
+    assert block_with(fr, "Lion Air Flight 610) was involved in an accident").page == 1
+    assert section(fr, "Costs of Compliance").page == 5
+
+
+def test_two_column_page_reads_down_each_column(docs):
+    doc = parsed(docs, "faa-amt-handbook-sample.pdf")
+    order = [b.text for b in blocks(doc)]
+
+    def pos(needle: str) -> int:
+        return next(i for i, t in enumerate(order) if needle in t)
+
+    # left column top to bottom, then the right column (naive y-sorting would interleave them)
+    assert pos("pulleys, provided the inner race") < pos("The two general types of self-locking")
+    assert pos("Boots self-locking nuts are made with") < pos("the most common ranges in size")
+    assert pos("the most common ranges in size") < pos("The elastic stop nut is a standard nut")
+
+
+def test_three_column_federal_register_page(docs):
+    doc = parsed(docs, "federal-register-2020-17221.pdf")
+    order = [b.text for b in blocks(doc) if b.page == 3]
+
+    def pos(needle: str) -> int:
+        return next(i for i, t in enumerate(order) if needle in t)
+
+    assert pos("The FAA proposes mandating the following") < pos("command to move the horizontal")
+    assert pos("command to move the horizontal") < pos("Also, as a result of the installation")
+
+
+def test_running_heads_and_margin_stamps_are_removed(docs):
+    doc = parsed(docs, "federal-register-2020-17221.pdf")
+    assert "VerDate" not in doc.text()
+    assert "Federal Register / Vol. 85" not in doc.text()
+    assert int(doc.metadata["running_heads_removed"]) >= 14
+
+
+def test_figure_captions_of_faa_handbook(docs):
+    doc = parsed(docs, "faa-amt-handbook-sample.pdf")
+    figures = blocks(doc, "figure")
+    captions = [f.text.split("\n")[0] for f in figures]
+    assert "Figure 7-26. Self-locking nuts." in captions
+    assert "Figure 7-27. Stainless steel self-locking nut." in captions
+    assert all(f.page == 1 for f in figures)
+    fig27 = block_with(doc, "Figure 7-27", "figure")
+    assert "Locking shoulder" in fig27.text          # callout printed inside that figure
+    assert not any("Locking shoulder" in b.text for b in blocks(doc, "text"))
+    assert doc.title == "AMT General Handbook"
+
+
+def test_tables_are_markdown_blocks_and_removed_from_text(docs):
+    nics = parsed(docs, "nics-background-checks-2015-11.pdf")
+    table = block_with(nics, "Alabama", "table")
+    assert table.text.startswith("| ") and "\n|---|" in table.text
+    assert "18,870" in table.text
+    assert not any("Alabama" in b.text for b in blocks(nics, "text"))
+    senate = parsed(docs, "senate-expenditures.pdf")   # a rotated (landscape) page
+    assert "CITIBANK - TRAVEL CBA CARD" in block_with(senate, "PAYEE NAME", "table").text
+    fr = parsed(docs, "federal-register-2020-17221.pdf")
+    cost = block_with(fr, "Labor cost", "table")
+    assert cost.page == 5 and "AFM revisions" in cost.text
+
+
+def test_links_are_collected(docs):
+    doc = parsed(docs, "federal-register-2020-17221.pdf")
+    assert "https://www.myboeingfleet.com" in doc.links
+    assert "https://www.regulations.gov" in doc.links
+    assert len(doc.links) == len(set(doc.links))
+
+
+def test_each_bench_pdf_parses_fast(docs):
+    # generous bound: the machine is shared; measured 0.1-2 s per file when idle
+    for name in ("federal-register-2020-17221.pdf", "nics-background-checks-2015-11.pdf"):
+        started = time.perf_counter()
+        parse_file(docs / "pdf" / name)
+        assert time.perf_counter() - started < 20
+
+
+def _text_pdf(path: Path, pages: list[list[tuple[str, float]]], toc=None, **save) -> Path:
+    doc = pymupdf.open()
+    for lines in pages:
+        page = doc.new_page()
+        y = 72
+        for text, size in lines:
+            page.insert_text((72, y), text, fontsize=size)
+            y += size * 2
+    if toc:
+        doc.set_toc(toc)
+    doc.save(path, **save)
+    return path
+
+
+def test_sections_from_outline(tmp_path):
+    path = _text_pdf(tmp_path / "outlined.pdf", [
+        [("Introduction", 12), ("This document starts here.", 11)],
+        [("Method details", 12), ("We measure twice.", 11), ("Sub part", 12), ("Cut once.", 11)],
+    ], toc=[[1, "Introduction", 1], [1, "Method details", 2], [2, "Sub part", 2]])
+    doc = parse_file(path)
+    assert doc.metadata["headings_from"] == "outline"
+    intro = section(doc, "Introduction")
+    method = section(doc, "Method details")
+    sub = section(doc, "Sub part")
+    assert (intro.level, intro.page, method.level, method.page) == (1, 1, 1, 2)
+    assert sub in method.children and sub.level == 2
+    assert [b.text for b in sub.blocks] == ["Cut once."]
+    assert [b.page for b in method.blocks] == [2]
+
+
+def test_encrypted_pdf(tmp_path):
+    path = _text_pdf(tmp_path / "secret.pdf", [[("Top secret text", 11)]],
+                     encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
+    with pytest.raises(EncryptedDocument) as err:
+        parse_file(path)
+    assert err.value.hint
+
+
+def test_truncated_pdf(tmp_path, docs):
+    data = (docs / "pdf" / "federal-register-2020-17221.pdf").read_bytes()
+    cut = tmp_path / "cut.pdf"
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(CorruptDocument, match="truncated") as err:
+        parse_file(cut)
+    assert "again" in err.value.hint
+
+
+def test_garbage_after_pdf_header(tmp_path):
+    bad = tmp_path / "bad.pdf"
+    bad.write_bytes(b"%PDF-1.7\n" + bytes(range(256)) * 40 + b"\n%%EOF\n")
+    with pytest.raises(CorruptDocument):
+        parse_file(bad)
+
+
+def test_not_a_pdf(tmp_path):
+    bad = tmp_path / "notes.pdf"
+    bad.write_text("just some text, not a PDF")
+    with pytest.raises(CorruptDocument, match="no %PDF header"):
+        parse_file(bad)
+
+
+def test_image_only_pdf_needs_ocr(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    pix = pymupdf.Pixmap(pymupdf.csRGB, pymupdf.IRect(0, 0, 64, 64), 0)
+    pix.set_rect(pix.irect, (200, 30, 30))
+    page.insert_image(pymupdf.Rect(72, 72, 400, 400), pixmap=pix)
+    path = tmp_path / "scan.pdf"
+    doc.save(path)
+    with pytest.raises(NeedsOCR, match="no text layer") as err:
+        parse_file(path)
+    assert "OCR is not enabled" in err.value.hint
+
+
+def test_missing_pymupdf_names_the_extra(monkeypatch, docs):
+    from kg_platform.parsing import pdf as pdf_module
+
+    pdf_module._pymupdf.cache_clear()
+    monkeypatch.setitem(sys.modules, "pymupdf", None)   # makes "import pymupdf" fail
+    try:
+        with pytest.raises(UnsupportedFormat) as err:
+            parse_file(docs / "pdf" / "faa-amt-handbook-sample.pdf")
+        assert err.value.hint == "pip install 'kg-platform[pdf]'"
+    finally:
+        pdf_module._pymupdf.cache_clear()
+
+
+def test_all_bold_document_takes_headings_from_size_only(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    y = 72
+    for text, size in [("Agenda", 20), ("Open the meeting", 11), ("Review the numbers", 11),
+                       ("Plan next quarter", 11), ("Close", 11)]:
+        page.insert_text((72, y), text, fontsize=size, fontname="hebo")   # Helvetica-Bold
+        y += 40
+    path = tmp_path / "slides.pdf"
+    doc.save(path)
+    parsed_doc = parse_file(path)
+    assert [(s.title, s.level) for s in parsed_doc.sections()[1:]] == [("Agenda", 1)]
+    assert len(parsed_doc.sections()[1].blocks) == 4
