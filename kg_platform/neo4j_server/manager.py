@@ -14,6 +14,7 @@ virtualenv never downloads them again.
 from __future__ import annotations
 
 import json
+import logging
 import os
 import secrets
 import shutil
@@ -114,6 +115,26 @@ class LocalNeo4j:
     @property
     def console_log(self) -> Path:
         return self.home / "logs" / "console.log"
+
+    @property
+    def classpath_extra(self) -> Path:
+        """A directory put first on the server's class path. Neo4j serves the class-path folder
+        ``browser/`` at ``/browser/`` (first match only), so ``classpath-extra/browser/`` holds a
+        copy of Neo4j Browser plus the kg-platform guide and style sheet, which then load from the
+        same origin as Browser itself. Shared by all servers of this Neo4j version (cache)."""
+        return self.lib_dir.parent / "classpath-extra"
+
+    def _install_browser_assets(self) -> bool:
+        """Put Browser + the kg-platform guide into :attr:`classpath_extra`. A guide that cannot be
+        written is logged and never stops the server (it then serves plain Browser)."""
+        try:
+            from kg_platform.browser.guide import install_assets
+
+            install_assets(self.classpath_extra / "browser", self.lib_dir)
+            return True
+        except Exception as exc:  # noqa: BLE001 - the database matters more than the guide
+            logging.getLogger(__name__).warning("Browser guide not installed: %s", exc)
+            return False
 
     # ------------------------------------------------------------- download
     def ensure_jars(self) -> Path:
@@ -254,11 +275,14 @@ class LocalNeo4j:
         self.ensure_jars()
         self._write_conf()
         self._set_initial_password(java)
+        classpath = f"{self.lib_dir}/*"
+        if self._install_browser_assets():
+            classpath = f"{self.classpath_extra}{os.pathsep}{classpath}"
         cfg = self.settings.neo4j
         cmd = [
             java, f"-Xms{cfg.heap}", f"-Xmx{cfg.heap}", "-XX:+UseG1GC",
             "-Dfile.encoding=UTF-8", "-Djava.awt.headless=true",
-            "-cp", f"{self.lib_dir}/*", ENTRY_POINT,
+            "-cp", classpath, ENTRY_POINT,
             f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
         ]
         self.console_log.parent.mkdir(parents=True, exist_ok=True)

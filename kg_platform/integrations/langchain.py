@@ -1,0 +1,125 @@
+"""LangChain adapter: :class:`KGPlatformRetriever`, a ``BaseRetriever`` over every strategy.
+
+Install with ``pip install 'kg-platform[langchain]'``. Each retrieved item becomes a
+``Document`` whose ``page_content`` is the item's text and whose ``metadata`` carries where it
+came from and why it was chosen::
+
+    source, source_id, source_uri, section, page, chunk_id, kind, level, score,
+    score_breakdown (per level / per layer), path (ids of the nodes that found it),
+    strategy, query (the named Cypher), answer_id (when record=True)
+
+Example (needs a populated graph)::
+
+    >>> from kg_platform.integrations.langchain import KGPlatformRetriever
+    >>> retriever = KGPlatformRetriever.from_env(strategy="mog", k=4, corpus="docs")  # doctest: +SKIP
+    >>> docs = retriever.invoke("How are chunks built?")                              # doctest: +SKIP
+    >>> chain = {"context": retriever, "question": RunnablePassthrough()} | prompt | llm  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+try:
+    from langchain_core.callbacks import (
+        AsyncCallbackManagerForRetrieverRun,
+        CallbackManagerForRetrieverRun,
+    )
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    from kg_platform.errors import ConfigError
+
+    raise ConfigError("the LangChain adapter needs langchain-core",
+                      hint="pip install 'kg-platform[langchain]'") from exc
+
+from pydantic import ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from kg_platform.retrieval.base import RetrievedItem
+    from kg_platform.sdk.platform import KnowledgePlatform
+
+
+def item_to_document(item: "RetrievedItem", strategy: str,
+                     answer_id: str | None = None) -> Document:
+    """One retrieved item as a LangChain ``Document`` (metadata documented in the module)."""
+    chunk_id = getattr(item, "chunk_id", None) or (item.id if item.kind == "chunk" else None)
+    metadata: dict[str, Any] = {
+        "source": item.source_title or getattr(item, "source_uri", None) or item.source_id,
+        "source_id": item.source_id,
+        "source_uri": getattr(item, "source_uri", None),
+        "section": item.section_title,
+        "page": item.page,
+        "chunk_id": chunk_id,
+        "id": item.id,
+        "kind": item.kind,
+        "level": item.level,
+        "score": float(item.score),
+        "score_breakdown": {k: float(v) for k, v in item.breakdown.items()},
+        "path": list(item.path),
+        "tokens": item.tokens,
+        "strategy": strategy,
+        "query": item.query,
+    }
+    if answer_id:
+        metadata["answer_id"] = answer_id
+    return Document(page_content=item.text, metadata=metadata, id=item.id)
+
+
+class KGPlatformRetriever(BaseRetriever):
+    """A LangChain retriever over one kg-platform strategy (sync ``invoke``, async ``ainvoke``).
+
+    Args:
+        platform: the :class:`~kg_platform.KnowledgePlatform` to query.
+        strategy: any name of ``KnowledgePlatform.strategies()`` (``bm25``, ``vector``,
+            ``hybrid``, ``mog``, ``mogg``, ``propagate``, ``atomic``, ...).
+        k: number of documents returned.
+        corpus: restrict to one corpus (None: all corpora).
+        record: store each retrieval as an answer record for Neo4j Browser ("why was this
+            chunk retrieved"); its id is in every document's ``metadata["answer_id"]``.
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    platform: Any = Field(description="a kg_platform.KnowledgePlatform")
+    strategy: str = "hybrid"
+    k: int = Field(5, ge=1)
+    corpus: str | None = None
+    record: bool = False
+
+    @field_validator("strategy")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        from kg_platform.errors import RetrievalError
+        from kg_platform.retrieval.base import list_strategies
+
+        known = list_strategies()
+        if value not in known:
+            raise RetrievalError(f"unknown strategy {value!r}",
+                                 hint=f"known strategies: {', '.join(known)}")
+        return value
+
+    @classmethod
+    def from_env(cls, **kwargs: Any) -> "KGPlatformRetriever":
+        """A retriever on :meth:`KnowledgePlatform.from_env` (settings from the environment)."""
+        from kg_platform.sdk.platform import KnowledgePlatform
+
+        return cls(platform=KnowledgePlatform.from_env(), **kwargs)
+
+    def _retrieve(self, query: str) -> list[Document]:
+        kp: KnowledgePlatform = self.platform
+        items, answer_id = kp.retrieve_recorded(query, strategy=self.strategy, k=self.k,
+                                                corpus=self.corpus, record=self.record)
+        return [item_to_document(it, self.strategy, answer_id) for it in items]
+
+    def _get_relevant_documents(self, query: str, *,
+                                run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+        return self._retrieve(query)
+
+    async def _aget_relevant_documents(
+            self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
+    ) -> list[Document]:
+        # The Neo4j driver and the embedder are synchronous; a worker thread keeps the event
+        # loop free while the query runs.
+        return await asyncio.to_thread(self._retrieve, query)

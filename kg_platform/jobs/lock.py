@@ -1,0 +1,126 @@
+"""A job lock held in Neo4j: at most one running instance of a job, across processes and hosts.
+
+The lock is a ``(:JobLock {name, owner, expires})`` node. Acquiring it is one compare-and-set
+statement (``cypher/jobs/lock_acquire``): it succeeds when the lock is free, expired, or already
+ours. The holder renews its lease from a background thread every ``lease / 3`` seconds, so a
+crashed holder (kill -9, lost machine) blocks the job for at most one lease. All times come from
+the database's clock, which every contender shares, so skewed machine clocks cannot break it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import uuid
+from dataclasses import dataclass
+from types import TracebackType
+
+from kg_platform.errors import JobError, JobLocked
+from kg_platform.graph import GraphClient
+
+log = logging.getLogger(__name__)
+
+
+def new_owner() -> str:
+    """An owner id that says where the holder runs: ``host:pid:random``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class LockState:
+    name: str
+    held: bool
+    owner: str | None
+    expires_ms: int | None
+    run_id: str | None
+
+
+class JobLock:
+    """``with JobLock(graph, "nightly", lease_s=60):`` runs the block only if the lock is won.
+
+    ``acquire()`` returns False (never blocks) when someone else holds the lock; the context
+    manager raises :class:`JobError` instead. ``lost`` turns True if a renewal found the lock
+    taken by another owner (our lease expired, e.g. after a long GC pause or network cut).
+    """
+
+    def __init__(self, graph: GraphClient, name: str, *, lease_s: float = 60.0,
+                 owner: str | None = None) -> None:
+        if lease_s < 1:
+            raise JobError(f"lock lease must be at least 1 s, got {lease_s}",
+                           hint="set KGP_JOBS__LEASE_S to a few tens of seconds")
+        self.graph = graph
+        self.name = name
+        self.lease_s = lease_s
+        self.owner = owner or new_owner()
+        self.held = False
+        self.lost = False
+        self.holder: str | None = None
+        self.run_id: str | None = None
+        self._stop = threading.Event()
+        self._renewer: threading.Thread | None = None
+
+    @property
+    def _lease_ms(self) -> int:
+        return int(self.lease_s * 1000)
+
+    def acquire(self) -> bool:
+        rec = self.graph.write("jobs/lock_acquire", job=self.name, owner=self.owner,
+                               lease_ms=self._lease_ms)[0]
+        self.holder = rec["owner"]
+        if not rec["acquired"]:
+            return False
+        self.held, self.lost = True, False
+        self._stop.clear()
+        self._renewer = threading.Thread(target=self._renew_loop, name=f"joblock-{self.name}",
+                                         daemon=True)
+        self._renewer.start()
+        return True
+
+    def renew(self) -> bool:
+        """Extend the lease now; False means the lock is no longer ours."""
+        rows = self.graph.write("jobs/lock_renew", job=self.name, owner=self.owner,
+                                lease_ms=self._lease_ms, run_id=self.run_id)
+        if not rows:
+            self.lost = True
+        return bool(rows)
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self.lease_s / 3):
+            try:
+                if not self.renew():
+                    log.error("job lock %r was lost: another owner holds it now", self.name)
+                    return
+            except Exception as exc:  # noqa: BLE001 - keep trying until the lease runs out
+                log.warning("could not renew job lock %r: %s", self.name, exc)
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._renewer is not None:
+            self._renewer.join(timeout=5)
+            self._renewer = None
+        if self.held:
+            try:
+                self.graph.write("jobs/lock_release", job=self.name, owner=self.owner)
+            except Exception as exc:  # noqa: BLE001 - the lease expires on its own
+                log.warning("could not release job lock %r (it expires in %.0fs): %s",
+                            self.name, self.lease_s, exc)
+        self.held = False
+
+    def __enter__(self) -> "JobLock":
+        if not self.acquire():
+            raise JobLocked(f"job {self.name!r} is already running (lock held by {self.holder})",
+                           hint="wait for that run to finish; `kgp jobs status` shows the lock; "
+                           "a crashed holder's lock expires after the lease (KGP_JOBS__LEASE_S)")
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.release()
+
+
+def lock_states(graph: GraphClient, names: list[str] | None = None) -> dict[str, LockState]:
+    rows = graph.read("jobs/locks", names=names)
+    return {r["name"]: LockState(r["name"], bool(r["held"]), r["owner"], r["expires"],
+                                 r["run_id"]) for r in rows}
