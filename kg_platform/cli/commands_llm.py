@@ -1,0 +1,88 @@
+"""``kgp distill`` (the distilled-knowledge layer, later or again) and ``kgp llm check``."""
+
+from __future__ import annotations
+
+import json
+
+import typer
+
+from kg_platform.config import get_settings
+
+llm_app = typer.Typer(help="The configured LLM endpoint: check it, inspect its cache.",
+                      no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("distill")(distill)
+    # `kgp llm ...` may already exist (another module adds `serve-local`); share one group.
+    group = next((g.typer_instance for g in app.registered_groups
+                  if g.name == "llm" and g.typer_instance is not None), None)
+    if group is None:
+        group = llm_app
+        app.add_typer(llm_app, name="llm")
+    group.command("check")(check)
+
+
+def distill(
+    corpus: str = typer.Option(None, "--corpus", "-c", help="corpus name (default: settings)"),
+    steps: str = typer.Option(None, "--steps",
+                              help="comma-separated: atomic,entities,tags (default: settings)"),
+    as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
+) -> None:
+    """Distil the corpus's chunks with the LLM: atomic questions, entities/relations, tags.
+
+    Resumable: chunks already done at the current prompt version are skipped and every reply is
+    cached, so an interrupted run continues and a repeated run costs nothing."""
+    from kg_platform.distilling import distill_corpus
+    from kg_platform.embedding import get_embedder
+    from kg_platform.graph import GraphClient
+    from kg_platform.llm import get_llm
+
+    settings = get_settings()
+    name = corpus or settings.corpus
+    embedder = get_embedder(settings.embedding)
+    llm = get_llm(settings)
+    echo = (lambda _m: None) if as_json else typer.echo
+    with GraphClient.from_settings(settings) as graph:
+        report = distill_corpus(graph, embedder, llm, settings, corpus=name, steps=steps,
+                                echo=echo)
+    if llm is not None:
+        llm.close()
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+        return
+    if report.skipped:
+        return
+    u = report.usage
+    per_k = report.tokens_per_1k_corpus_tokens
+    typer.echo(f"LLM: {u.get('calls', 0)} calls, {u.get('cache_hits', 0)} cached, "
+               f"{u.get('prompt_tokens', 0)} prompt + {u.get('completion_tokens', 0)} completion "
+               f"tokens, ${u.get('cost_usd', 0.0):.4f}"
+               + (f"; {per_k} LLM tokens per 1k corpus tokens" if per_k is not None else "")
+               + f"; {report.duration_s:.1f}s")
+    if report.failed:
+        typer.secho(f"{report.failed} chunks had unusable LLM output; re-run `kgp distill` to "
+                    "retry them", fg=typer.colors.YELLOW)
+
+
+def check(
+    failures: bool = typer.Option(False, "--failures",
+                                  help="also list recent invalid structured outputs"),
+) -> None:
+    """Send one tiny uncached request to the configured LLM and report latency and tokens."""
+    from kg_platform.llm import get_llm
+
+    settings = get_settings()
+    llm = get_llm(settings)
+    if llm is None:
+        typer.echo("no LLM configured: set KGP_LLM__BASE_URL and KGP_LLM__MODEL "
+                   "(and KGP_LLM__API_KEY for hosted APIs); ingestion and retrieval work "
+                   "without one, and `kgp ask` returns evidence sentences.")
+        raise typer.Exit(1)
+    with llm:
+        info = llm.check()
+        typer.echo(json.dumps(info, indent=2))
+        if failures and llm.cache is not None:
+            for f in llm.cache.failures(limit=20):
+                typer.echo(f"{f['prompt']}@{f['version']} ({f['model']}): {f['error']}\n"
+                           f"  reply: {f['reply'][:200]!r}")

@@ -1,0 +1,13 @@
+// Embedding entity resolution: for each $rows {key, vec}, the nearest existing entity of the corpus
+// and its cosine (Neo4j's vector score is (1 + cos) / 2). Over-fetches $fetch to allow the corpus
+// filter, since 5.26 vector indexes cannot pre-filter.
+UNWIND $rows AS row
+CALL (row) {
+  CALL db.index.vector.queryNodes('entity_embedding', $fetch, row.vec) YIELD node, score
+  WITH node, score
+  WHERE node.corpus = $corpus
+  RETURN node, 2 * score - 1 AS cos
+  ORDER BY score DESC
+  LIMIT 1
+}
+RETURN row.key AS key, node.id AS id, node.key AS matched_key, node.type AS type, cos

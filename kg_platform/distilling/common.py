@@ -1,0 +1,99 @@
+"""What every distillation step shares: content ids, name normalisation, pending-chunk batches.
+
+Resumability: each step stamps the chunks it finished with a marker property holding the
+prompt's ``name@version`` (``atomic_v``, ``entities_v``, ``tags_v``). Pending work is every chunk
+whose marker differs, so an interrupted run resumes, an unchanged chunk is never paid for twice,
+and bumping a prompt's version re-distils exactly what it touches. The LLM response cache makes a
+repeated call free even when a marker was lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from kg_platform.graph import GraphClient
+
+ID_CHARS = 24
+MARKERS = {"atomic": "atomic_v", "entities": "entities_v", "tags": "tags_v"}
+
+
+def make_id(*parts: object) -> str:
+    """Same scheme as the corpus layer (docs/graph-model.md): 24 hex chars of a sha256."""
+    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
+    return digest[:ID_CHARS]
+
+
+_PUNCT = re.compile(r"[^\w\s]")
+_SPACE = re.compile(r"\s+")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
+
+
+def normalise_name(name: str) -> str:
+    """Entity/tag key: accents folded, case folded, punctuation dropped, leading article dropped.
+
+    ``"The Beatles"``, ``"the beatles"`` and ``"Beatles"`` share a key; ``"U.S.A."`` -> ``"usa"``.
+    """
+    text = unicodedata.normalize("NFKD", name)
+    text = "".join(ch for ch in text if not unicodedata.combining(ch)).casefold()
+    text = _PUNCT.sub(lambda m: "" if m.group(0) in ".'\u2019" else " ", text)
+    text = _SPACE.sub(" ", text).strip()
+    return _LEADING_ARTICLE.sub("", text) or text
+
+
+@dataclass
+class ChunkRow:
+    id: str
+    text: str
+    source_id: str
+    level: int
+    source_title: str
+    section_path: str
+
+    @property
+    def title(self) -> str:
+        """What the prompt shows as the chunk's title (section path, else the source title)."""
+        return self.section_path or self.source_title
+
+
+def pending_chunks(graph: GraphClient, *, corpus: str, levels: list[int], step: str,
+                   version: str, source_ids: list[str] | None = None,
+                   batch: int = 32) -> Iterator[list[ChunkRow]]:
+    """Batches of chunks still lacking ``step`` at ``version``. The caller marks each batch done
+    before asking for the next, so the query always returns what is left."""
+    marker = MARKERS[step]
+    seen: set[str] = set()
+    while True:
+        recs = graph.read("distill/pending_chunks", corpus=corpus, levels=levels, marker=marker,
+                          version=version, source_ids=source_ids, limit=batch,
+                         exclude=sorted(seen))
+        rows = [ChunkRow(r["id"], r["text"] or "", r["source_id"], r["level"],
+                         r["source_title"], r["section_path"]) for r in recs]
+        rows = [r for r in rows if r.id not in seen]
+        if not rows:
+            return
+        seen.update(r.id for r in rows)
+        yield rows
+
+
+def mark_done(graph: GraphClient, ids: list[str], step: str, version: str) -> None:
+    graph.write("distill/mark_chunks", rows=[{"id": i, "marks": {MARKERS[step]: version}}
+                                             for i in ids])
+
+
+@dataclass
+class StepReport:
+    step: str
+    chunks: int = 0
+    written: int = 0            # questions / entities / tags written
+    relations: int = 0
+    failed: list[str] = field(default_factory=list)   # chunk ids whose LLM output was unusable
+    errors: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"step": self.step, "chunks": self.chunks, "written": self.written,
+                "relations": self.relations, "failed": len(self.failed),
+                "errors": self.errors[:5]}

@@ -1,0 +1,215 @@
+"""Knowledge-graph distillation (PIKE-RAG §5.2a): entities and relations per chunk, resolved
+across chunks and sources so adding documents never duplicates an entity.
+
+Resolution, in order, for each distinct normalised name (``common.normalise_name``) of a batch:
+
+1. exact: an Entity of the corpus with the same ``key`` (index ``entity_key``);
+2. embedding: the nearest Entity of the corpus in ``entity_embedding`` with
+   cos >= ``distill.entity_merge_cos`` (Neo4j's score is (1 + cos) / 2, converted in Cypher); the
+   surface name is kept in ``aliases``;
+3. within the batch: a new name close enough to one created earlier in the same batch joins it;
+4. otherwise a new Entity with id ``h("entity", corpus, key)``.
+
+Because a re-extracted chunk first loses its mentions and relations (and entities left without
+mentions are swept), the graph never keeps facts a chunk no longer states.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from kg_platform.config import Settings
+from kg_platform.distilling.common import ChunkRow, StepReport, make_id, normalise_name, \
+    pending_chunks
+from kg_platform.embedding import Embedder
+from kg_platform.errors import LLMError
+from kg_platform.graph import GraphClient
+from kg_platform.graph.cypher import cypher
+from kg_platform.llm import LLMClient, get_prompt
+from kg_platform.llm.prompts import EntityGraph
+
+log = logging.getLogger(__name__)
+
+PROMPT = "entities"
+
+
+@dataclass
+class Mention:
+    key: str
+    name: str
+    type: str
+    description: str
+
+
+def _clean_type(t: str) -> str:
+    t = normalise_name(t).replace(" ", "_")
+    return t or "thing"
+
+
+def _clean_name(name: str) -> str:
+    return name.strip().strip(".,;:").strip()
+
+
+def mentions_of(out: EntityGraph, max_entities: int) -> tuple[list[Mention], list[dict]]:
+    """Deduplicated mentions of one chunk and its relations as key pairs (pure)."""
+    by_key: dict[str, Mention] = {}
+    for e in out.entities:
+        key = normalise_name(e.name)
+        if len(key) < 2 or key in by_key:
+            continue
+        if len(by_key) >= max_entities:
+            break
+        by_key[key] = Mention(key, _clean_name(e.name), _clean_type(e.type),
+                              e.description.strip())
+    rels: list[dict] = []
+    seen: set[tuple[str, str, str]] = set()
+    for r in out.relations:
+        a, b = normalise_name(r.source), normalise_name(r.target)
+        rtype = normalise_name(r.type).replace(" ", "_") or "related_to"
+        if len(a) < 2 or len(b) < 2 or a == b or (a, b, rtype) in seen:
+            continue
+        seen.add((a, b, rtype))
+        for key, name in ((a, r.source), (b, r.target)):
+            if key not in by_key:
+                by_key[key] = Mention(key, _clean_name(name), "thing", "")
+        rels.append({"src": a, "dst": b, "type": rtype, "evidence": r.evidence[:500]})
+    return list(by_key.values()), rels
+
+
+class EntityResolver:
+    """Maps normalised names to Entity ids of one corpus (exact key, then embedding)."""
+
+    def __init__(self, graph: GraphClient, embedder: Embedder, corpus: str,
+                 threshold: float) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        self.corpus = corpus
+        self.threshold = threshold
+
+    def resolve(self, mentions: dict[str, Mention]
+                ) -> tuple[dict[str, str], dict[str, str | None], dict[str, list[float]]]:
+        """(key -> entity id, key -> alias or None, key -> embedding of new entities)."""
+        keys = sorted(mentions)
+        ids: dict[str, str] = {}
+        alias: dict[str, str | None] = {}
+        if not keys:
+            return ids, alias, {}
+        for rec in self.graph.read("distill/entities_by_key", keys=keys, corpus=self.corpus):
+            ids[rec["key"]] = rec["id"]
+            alias[rec["key"]] = None
+        rest = [k for k in keys if k not in ids]
+        new_vecs: dict[str, list[float]] = {}
+        if not rest:
+            return ids, alias, new_vecs
+        vecs = self.embedder.embed([mentions[k].name for k in rest])
+        near = {r["key"]: r for r in self.graph.read(
+            "distill/entity_neighbours", corpus=self.corpus, fetch=25,
+            rows=[{"key": k, "vec": v.tolist()} for k, v in zip(rest, vecs)])}
+        # (id, key, type, vector) of the entities created in this batch
+        created: list[tuple[str, str, str, np.ndarray]] = []
+        for key, vec in zip(rest, vecs):
+            m = mentions[key]
+            hit = near.get(key)
+            if hit is not None and hit["id"] and hit["cos"] is not None \
+                    and float(hit["cos"]) >= self.threshold \
+                    and compatible(key, m.type, hit["matched_key"], hit["type"]):
+                ids[key], alias[key] = hit["id"], m.name
+                continue
+            best = max(((float(np.dot(vec, v)), eid) for eid, k2, t2, v in created
+                        if compatible(key, m.type, k2, t2)), default=None)
+            if best is not None and best[0] >= self.threshold:
+                ids[key], alias[key] = best[1], m.name
+                continue
+            eid = make_id("entity", self.corpus, key)
+            ids[key], alias[key] = eid, None
+            new_vecs[key] = vec.tolist()
+            created.append((eid, key, m.type, vec))
+        return ids, alias, new_vecs
+
+
+_NUMBERISH = re.compile(r"^(?:\d+(?:st|nd|rd|th)?|[ivxlc]+)$")
+
+
+def compatible(key_a: str, type_a: str | None, key_b: str | None, type_b: str | None) -> bool:
+    """Guards on an embedding merge: the same type (``thing`` matches any), and the same
+    numbers / roman numerals / initials, so ``world war i`` != ``world war ii`` and
+    ``george w bush`` != ``george h w bush`` however close their vectors are."""
+    ta, tb = type_a or "thing", type_b or "thing"
+    if ta != tb and "thing" not in (ta, tb):
+        return False
+
+    def marks(key: str) -> set[str]:
+        return {t for t in key.split() if _NUMBERISH.match(t) or len(t) == 1}
+
+    return marks(key_a) == marks(key_b or "")
+
+
+def extract_entities(graph: GraphClient, embedder: Embedder, llm: LLMClient,
+                     settings: Settings, *, corpus: str, source_ids: list[str] | None = None,
+                     batch: int = 32) -> StepReport:
+    """Entities and relations for every pending chunk of ``corpus``; resumable."""
+    cfg = settings.distill
+    version = get_prompt(PROMPT).key
+    report = StepReport("entities")
+    resolver = EntityResolver(graph, embedder, corpus, cfg.entity_merge_cos)
+    for rows in pending_chunks(graph, corpus=corpus, levels=cfg.levels, step="entities",
+                               version=version, source_ids=source_ids, batch=batch):
+        outs = llm.map_structured(PROMPT, [{"title": r.title or "(untitled)", "text": r.text,
+                                            "max_entities": cfg.max_entities} for r in rows])
+        per_chunk: list[tuple[ChunkRow, list[Mention], list[dict]]] = []
+        for row, out in zip(rows, outs):
+            report.chunks += 1
+            if not isinstance(out, EntityGraph):
+                report.failed.append(row.id)
+                report.errors.append(f"{row.id}: {str(out).splitlines()[0]}"
+                                     if isinstance(out, LLMError) else f"{row.id}: {out!r}")
+                continue
+            ments, rels = mentions_of(out, cfg.max_entities)
+            per_chunk.append((row, ments, rels))
+        if not per_chunk:
+            continue
+        all_mentions: dict[str, Mention] = {}
+        for _, ments, _ in per_chunk:
+            for m in ments:
+                all_mentions.setdefault(m.key, m)
+        ids, alias, new_vecs = resolver.resolve(all_mentions)
+        ent_rows: list[dict] = []
+        rel_rows: list[dict] = []
+        for row, ments, rels in per_chunk:
+            for m in ments:
+                ent_rows.append({
+                    "id": ids[m.key], "key": m.key, "name": m.name, "type": m.type,
+                    "description": m.description, "corpus": corpus,
+                    "embedding": new_vecs.get(m.key), "alias": alias.get(m.key),
+                    "chunk_id": row.id})
+            for r in rels:
+                if ids[r["src"]] == ids[r["dst"]]:
+                    continue
+                rel_rows.append({"src": ids[r["src"]], "dst": ids[r["dst"]], "type": r["type"],
+                                 "evidence": r["evidence"], "chunk_id": row.id,
+                                 "source_id": row.source_id})
+        # rows naming an entity by its own key first, so ON CREATE never takes an alias's name
+        ent_rows.sort(key=lambda r: r["alias"] is not None)
+        done = [row.id for row, _, _ in per_chunk]
+
+        def work(tx, done=done, ent_rows=ent_rows, rel_rows=rel_rows):
+            tx.run(cypher("distill/clear_chunk_entities"), ids=done).consume()
+            if ent_rows:
+                tx.run(cypher("distill/write_entities"), rows=ent_rows).consume()
+            if rel_rows:
+                tx.run(cypher("distill/write_relations"), rows=rel_rows).consume()
+            tx.run(cypher("distill/mark_chunks"),
+                   rows=[{"id": i, "marks": {"entities_v": version}} for i in done]).consume()
+
+        graph.in_transaction(work)
+        report.written += len(ent_rows)
+        report.relations += len(rel_rows)
+    graph.write("distill/drop_orphan_entities", corpus=corpus)
+    return report
+
+
+__all__ = ["EntityResolver", "Mention", "compatible", "extract_entities", "mentions_of"]

@@ -1,0 +1,164 @@
+"""Running the distilled-knowledge steps over a corpus, and undoing them for one source.
+
+``distill_corpus`` is what ``kgp distill`` and ``kgp ingest --distill`` call: it runs the chosen
+steps (``atomic``, ``entities``, ``tags``) over every chunk still pending, sums LLM usage in one
+meter, and reports tokens per 1k corpus tokens. Without an LLM it skips every step with one
+clear message (issue item 7) and returns a report saying so. ``remove_source_distillation`` is
+what the ingestion path calls before a changed source is re-written or a vanished one pruned.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kg_platform.config import Settings
+from kg_platform.embedding import Embedder
+from kg_platform.errors import ConfigError
+from kg_platform.graph import GraphClient
+from kg_platform.llm import LLMClient
+
+log = logging.getLogger(__name__)
+
+STEPS = ("atomic", "entities", "tags")
+NO_LLM_MESSAGE = ("no LLM configured: skipping the distilled-knowledge layer ({steps}); "
+                  "retrieval works without it. Set KGP_LLM__BASE_URL and KGP_LLM__MODEL, then "
+                  "run `kgp distill --corpus {corpus}`.")
+
+
+@dataclass
+class DistillReport:
+    corpus: str
+    steps: list[str]
+    skipped: str | None = None            # why nothing ran (no LLM)
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)
+    usage: dict[str, Any] = field(default_factory=dict)
+    corpus_tokens: int = 0
+    duration_s: float = 0.0
+
+    @property
+    def tokens_per_1k_corpus_tokens(self) -> float | None:
+        total = self.usage.get("total_tokens", 0)
+        return round(1000.0 * total / self.corpus_tokens, 1) if self.corpus_tokens else None
+
+    @property
+    def failed(self) -> int:
+        return sum(int(r.get("failed", 0)) for r in self.results.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"corpus": self.corpus, "steps": self.steps, "skipped": self.skipped,
+                "results": self.results, "usage": self.usage,
+                "corpus_tokens": self.corpus_tokens,
+                "tokens_per_1k_corpus_tokens": self.tokens_per_1k_corpus_tokens,
+                "duration_s": round(self.duration_s, 2)}
+
+
+def parse_steps(steps: str | list[str] | None, settings: Settings) -> list[str]:
+    if steps is None:
+        chosen = list(settings.distill.steps)
+    elif isinstance(steps, str):
+        chosen = [s.strip() for s in steps.split(",") if s.strip()]
+    else:
+        chosen = list(steps)
+    unknown = [s for s in chosen if s not in STEPS]
+    if unknown:
+        raise ConfigError(f"unknown distillation step(s): {', '.join(unknown)}",
+                          hint=f"choose from {', '.join(STEPS)} (comma-separated)")
+    return [s for s in STEPS if s in chosen]      # canonical order
+
+
+def distill_corpus(
+    graph: GraphClient,
+    embedder: Embedder,
+    llm: LLMClient | None,
+    settings: Settings,
+    *,
+    corpus: str,
+    steps: str | list[str] | None = None,
+    source_ids: list[str] | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> DistillReport:
+    """Run the distillation steps over the pending chunks of ``corpus`` (or of ``source_ids``)."""
+    chosen = parse_steps(steps, settings)
+    report = DistillReport(corpus=corpus, steps=chosen)
+    if not chosen:
+        return report
+    if llm is None:
+        report.skipped = NO_LLM_MESSAGE.format(steps=", ".join(chosen), corpus=corpus)
+        (echo or log.warning)(report.skipped)
+        return report
+    from kg_platform.distilling.atomizer import atomize
+    from kg_platform.distilling.entities import extract_entities
+    from kg_platform.distilling.tagging import tag_corpus
+
+    counts = graph.read("distill/count_chunks", corpus=corpus, levels=settings.distill.levels,
+                        source_ids=source_ids)
+    report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0
+    t0 = time.perf_counter()
+    with llm.meter() as meter:
+        for step in chosen:
+            with llm.meter() as step_meter:
+                if step == "atomic":
+                    res = atomize(graph, embedder, llm, settings, corpus=corpus,
+                                  source_ids=source_ids)
+                elif step == "entities":
+                    res = extract_entities(graph, embedder, llm, settings, corpus=corpus,
+                                           source_ids=source_ids)
+                else:
+                    res = tag_corpus(graph, llm, settings, corpus=corpus,
+                                     source_ids=source_ids)
+            entry = res.to_dict()
+            entry["usage"] = {k: v for k, v in step_meter.to_dict().items() if k != "by_prompt"}
+            if report.corpus_tokens:
+                entry["tokens_per_1k_corpus_tokens"] = round(
+                    1000.0 * step_meter.total_tokens / report.corpus_tokens, 1)
+            report.results[step] = entry
+            if echo:
+                echo(f"{step}: {res.chunks} chunks, {res.written} written"
+                     + (f", {res.relations} relations" if res.relations else "")
+                     + (f", {len(res.failed)} failed" if res.failed else "")
+                     + f"; LLM calls {step_meter.calls} ({step_meter.cache_hits} cached), "
+                     f"{step_meter.total_tokens} tokens")
+    report.usage = meter.to_dict()
+    report.duration_s = time.perf_counter() - t0
+    return report
+
+
+def remove_source_distillation(graph: GraphClient, source_id: str,
+                               corpus: str | None = None) -> dict[str, int]:
+    """Drop what was distilled from ``source_id``: its atomic questions, the relations it
+    evidenced, entity mentions and tags on its chunks, and the entities and tags nothing
+    mentions any more. Call it before re-writing a changed source (or pruning it); the ingestion
+    writer does so inside its own transaction (:func:`remove_distillation_tx`). When the source's
+    chunks are already gone, the corpus-wide orphan sweep still removes what they left."""
+    if corpus is None:
+        rec = graph.read("distill/source_corpus", source_id=source_id)
+        corpus = rec[0]["corpus"] if rec else None
+    recs = graph.write("distill/remove_source", source_ids=[source_id])
+    keys = ("atoms", "relations", "mentions", "tags", "entities_removed", "tags_removed")
+    out = {k: int(recs[0][k] or 0) if recs else 0 for k in keys}
+    out["entities_removed"] += int(graph.write("distill/drop_orphan_entities",
+                                               corpus=corpus)[0]["removed"])
+    out["tags_removed"] += int(graph.write("distill/drop_orphan_tags",
+                                           corpus=corpus)[0]["removed"])
+    return out
+
+def remove_distillation_tx(tx: Any, source_ids: list[str], corpus: str | None) -> None:
+    """``remove_source_distillation`` inside the caller's transaction (the ingestion writer's,
+    so a replaced source's old facts vanish in the same commit as its old chunks)."""
+    from kg_platform.graph.cypher import cypher
+
+    del corpus  # orphans are found from the source's own subgraph; no corpus-wide sweep here
+    tx.run(cypher("distill/remove_source"), source_ids=list(source_ids)).consume()
+
+
+def record_distillation(graph: GraphClient, run_id: str, report: DistillReport) -> None:
+    """Add a distillation's LLM tokens and results to an ingestion run's record."""
+    import json
+
+    graph.write("distill/record_run", id=run_id,
+                tokens=int(report.usage.get("total_tokens", 0)),
+                distill=json.dumps(report.to_dict(), default=str))
