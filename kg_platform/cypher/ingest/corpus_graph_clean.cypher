@@ -1,0 +1,2 @@
+MATCH (co:Corpus {name: $corpus})
+SET co.piece_graph_dirty = false, co.piece_graph_updated = datetime(), co.piece_graph_edges = $edges

@@ -1,0 +1,9 @@
+// MoGG pieces, each IN its level-1 chunk, with their vector.
+UNWIND $rows AS row
+MERGE (p:Piece {id: row.id})
+SET p += row.props
+WITH p, row
+CALL db.create.setNodeVectorProperty(p, 'embedding', row.embedding)
+WITH p, row
+MATCH (c:Chunk {id: row.chunk_id})
+MERGE (p)-[:IN]->(c)

@@ -1,0 +1,12 @@
+// Sections in depth-first order (a parent precedes its children); the parent is the Source for a
+// root section, else another Section.
+UNWIND $rows AS row
+MERGE (sec:Section {id: row.id})
+SET sec += row.props
+WITH sec, row
+CALL db.create.setNodeVectorProperty(sec, 'embedding', row.embedding)
+WITH sec, row
+OPTIONAL MATCH (src:Source {id: row.parent_id})
+OPTIONAL MATCH (par:Section {id: row.parent_id})
+WITH sec, coalesce(src, par) AS parent
+MERGE (parent)-[:HAS_SECTION]->(sec)

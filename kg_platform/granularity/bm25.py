@@ -1,0 +1,79 @@
+"""BM25 over pieces in Python (numpy + scipy.sparse): the MoGG similarity (spec §2.2).
+
+Why in Python rather than through the ``piece_text`` fulltext index: building the piece graph asks
+one query per piece against all pieces, i.e. an all-pairs score matrix. As a sparse product
+(queries x terms) @ (terms x pieces) it runs in blocks of rows at numpy speed, with no network
+round trip per piece and no Lucene query-syntax escaping; the self-score BM25(u -> u) needed for
+the normalisation falls out of the same product. Measured on this project's 2-core machine (loaded)
+over 120 HotpotQA pieces: the whole graph in 0.02 s here, against 5.4 s (45 ms per query) for one
+``db.index.fulltext.queryNodes('piece_text', ...)`` call per piece.
+
+Scoring follows Lucene's BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5) / (df + 0.5))), a
+query term counted once, tokens = lower-cased word characters minus English stopwords, so scores
+are close to what the fulltext index gives the read path.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import numpy as np
+from scipy import sparse
+
+__all__ = ["tokenize", "BM25Matrix", "STOPWORDS"]
+
+STOPWORDS: frozenset[str] = frozenset(
+    """a an and are as at be but by for if in into is it no not of on or such that the their then
+    there these they this to was will with he she his her its we you i our your them from has have
+    had were been which who whom what when where why how than so do does did can could would should
+    may might also about after before over under between both each other some any all more most""".split()
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def tokenize(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+class BM25Matrix:
+    """Term weights of a piece collection, ready for all-pairs scoring."""
+
+    def __init__(self, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
+        vocab: dict[str, int] = {}
+        rows: list[int] = []
+        cols: list[int] = []
+        vals: list[float] = []
+        lengths = np.zeros(len(texts), dtype=np.float64)
+        for r, text in enumerate(texts):
+            toks = tokenize(text)
+            lengths[r] = len(toks)
+            counts: dict[int, int] = {}
+            for tok in toks:
+                col = vocab.setdefault(tok, len(vocab))
+                counts[col] = counts.get(col, 0) + 1
+            for c, n in counts.items():
+                rows.append(r)
+                cols.append(c)
+                vals.append(float(n))
+        n_docs, n_terms = len(texts), max(len(vocab), 1)
+        tf = sparse.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_terms), dtype=np.float64)
+        df = np.bincount(np.asarray(cols, dtype=np.int64), minlength=n_terms).astype(np.float64)
+        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+        avg = float(lengths.mean()) if n_docs and lengths.mean() > 0 else 1.0
+        # weight(d, t) = idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
+        norm = k1 * (1.0 - b + b * lengths / avg)
+        coo = tf.tocoo()
+        w = idf[coo.col] * coo.data * (k1 + 1.0) / (coo.data + norm[coo.row])
+        self.weights = sparse.csr_matrix((w, (coo.row, coo.col)), shape=tf.shape)
+        self.query = sparse.csr_matrix(
+            (np.ones_like(coo.data), (coo.row, coo.col)), shape=tf.shape
+        )
+        self.n = n_docs
+
+    def scores(self, rows: slice) -> np.ndarray:
+        """Dense BM25(u -> v) for the pieces u in ``rows`` against every piece v."""
+        return (self.query[rows] @ self.weights.T).toarray()
+
+    def self_scores(self) -> np.ndarray:
+        return np.asarray(self.query.multiply(self.weights).sum(axis=1)).ravel()

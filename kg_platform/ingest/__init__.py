@@ -1,0 +1,15 @@
+"""The ingestion write path: parse -> sections -> segment -> MoG levels -> pieces + SIMILAR
+edges -> embed (batched) -> write (grouped managed transactions) -> run record.
+
+Public API::
+
+    ingest_paths(graph, settings, paths, corpus, include=None, exclude=None, prune=False,
+                 progress=None) -> IngestReport
+    kg_platform.ingest.qa.ingest_qa(graph, settings, path, corpus, limit=None) -> IngestReport
+    kg_platform.ingest.qa.gold_pieces(graph, corpus, question) -> list[set[str]]
+"""
+
+from kg_platform.ingest.pipeline import ingest_paths
+from kg_platform.ingest.report import FileError, IngestReport
+
+__all__ = ["FileError", "IngestReport", "ingest_paths"]

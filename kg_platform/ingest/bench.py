@@ -1,0 +1,108 @@
+"""``kgp bench ingest``: end-to-end ingestion throughput against the embedder alone.
+
+The embedder bounds ingestion (DESIGN §9), so the baseline measured in the same run is the model
+embedding (a) exactly the texts the pipeline sends to it and (b) each source's plain text once.
+The ratio pipeline/(a) shows the overhead of everything else (parsing, planning, Neo4j writes,
+the piece graph); the ratio to (b) includes the cost of embedding pieces and level-1 chunks
+separately. The run ingests into a throw-away corpus on the configured Neo4j and deletes it.
+"""
+
+from __future__ import annotations
+
+import resource
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from kg_platform.config import Settings
+from kg_platform.embedding import get_embedder
+from kg_platform.graph.client import GraphClient
+from kg_platform.ingest.embed import texts_to_embed
+from kg_platform.ingest.pipeline import ingest_paths
+from kg_platform.ingest.plan import plan_source
+from kg_platform.ingest.qa import _paragraph_input, ingest_qa, read_questions
+from kg_platform.ingest.writer import drop_corpus
+from kg_platform.segmenting.chunker import get_chunker
+
+DEFAULT_QA = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "dev" / "hotpotqa.jsonl"
+
+
+def _peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
+
+
+def _baseline_texts(settings: Settings, qa_file: Path, limit: int,
+                    corpus: str) -> tuple[list[str], list[str], int]:
+    """(texts the pipeline embeds, each paragraph's plain text, paragraphs) for the QA slice."""
+    seg = settings.segment
+    chunker = get_chunker(settings)
+    paragraphs: dict[str, Any] = {}
+    for q in read_questions(qa_file, limit):
+        for para in q["paragraphs"]:
+            paragraphs.setdefault(para["doc_id"], _paragraph_input(corpus, q["dataset"], para))
+    plans = [plan_source(inp, chunker, budget=seg.chunk_tokens, n_gra=seg.n_gra,
+                         min_piece_tokens=seg.min_sentence_tokens) for inp in paragraphs.values()]
+    same = texts_to_embed(plans, settings.ingest.embed_higher_levels)
+    plain = [" ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
+             for inp in paragraphs.values()]
+    return same, plain, len(paragraphs)
+
+
+def _timed_embed(embedder: Any, texts: list[str]) -> float:
+    started = time.perf_counter()
+    embedder.embed(texts)
+    return time.perf_counter() - started
+
+
+def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | None = None,
+                     documents: list[Path] | None = None) -> dict[str, Any]:
+    """Embed-only baselines run before AND after the pipeline (the mean is used), because the
+    machine's load drifts during a run."""
+    qa_file = Path(qa_file or DEFAULT_QA)
+    embedder = get_embedder(settings.embedding)
+    embedder.embed(["warm up the model"])
+    corpus = f"bench-ingest-{uuid.uuid4().hex[:8]}"
+    same, plain, n_paragraphs = _baseline_texts(settings, qa_file, limit, corpus)
+    same_before, plain_before = _timed_embed(embedder, same), _timed_embed(embedder, plain)
+    out: dict[str, Any] = {"qa_file": str(qa_file), "questions": limit, "corpus": corpus}
+    with GraphClient.from_settings(settings) as graph:
+        try:
+            started = time.perf_counter()
+            report = ingest_qa(graph, settings, qa_file, corpus, limit=limit, embedder=embedder)
+            wall = time.perf_counter() - started
+            out["status"] = report.status
+            doc_part: dict[str, Any] = {}
+            if documents:
+                started = time.perf_counter()
+                doc_report = ingest_paths(graph, settings, documents, corpus, embedder=embedder)
+                doc_wall = time.perf_counter() - started
+                doc_part = {"documents": len(doc_report.added), "documents_s": round(doc_wall, 2),
+                            "documents_chunks": doc_report.counts.get("chunks", 0),
+                            "documents_pieces": doc_report.counts.get("pieces", 0),
+                            "documents_phase_s": doc_report.timings,
+                            "documents_errors": [e.model_dump() for e in doc_report.errors]}
+        finally:
+            drop_corpus(graph, corpus)
+    same_after, plain_after = _timed_embed(embedder, same), _timed_embed(embedder, plain)
+    same_s, plain_s = (same_before + same_after) / 2, (plain_before + plain_after) / 2
+    sources = len(report.added) + len(report.replaced)
+    out.update({
+        "sources": sources, "chunks": report.counts.get("chunks", 0),
+        "pieces": report.counts.get("pieces", 0), "tokens": report.tokens,
+        "similar_edges": report.counts.get("similar_edges", 0),
+        "pipeline_s": round(wall, 2), "phase_s": report.timings,
+        "documents_per_s": round(sources / wall, 2),
+        "chunks_per_s": round(report.counts.get("chunks", 0) / wall, 2),
+        "pieces_per_s": round(report.counts.get("pieces", 0) / wall, 2),
+        "embed_only_same_texts": len(same),
+        "embed_only_same_texts_s": [round(same_before, 2), round(same_after, 2)],
+        "embed_only_plain_text_s": [round(plain_before, 2), round(plain_after, 2)],
+        "ceiling_documents_per_s": round(n_paragraphs / same_s, 2),
+        "plain_documents_per_s": round(n_paragraphs / plain_s, 2),
+        "ratio_vs_same_texts": round(same_s / wall, 3),
+        "ratio_vs_plain_text": round(plain_s / wall, 3),
+        "peak_rss_mb": _peak_rss_mb(),
+        **doc_part,
+    })
+    return out

@@ -1,0 +1,235 @@
+"""From a parsed document (or QA paragraph) to the rows the writer stores: the pure half of ingestion.
+
+``plan_source`` runs segmentation (sentences -> level-1 chunks through the configured chunker),
+MoG levels per section and MoGG pieces per level-1 chunk, and assigns content-derived ids. It does
+no I/O, so every structural rule (doubling levels, pieces inside one chunk, sentence indexes) is
+unit-testable without Neo4j or the embedder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kg_platform.errors import EmptyDocument, SourceTooLarge
+from kg_platform.granularity.levels import LevelChunk, build_levels
+from kg_platform.granularity.pieces import make_pieces
+from kg_platform.ingest.ids import make_id, source_id
+from kg_platform.parsing.model import ParsedDocument
+from kg_platform.segmenting.chunker import Chunker
+from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
+from kg_platform.segmenting.sentences import split_sentences
+
+__all__ = ["Segment", "SectionInput", "SourceInput", "SourcePlan", "plan_source",
+           "document_input", "pipeline_signature"]
+
+_STRUCTURED = {"table", "figure"}
+
+
+@dataclass
+class Segment:
+    """A run of sentences of one kind inside a section (text, or one table/figure)."""
+
+    kind: str                       # 'text' | 'table' | 'figure'
+    sentences: list[str]
+    page: int | None = None
+    #: explicit source-level sentence index of each sentence (QA data: the dataset's own index;
+    #: several split parts of one given sentence share it). None = numbered in reading order.
+    indexes: list[int] | None = None
+
+
+@dataclass
+class SectionInput:
+    title: str
+    level: int
+    path: str
+    parent: int | None              # index of the parent SectionInput; None = child of the source
+    segments: list[Segment] = field(default_factory=list)
+    page: int | None = None
+
+
+@dataclass
+class SourceInput:
+    corpus: str
+    uri: str
+    title: str
+    mime: str
+    sha256: str
+    bytes: int
+    sections: list[SectionInput]
+    pages: int | None = None
+    links: list[str] = field(default_factory=list)
+    pipeline: str = ""
+
+
+@dataclass
+class SourcePlan:
+    """Everything one source contributes to the graph, before embedding."""
+
+    source: dict[str, Any]
+    sections: list[dict[str, Any]]
+    chunks: list[dict[str, Any]]        # all levels; 'level' 1 are embedded directly
+    part_of: list[dict[str, str]]
+    chunk_next: list[dict[str, str]]
+    pieces: list[dict[str, Any]]
+    piece_next: list[dict[str, str]]
+    tokens: int
+    children: dict[str, list[str]] = field(default_factory=dict)  # chunk id -> child chunk ids
+
+    @property
+    def node_count(self) -> int:
+        return 1 + len(self.sections) + len(self.chunks) + len(self.pieces)
+
+
+def pipeline_signature(settings: Any, model_name: str) -> str:
+    """What the stored graph of a source depends on besides its bytes; a change re-ingests."""
+    seg, ing = settings.segment, settings.ingest
+    return (f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
+            f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}")
+
+
+def document_input(doc: ParsedDocument, corpus: str, pipeline: str) -> SourceInput:
+    """Flatten a parser's section tree into :class:`SectionInput` rows, splitting sentences."""
+    sections: list[SectionInput] = []
+
+    def visit(sec: Any, parent: int | None, path: list[str]) -> None:
+        title = (sec.title or "").strip()
+        here = path + [title] if title else path
+        index = len(sections)
+        item = SectionInput(title=title or (doc.title if sec.level == 0 else ""), level=sec.level,
+                            path=" > ".join(here) or doc.title, parent=parent, page=sec.page)
+        for block in sec.blocks:
+            text = (block.text or "").strip()
+            if not text:
+                continue
+            if block.kind in _STRUCTURED:
+                lines = [ln for ln in text.splitlines() if ln.strip()] if block.kind == "table" \
+                    else split_sentences(text)
+                item.segments.append(Segment(block.kind, lines or [text], block.page))
+            elif block.kind == "code":
+                lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
+                item.segments.append(Segment("text", lines, block.page))
+            else:
+                item.segments.append(Segment("text", split_sentences(text), block.page))
+        sections.append(item)
+        for child in sec.children:
+            visit(child, index, here)
+
+    visit(doc.root, None, [])
+    return SourceInput(corpus=corpus, uri=doc.uri, title=doc.title or doc.uri, mime=doc.mime,
+                       sha256=doc.sha256, bytes=doc.bytes, sections=sections, pages=doc.pages,
+                       links=list(doc.links), pipeline=pipeline)
+
+
+def _level1(segments: Sequence[Segment], chunker: Chunker, budget: int, hard: float,
+            counter: list[int], pages: dict[int, int | None]) -> list[tuple[LevelChunk, list[Unit]]]:
+    """Level-1 chunks of one section: text runs through the chunker, tables/figures alone."""
+    out: list[tuple[LevelChunk, list[Unit]]] = []
+    stream: list[Unit] = []
+
+    def units_of(seg: Segment) -> list[Unit]:
+        units = make_units(seg.sentences, counter[0])
+        counter[0] += len(units)
+        if seg.indexes is not None:
+            units = [Unit(u.text, u.tokens, i) for u, i in zip(units, seg.indexes, strict=True)]
+        for u in units:
+            pages[u.index] = seg.page
+        return units
+
+    def emit(groups: list[list[Unit]], kind: str) -> None:
+        for group in groups:
+            if not group:
+                continue
+            pgs = [pages[u.index] for u in group if pages.get(u.index) is not None]
+            text = (" " if kind == "text" else "\n").join(u.text for u in group)
+            tokens = sum(u.tokens for u in group) + len(group) - 1
+            out.append((LevelChunk(1, len(out), text, tokens, kind,
+                                   page_start=min(pgs) if pgs else None,
+                                   page_end=max(pgs) if pgs else None), group))
+
+    for seg in segments:
+        if seg.kind in _STRUCTURED:
+            if stream:
+                emit(chunker.chunk(stream), "text")
+                stream = []
+            units = units_of(seg)
+            total = sum(u.tokens for u in units)
+            # A table or figure is one chunk; only one far over budget is cut at row boundaries.
+            groups = [units] if total <= budget * hard else pack_units(
+                split_long_units(units, budget, hard), budget)
+            emit(groups, seg.kind)
+        else:
+            stream.extend(units_of(seg))
+    if stream:
+        emit(chunker.chunk(stream), "text")
+    return out
+
+
+def plan_source(inp: SourceInput, chunker: Chunker, *, budget: int, n_gra: int,
+                min_piece_tokens: int, hard_factor: float = 2.0,
+                max_tokens: int | None = None) -> SourcePlan:
+    sid = source_id(inp.corpus, inp.uri)
+    counter = [0]
+    pages: dict[int, int | None] = {}
+    sections: list[dict[str, Any]] = []
+    chunks: list[dict[str, Any]] = []
+    part_of: list[dict[str, str]] = []
+    chunk_next: list[dict[str, str]] = []
+    pieces: list[dict[str, Any]] = []
+    piece_next: list[dict[str, str]] = []
+    children: dict[str, list[str]] = {}
+    section_ids: list[str] = []
+    total_tokens = 0
+    for ord_, sec in enumerate(inp.sections):
+        sec_id = make_id("section", sid, ord_, sec.path)
+        section_ids.append(sec_id)
+        parent_id = sid if sec.parent is None else section_ids[sec.parent]
+        sections.append({"id": sec_id, "parent_id": parent_id, "props": {
+            "id": sec_id, "corpus": inp.corpus, "source_id": sid, "title": sec.title,
+            "level": sec.level, "ord": ord_, "page": sec.page, "path": sec.path}})
+        level1 = _level1(sec.segments, chunker, budget, hard_factor, counter, pages)
+        if not level1:
+            continue
+        total_tokens += sum(c.tokens for c, _ in level1)
+        if max_tokens is not None and total_tokens > max_tokens:
+            raise SourceTooLarge(
+                f"{inp.uri} has more than {max_tokens} tokens of text",
+                hint="raise KGP_INGEST__MAX_SOURCE_TOKENS, or split the file",
+            )
+        levels = build_levels([c for c, _ in level1], n_gra)
+        ids_by_level: list[list[str]] = []
+        for g, level in enumerate(levels, start=1):
+            ids = [make_id("chunk", sid, sec_id, g, c.ord, c.text) for c in level]
+            ids_by_level.append(ids)
+            for c, cid in zip(level, ids):
+                chunks.append({"id": cid, "level": g, "section_id": sec_id, "props": {
+                    "id": cid, "corpus": inp.corpus, "source_id": sid, "section_id": sec_id,
+                    "level": g, "ord": c.ord, "text": c.text, "tokens": c.tokens, "kind": c.kind,
+                    "segmenter": chunker.name, "page_start": c.page_start,
+                    "page_end": c.page_end}})
+                if g > 1:
+                    kids = [ids_by_level[g - 2][o] for o in c.children]
+                    children[cid] = kids
+                    part_of.extend({"child": k, "parent": cid} for k in kids)
+            chunk_next.extend({"a": a, "b": b} for a, b in zip(ids, ids[1:]))
+        for (chunk, units), cid in zip(level1, ids_by_level[0]):
+            joiner = " " if chunk.kind == "text" else "\n"
+            for spec in make_pieces(units, min_piece_tokens, joiner):
+                doc_ord = len(pieces)
+                pid = make_id("piece", sid, doc_ord, spec.text)
+                if pieces:
+                    piece_next.append({"a": pieces[-1]["id"], "b": pid})
+                pieces.append({"id": pid, "chunk_id": cid, "props": {
+                    "id": pid, "corpus": inp.corpus, "source_id": sid, "chunk_id": cid,
+                    "text": spec.text, "tokens": spec.tokens, "doc_ord": doc_ord,
+                    "sentences": list(spec.sentences)}})
+    if not chunks:
+        raise EmptyDocument(f"{inp.uri} holds no text to ingest",
+                            hint="check that the file is not empty or image-only")
+    source = {"id": sid, "corpus": inp.corpus, "props": {
+        "id": sid, "corpus": inp.corpus, "uri": inp.uri, "title": inp.title, "mime": inp.mime,
+        "sha256": inp.sha256, "bytes": inp.bytes, "pages": inp.pages, "segmenter": chunker.name,
+        "pipeline": inp.pipeline, "tokens": total_tokens}}
+    return SourcePlan(source, sections, chunks, part_of, chunk_next, pieces, piece_next,
+                      total_tokens, children)

@@ -1,0 +1,209 @@
+"""One ingestion run: skip-by-hash, plan, embed, write in grouped transactions, record the run.
+
+Both entry points (:func:`kg_platform.ingest.ingest_paths` for files and
+:func:`kg_platform.ingest.qa.ingest_qa` for QA paragraphs) feed candidates into an
+:class:`IngestSession`; everything after "here is a source with this uri and hash" is shared.
+
+Failure model: a bad input raises a :class:`~kg_platform.errors.KGPError` (usually a
+``ParseError``) while it is read or planned; it is recorded with its hint and the batch goes on.
+Any other exception from one input is recorded too (as an internal error), so one bug in a parser
+cannot stop a batch. Neo4j failing (``GraphError``) or an interrupt ends the run as ``failed``;
+what was committed before stays and the next run resumes, skipping committed sources by hash.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from kg_platform.config import Settings
+from kg_platform.embedding.base import Embedder
+from kg_platform.errors import KGPError
+from kg_platform.graph.client import GraphClient
+from kg_platform.ingest.embed import embed_plans
+from kg_platform.ingest.ids import source_id
+from kg_platform.ingest.plan import SourceInput, SourcePlan, pipeline_signature, plan_source
+from kg_platform.ingest.report import FileError, IngestReport
+from kg_platform.ingest.similar import sync_piece_graph
+from kg_platform.ingest.writer import delete_sources, write_plans
+from kg_platform.segmenting.chunker import Chunker, get_chunker
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[dict[str, Any]], None]
+
+__all__ = ["IngestSession", "Progress"]
+
+
+class IngestSession:
+    def __init__(self, graph: GraphClient, settings: Settings, corpus: str, *,
+                 embedder: Embedder | None = None, progress: Progress | None = None,
+                 paths: list[str] | None = None, ensure_schema: bool = True) -> None:
+        if embedder is None:
+            from kg_platform.embedding import get_embedder
+
+            embedder = get_embedder(settings.embedding)
+        self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
+        self._progress = progress
+        self.pipeline = pipeline_signature(settings, embedder.model_name)
+        self.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
+        self.report = IngestReport(run_id=self.run_id, corpus=corpus)
+        self.counts = {"sources": 0, "sections": 0, "chunks": 0, "pieces": 0}
+        self.timings = {"parse": 0.0, "plan": 0.0, "embed": 0.0, "write": 0.0,
+                        "piece_graph": 0.0, "prune": 0.0}
+        self._pending: list[tuple[SourcePlan, bool]] = []
+        self._pending_rows = 0
+        self._chunker: Chunker | None = None
+        self._started = time.perf_counter()
+        if ensure_schema:
+            from kg_platform.graph.schema import apply_migrations
+
+            apply_migrations(graph, embedder.dimension, embedder.model_name)
+        graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [])
+        self.existing: dict[str, dict[str, Any]] = {
+            r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
+
+    # ------------------------------------------------------------------ helpers
+    @property
+    def chunker(self) -> Chunker:
+        if self._chunker is None:
+            self._chunker = get_chunker(self.settings)
+        return self._chunker
+
+    def emit(self, **event: Any) -> None:
+        if self._progress is not None:
+            self._progress(event)
+
+    def error(self, path: str, exc: BaseException) -> None:
+        if isinstance(exc, KGPError):
+            err = FileError(path=path, error=type(exc).__name__,
+                            reason=str(exc.args[0]) if exc.args else str(exc), hint=exc.hint)
+        else:
+            log.exception("unexpected error while ingesting %s", path)
+            err = FileError(path=path, error=type(exc).__name__, reason=str(exc) or repr(exc),
+                            hint="this is a bug in kg-platform; please report it with the file")
+        self.report.errors.append(err)
+        self.emit(event="source", uri=path, status="error", error=err.model_dump())
+
+    def is_unchanged(self, uri: str, sha256: str) -> bool:
+        state = self.existing.get(source_id(self.corpus, uri))
+        return bool(state and state["sha256"] == sha256 and state["pipeline"] == self.pipeline)
+
+    def skip(self, uri: str) -> None:
+        self.report.skipped.append(uri)
+        self.emit(event="source", uri=uri, status="skipped")
+
+    # ------------------------------------------------------------------ the work
+    def add(self, inp: SourceInput, display: str | None = None) -> None:
+        """Plan one source and queue it; a planning error is recorded, not raised."""
+        inp.pipeline = self.pipeline
+        started = time.perf_counter()
+        seg = self.settings.segment
+        try:
+            plan = plan_source(inp, self.chunker, budget=seg.chunk_tokens, n_gra=seg.n_gra,
+                               min_piece_tokens=seg.min_sentence_tokens,
+                               hard_factor=self.settings.ingest.hard_split_factor,
+                               max_tokens=self.settings.ingest.max_source_tokens)
+        except KGPError as exc:
+            self.error(display or inp.uri, exc)
+            return
+        except Exception as exc:  # noqa: BLE001 - one bad input never stops the batch
+            self.error(display or inp.uri, exc)
+            return
+        finally:
+            self.timings["plan"] += time.perf_counter() - started
+        replaced = plan.source["id"] in self.existing
+        self._pending.append((plan, replaced))
+        self._pending_rows += plan.node_count
+        if self._pending_rows >= self.settings.ingest.transaction_rows:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        batch, self._pending, self._pending_rows = self._pending, [], 0
+        plans = [p for p, _ in batch]
+        started = time.perf_counter()
+        self.report.texts_embedded += embed_plans(plans, self.embedder,
+                                                  self.settings.ingest.embed_higher_levels)
+        self.timings["embed"] += time.perf_counter() - started
+        started = time.perf_counter()
+        write_plans(self.graph, plans, self.run_id)
+        self.timings["write"] += time.perf_counter() - started
+        for plan, replaced in batch:
+            uri = plan.source["props"]["uri"]
+            (self.report.replaced if replaced else self.report.added).append(uri)
+            self.existing[plan.source["id"]] = {"id": plan.source["id"], "uri": uri,
+                                                "sha256": plan.source["props"]["sha256"],
+                                                "pipeline": self.pipeline}
+            self.counts["sources"] += 1
+            self.counts["sections"] += len(plan.sections)
+            self.counts["chunks"] += len(plan.chunks)
+            self.counts["pieces"] += len(plan.pieces)
+            self.report.tokens += plan.tokens
+            # plans hold every vector; drop them as soon as they are written (bounded memory)
+            self.emit(event="source", uri=uri, status="replaced" if replaced else "added",
+                      chunks=len(plan.chunks), pieces=len(plan.pieces))
+
+    def prune(self, keep: Callable[[str], bool]) -> None:
+        """Delete sources of the corpus for which ``keep(uri)`` is false."""
+        started = time.perf_counter()
+        doomed = {sid: st["uri"] for sid, st in self.existing.items() if not keep(st["uri"])}
+        delete_sources(self.graph, self.corpus, list(doomed))
+        for sid, uri in doomed.items():
+            self.existing.pop(sid, None)
+            self.report.pruned.append(uri)
+            self.emit(event="source", uri=uri, status="pruned")
+        self.timings["prune"] += time.perf_counter() - started
+
+    def finish(self, fatal: BaseException | None = None) -> IngestReport:
+        """Sync the piece graph (unless the run failed), record the run, return the report."""
+        rep = self.report
+        try:
+            if fatal is None:
+                self.flush()
+                self.emit(event="phase", name="piece_graph")
+                started = time.perf_counter()
+                pg = self.settings.piece_graph
+                sync = sync_piece_graph(self.graph, self.corpus, pg.k_graph, pg.t_graph)
+                self.timings["piece_graph"] += time.perf_counter() - started
+                if not sync.skipped:
+                    self.counts["similar_added"] = sync.added
+                    self.counts["similar_removed"] = sync.removed
+                    self.counts["similar_edges"] = sync.edges
+        except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
+            fatal = exc
+        if fatal is not None:
+            rep.status = "failed"
+            rep.fatal = f"{type(fatal).__name__}: {fatal}"
+        else:
+            rep.status = "completed_with_errors" if rep.errors else "completed"
+            if "similar_edges" not in self.counts:
+                rows = self.graph.read_raw(
+                    "MATCH (co:Corpus {name: $corpus}) RETURN co.piece_graph_edges AS n",
+                    corpus=self.corpus)
+                self.counts["similar_edges"] = int(rows[0]["n"] or 0) if rows else 0
+        rep.counts = dict(self.counts)
+        rep.timings = {k: round(v, 3) for k, v in self.timings.items()}
+        rep.duration_s = round(time.perf_counter() - self._started, 3)
+        errors = [e.model_dump() for e in rep.errors]
+        if rep.fatal:
+            errors.append({"path": "", "error": "fatal", "reason": rep.fatal, "hint": ""})
+        try:
+            self.graph.write("ingest/run_finish", id=self.run_id, status=rep.status,
+                             counts=json.dumps(rep.counts | {
+                                 "added": len(rep.added), "replaced": len(rep.replaced),
+                                 "skipped": len(rep.skipped), "pruned": len(rep.pruned),
+                                 "failed": len(rep.errors)}),
+                             errors=json.dumps(errors), tokens=rep.tokens,
+                             duration_s=rep.duration_s)
+        except KGPError:
+            log.warning("could not record run %s in Neo4j", self.run_id)
+        self.emit(event="done", report=rep.model_dump())
+        if fatal is not None and not isinstance(fatal, Exception):
+            raise fatal  # KeyboardInterrupt / SystemExit: recorded, then honoured
+        return rep

@@ -1,0 +1,88 @@
+"""Writes planned sources to Neo4j: a whole group of sources in one managed transaction.
+
+Why one transaction per group (and never part of a source): a reader sees a source's old version
+or its new one, never a half-written mix or a source without its chunks, and a crash or Ctrl-C
+rolls the open transaction back, so the next run finds the source unchanged-or-absent and redoes
+it (sources already committed are skipped by hash). Small sources (QA paragraphs, short pages)
+are grouped up to ``ingest.transaction_rows`` nodes because a transaction costs a round trip and a
+commit; a big source is one transaction of its own, bounded by ``ingest.max_source_tokens``. At
+that bound (2M tokens, ~16k level-1 chunks) the transaction state stays in the hundreds of MB of
+the server's heap; the UNWIND lists inside it are cut at ``write_batch_size`` rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from kg_platform.distilling.runner import remove_distillation_tx
+from kg_platform.graph.client import GraphClient
+from kg_platform.graph.cypher import cypher
+from kg_platform.ingest.plan import SourcePlan
+
+__all__ = ["write_plans", "delete_sources", "drop_corpus"]
+
+
+def _run_batches(tx: ManagedTransaction, name: str, rows: Sequence[Any], size: int,
+                 **params: Any) -> None:
+    query = cypher(name)
+    for start in range(0, len(rows), size):
+        tx.run(query, rows=list(rows[start:start + size]), **params).consume()
+
+
+def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) -> None:
+    """Replace (or create) every planned source, all in one transaction."""
+    if not plans:
+        return
+    size = graph.batch_size
+    source_ids = [p.source["id"] for p in plans]
+    sources = [{"id": p.source["id"], "corpus": p.source["corpus"], "props": p.source["props"],
+                "embedding": p.source["embedding"]} for p in plans]
+    sections = [{"id": s["id"], "parent_id": s["parent_id"], "props": s["props"],
+                 "embedding": s["embedding"]} for p in plans for s in p.sections]
+    chunks = [{"id": c["id"], "level": c["level"], "section_id": c["section_id"],
+               "props": c["props"], "embedding": c["embedding"]} for p in plans for c in p.chunks]
+    pieces = [{"id": x["id"], "chunk_id": x["chunk_id"], "props": x["props"],
+               "embedding": x["embedding"]} for p in plans for x in p.pieces]
+    part_of = [r for p in plans for r in p.part_of]
+    chunk_next = [r for p in plans for r in p.chunk_next]
+    piece_next = [r for p in plans for r in p.piece_next]
+
+    def work(tx: ManagedTransaction) -> None:
+        # distilled facts of a replaced source (entity mentions, relations, tags) go with it
+        remove_distillation_tx(tx, source_ids, plans[0].source["corpus"])
+        tx.run(cypher("ingest/delete_source_content"), source_ids=source_ids).consume()
+        _run_batches(tx, "ingest/upsert_sources", sources, size, run_id=run_id)
+        _run_batches(tx, "ingest/create_sections", sections, size)
+        _run_batches(tx, "ingest/create_chunks", chunks, size)
+        _run_batches(tx, "ingest/link_part_of", part_of, size)
+        _run_batches(tx, "ingest/link_chunk_next", chunk_next, size)
+        _run_batches(tx, "ingest/create_pieces", pieces, size)
+        _run_batches(tx, "ingest/link_piece_next", piece_next, size)
+
+    graph.in_transaction(work)
+
+
+def delete_sources(graph: GraphClient, corpus: str, source_ids: Sequence[str]) -> None:
+    """Remove sources and everything below them in one transaction (``--prune``)."""
+    if not source_ids:
+        return
+
+    def work(tx: ManagedTransaction) -> None:
+        remove_distillation_tx(tx, list(source_ids), corpus)
+        tx.run(cypher("ingest/delete_source_content"), source_ids=list(source_ids)).consume()
+        tx.run(cypher("ingest/delete_sources"), source_ids=list(source_ids)).consume()
+        tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
+
+    graph.in_transaction(work)
+
+
+def drop_corpus(graph: GraphClient, corpus: str) -> int:
+    """Delete a whole corpus (sources, everything below, run records); return sources deleted."""
+    ids = [r["id"] for r in graph.read("ingest/source_states", corpus=corpus)]
+    for start in range(0, len(ids), 200):
+        delete_sources(graph, corpus, ids[start:start + 200])
+    graph.write("ingest/delete_corpus_meta", corpus=corpus)
+    return len(ids)

@@ -1,0 +1,71 @@
+"""Sentence-complete fixed-size chunking: the level-1 chunks of MoG (spec §1.3 step 2).
+
+Sentences are packed greedily, in order, into chunks of at most ``budget`` tokens and never cut,
+so every chunk boundary is a sentence boundary. A sentence longer than the budget becomes a chunk
+of its own; only a sentence longer than ``hard_factor * budget`` is cut, at budget-sized token
+windows, because the embedder truncates long inputs anyway and a 2,000-token "sentence" (a table
+dump, a run-on list) would otherwise make one unretrievable chunk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kg_platform.segmenting.tokens import count_tokens_batch, encoding
+
+__all__ = ["Unit", "make_units", "pack_units", "split_long_units"]
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One sentence (or one cut part of an over-long sentence) with its source-level index."""
+
+    text: str
+    tokens: int
+    index: int            # sentence index within the source's text; parts of a cut sentence share it
+
+
+def make_units(sentences: Sequence[str], first_index: int = 0) -> list[Unit]:
+    counts = count_tokens_batch(list(sentences)) if sentences else []
+    return [Unit(text, n, first_index + i) for i, (text, n) in enumerate(zip(sentences, counts))]
+
+
+def split_long_units(units: Sequence[Unit], budget: int, hard_factor: float = 2.0) -> list[Unit]:
+    """Cut every unit above ``hard_factor * budget`` tokens into ``budget``-token parts."""
+    limit = int(budget * hard_factor)
+    out: list[Unit] = []
+    for unit in units:
+        if unit.tokens <= limit:
+            out.append(unit)
+            continue
+        ids = encoding().encode(unit.text, disallowed_special=())
+        for start in range(0, len(ids), budget):
+            part = encoding().decode(ids[start:start + budget]).strip()
+            if part:
+                out.append(Unit(part, len(ids[start:start + budget]), unit.index))
+    return out
+
+
+def pack_units(units: Sequence[Unit], budget: int) -> list[list[Unit]]:
+    """Greedy, order-keeping packing of whole units into chunks of at most ``budget`` tokens.
+
+    The joining space costs about one token; it is counted so that a chunk's measured token count
+    stays within the budget in practice.
+    """
+    if budget <= 0:
+        raise ValueError("chunk budget must be positive")
+    chunks: list[list[Unit]] = []
+    current: list[Unit] = []
+    used = 0
+    for unit in units:
+        cost = unit.tokens + (1 if current else 0)
+        if current and used + cost > budget:
+            chunks.append(current)
+            current, used = [], 0
+            cost = unit.tokens
+        current.append(unit)
+        used += cost
+    if current:
+        chunks.append(current)
+    return chunks

@@ -1,0 +1,41 @@
+"""MoG levels (doubling, odd trailing chunk promoted) and pieces (one or two sentences)."""
+
+from kg_platform.granularity.levels import JOINER, LevelChunk, build_levels
+from kg_platform.granularity.pieces import make_pieces
+from kg_platform.segmenting.fixed import Unit
+
+
+def _level1(n: int) -> list[LevelChunk]:
+    return [LevelChunk(1, i, f"c{i}", 10) for i in range(n)]
+
+
+def test_each_level_pairs_adjacent_chunks_and_promotes_an_odd_tail():
+    levels = build_levels(_level1(5), n_gra=5)
+    assert [len(level) for level in levels] == [5, 3, 2, 1, 1]
+    assert [c.children for c in levels[1]] == [[0, 1], [2, 3], [4]]
+    assert levels[1][2].text == "c4"                       # promoted alone
+    assert levels[2][0].text == JOINER.join(["c0", "c1", "c2", "c3"])
+    for g in range(1, 5):
+        for parent in levels[g]:
+            kids = [levels[g - 1][o] for o in parent.children]
+            assert 1 <= len(kids) <= 2
+            assert parent.text == JOINER.join(k.text for k in kids)
+            assert parent.tokens == sum(k.tokens for k in kids)
+
+
+def test_a_single_chunk_exists_at_every_level():
+    levels = build_levels(_level1(1), n_gra=5)
+    assert [len(level) for level in levels] == [1] * 5
+
+
+def test_pieces_merge_a_short_sentence_with_its_successor_only():
+    units = [Unit("Short.", 2, 0), Unit("A long enough sentence here.", 20, 1),
+             Unit("Another long sentence right here.", 20, 2), Unit("Tiny.", 2, 3)]
+    pieces = make_pieces(units, min_tokens=12)
+    assert [p.sentences for p in pieces] == [(0, 1), (2,), (3,)]
+    assert pieces[0].text == "Short. A long enough sentence here."
+
+
+def test_parts_of_one_sentence_share_its_index():
+    units = [Unit("part one", 5, 4), Unit("part two", 5, 4)]
+    assert [p.sentences for p in make_pieces(units, 12)] == [(4,)]

@@ -1,0 +1,80 @@
+"""Planning a source (no I/O): sections never mix, tables/figures are their own level-1 chunks,
+pieces stay inside their chunk, sentence indexes follow the source (or the QA dataset)."""
+
+import pytest
+
+from kg_platform.errors import EmptyDocument, SourceTooLarge
+from kg_platform.ingest.plan import document_input, plan_source
+from kg_platform.ingest.qa import _paragraph_input
+from kg_platform.parsing.model import Block, ParsedDocument, Section
+from kg_platform.segmenting.chunker import FixedChunker
+
+LONG = " ".join(f"Sentence number {i} talks about the topic at some length here." for i in range(40))
+
+
+def _doc() -> ParsedDocument:
+    intro = Section("Intro", 1, [Block(LONG), Block("| a | b |\n|---|---|\n| 1 | 2 |", "table"),
+                                 Block("Figure 1: a duck.", "figure"), Block("After the table.")])
+    other = Section("Other", 1, [Block("Other section text. It is short.")])
+    return ParsedDocument("/x/doc.md", "Doc", "text/markdown", Section("Doc", 0, [], [intro, other]))
+
+
+def _plan(doc=None, **kw):
+    inp = document_input(doc or _doc(), "c", "sig")
+    args = dict(budget=128, n_gra=5, min_piece_tokens=12) | kw
+    return plan_source(inp, FixedChunker(args["budget"]), **args)
+
+
+def test_sections_tables_figures_and_levels():
+    plan = _plan()
+    assert [s["props"]["path"] for s in plan.sections] == ["Doc", "Doc > Intro", "Doc > Other"]
+    assert plan.sections[1]["parent_id"] == plan.sections[0]["id"]
+    assert plan.sections[0]["parent_id"] == plan.source["id"]
+    by_id = {c["id"]: c for c in plan.chunks}
+    l1 = [c for c in plan.chunks if c["level"] == 1]
+    kinds = [c["props"]["kind"] for c in l1]
+    assert kinds.count("table") == 1 and kinds.count("figure") == 1
+    table = next(c for c in l1 if c["props"]["kind"] == "table")
+    assert table["props"]["text"] == "| a | b |\n|---|---|\n| 1 | 2 |"
+    for rel in plan.part_of:                  # never across sections
+        assert by_id[rel["child"]]["section_id"] == by_id[rel["parent"]]["section_id"]
+    for g in range(1, 6):
+        assert any(c["level"] == g for c in plan.chunks)
+    assert len({c["id"] for c in plan.chunks}) == len(plan.chunks)
+
+
+def test_pieces_are_inside_their_chunk_and_sentence_indexes_increase():
+    plan = _plan()
+    text_of = {c["id"]: c["props"]["text"] for c in plan.chunks}
+    last = -1
+    for piece in plan.pieces:
+        assert piece["props"]["text"] in text_of[piece["chunk_id"]]
+        sentences = piece["props"]["sentences"]
+        assert 1 <= len(sentences) <= 2 and sentences[0] > last
+        last = sentences[-1]
+    assert [p["props"]["doc_ord"] for p in plan.pieces] == list(range(len(plan.pieces)))
+    assert len(plan.piece_next) == len(plan.pieces) - 1
+
+
+def test_limits_and_empty_documents():
+    with pytest.raises(SourceTooLarge):
+        _plan(max_tokens=50)
+    empty = ParsedDocument("/x/e.md", "E", "text/markdown", Section("E", 0, [Block("   ")]))
+    with pytest.raises(EmptyDocument):
+        _plan(empty)
+
+
+def test_qa_paragraph_keeps_dataset_sentence_indexes():
+    para = {"doc_id": "hotpotqa:1", "title": "T",
+            "sentences": ["First one.", " Second one is here with more words in it, and more.",
+                          " Third."]}
+    plan = plan_source(_paragraph_input("c", "hotpotqa", para), FixedChunker(128), budget=128,
+                       n_gra=5, min_piece_tokens=12)
+    assert [p["props"]["sentences"] for p in plan.pieces] == [[0, 1], [2]]
+    assert plan.source["props"]["uri"] == "qa://hotpotqa/hotpotqa:1"
+    musique = {"doc_id": "musique:1", "title": "M",
+               "sentences": ["Alpha is a town in a valley far away from the sea. It has a "
+                             "river running through it from north to south. Beta is near."]}
+    plan = plan_source(_paragraph_input("c", "musique", musique), FixedChunker(128), budget=128,
+                       n_gra=5, min_piece_tokens=12)
+    assert len(plan.pieces) == 3 and all(p["props"]["sentences"] == [0] for p in plan.pieces)
