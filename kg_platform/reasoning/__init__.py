@@ -1,0 +1,21 @@
+"""Reasoning: answers with citations, PIKE-RAG knowledge-aware decomposition, SAGE self-feedback.
+
+Public surface::
+
+    answer = ask("question", corpus="docs", mode="auto", feedback=False)   # -> Answer
+    Reasoner(graph, embedder, settings, llm).ask(...)                       # same, with parts
+    Decomposer(steps, GraphCandidates(...)).run(question)                   # Algorithm 1
+    Collector(steps, GraphCandidates(...)).collect(items)                   # Algorithm 2 + 3
+
+Modules follow the data's path: ``candidates`` (atomic-question look-ups and fallbacks),
+``decompose`` (Algorithm 1), ``collect`` (Algorithm 2, SFT export), ``answer`` (numbered
+citations), ``feedback`` (SAGE loop), ``fallback`` (no-LLM evidence answer), ``pipeline`` (modes,
+task classification), ``trajectory`` (``(:Trajectory)`` storage), ``llm_steps`` (the prompts).
+"""
+
+from kg_platform.reasoning.pipeline import MODES, Reasoner, ask
+from kg_platform.reasoning.types import (
+    NO_LLM_MARK, Answer, Citation, Evidence, TraceEvent, Usage)
+
+__all__ = ["MODES", "NO_LLM_MARK", "Answer", "Citation", "Evidence", "Reasoner", "TraceEvent",
+           "Usage", "ask"]

@@ -1,0 +1,286 @@
+"""``ask``: question in, cited answer out (the read path's last mile, DESIGN §5).
+
+Modes:
+
+* ``factual``: retrieve N candidates with a strategy, rerank, SAGE gradient cut (min_k, g),
+  answer from the cut with numbered citations; ``feedback`` adds SAGE's self-feedback loop.
+* ``decompose``: PIKE-RAG Algorithm 1 (knowledge-aware decomposition over atomic questions),
+  then the answer from the chosen chunks; the run is stored as a ``(:Trajectory)``.
+* ``auto``: the LLM classifies the question (PIKE-RAG §5.1): factual -> ``factual``;
+  linkable-reasoning -> ``decompose``; predictive and creative are answered by the L2
+  (``decompose``) pipeline with a note that they are not specialised yet (DESIGN §10.10).
+
+Without an LLM every mode returns the best evidence sentences, marked "no LLM configured", and
+lists the skipped steps (:mod:`kg_platform.reasoning.fallback`).
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from kg_platform.errors import ConfigError
+from kg_platform.reasoning.answer import citations_for
+from kg_platform.reasoning.candidates import GraphCandidates
+from kg_platform.reasoning.decompose import Decomposer, DecompositionRun
+from kg_platform.reasoning.evidence import enrich, from_items
+from kg_platform.reasoning.fallback import evidence_answer
+from kg_platform.reasoning.feedback import self_feedback_loop
+from kg_platform.reasoning.steps import Draft, ReasoningSteps
+from kg_platform.reasoning.trajectory import new_trajectory_id, store_trajectory
+from kg_platform.reasoning.types import Answer, Evidence, TraceEvent, Usage
+
+if TYPE_CHECKING:
+    from kg_platform.config import Settings
+    from kg_platform.embedding import Embedder
+    from kg_platform.graph import GraphClient
+    from kg_platform.llm import LLMClient
+
+log = logging.getLogger(__name__)
+
+Mode = Literal["auto", "factual", "decompose"]
+MODES: tuple[str, ...] = ("auto", "factual", "decompose")
+UNUSABLE_MARK = "[LLM answer unusable]"
+L3_L4_NOTE = ("predictive and creative questions are answered by the L2 (decomposition) "
+              "pipeline; PIKE-RAG's L3/L4 modules are not specialised yet")
+
+
+@dataclass
+class Ranked:
+    """The reranked candidates of one question and the cut over them."""
+
+    items: list[Evidence]
+    scores: list[float]
+    scorer: str
+    min_k: int
+    gradient: float
+
+    def cut(self, min_k: int) -> list[Evidence]:
+        from kg_platform.retrieval.selection import gradient_cut
+
+        if not self.items:
+            return []
+        return self.items[:gradient_cut(self.scores, min_k, self.gradient)]
+
+
+@dataclass
+class Reasoner:
+    """Answers questions over one graph. Build with :meth:`from_settings` or pass the parts."""
+
+    graph: "GraphClient"
+    embedder: "Embedder"
+    settings: "Settings"
+    llm: "LLMClient | None" = None
+    steps: ReasoningSteps | None = None
+
+    def __post_init__(self) -> None:
+        if self.steps is None and self.llm is not None:
+            from kg_platform.reasoning.llm_steps import LLMSteps
+
+            cfg = self.settings.reasoning
+            self.steps = LLMSteps(self.llm, feedback_bias=cfg.feedback_bias,
+                                  max_passage_tokens=cfg.max_passage_tokens)
+
+    @classmethod
+    def from_settings(cls, settings: "Settings", graph: "GraphClient") -> "Reasoner":
+        from kg_platform.embedding import get_embedder
+        from kg_platform.llm import get_llm
+
+        return cls(graph=graph, embedder=get_embedder(settings.embedding), settings=settings,
+                   llm=get_llm(settings))
+
+    # ------------------------------------------------------------------ public
+    def ask(self, question: str, *, corpus: str | None = None, strategy: str | None = None,
+            mode: str = "auto", feedback: bool = False) -> Answer:
+        question = " ".join(question.split())
+        if not question:
+            raise ConfigError("the question is empty", hint='kgp ask "your question"')
+        if mode not in MODES:
+            raise ConfigError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        corpus = corpus if corpus is not None else self.settings.corpus
+        strategy = strategy or self.settings.reasoning.strategy
+        if self.steps is None:
+            return self._no_llm(question, corpus, strategy, mode, feedback)
+        before = self.steps.usage()
+        trace: list[TraceEvent] = []
+        notes: list[str] = []
+        task_class = None
+        chosen_mode = mode
+        if mode == "auto":
+            task_class = self.steps.classify(question)
+            chosen_mode = "factual" if task_class == "factual" else "decompose"
+            trace.append(TraceEvent("classify", {"task_class": task_class, "mode": chosen_mode}))
+            if task_class in ("predictive", "creative"):
+                notes.append(L3_L4_NOTE)
+        run = None
+        if chosen_mode == "factual":
+            result = self._factual(question, corpus, strategy, feedback, trace)
+        else:
+            result, run = self._decompose(question, corpus, strategy, feedback, trace, notes)
+        result.task_class = task_class
+        result.notes = notes + result.notes
+        result.trace = trace
+        result.usage = self.steps.usage().minus(before)
+        if run is not None and self.settings.reasoning.store_trajectories:
+            result.trajectory_id = self._store(result, run, corpus)
+        return result
+
+    # ------------------------------------------------------------------ pipelines
+    def _ranked(self, question: str, corpus: str | None, strategy: str) -> Ranked:
+        from kg_platform.retrieval.base import RetrievalContext, get_strategy
+        from kg_platform.retrieval.selection import rerank_scores
+
+        cfg = self.settings.sage
+        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus)
+        items = get_strategy(strategy, ctx).retrieve(question, cfg.n_candidates)
+        scores, scorer = rerank_scores(question, [it.text for it in items], ctx)
+        order = sorted(range(len(items)), key=lambda i: (-float(scores[i]), i))
+        evidence = from_items([items[i] for i in order], via=strategy)
+        for ev, i in zip(evidence, order):
+            ev.score = float(scores[i])
+        return Ranked(enrich(self.graph, evidence), [float(scores[i]) for i in order], scorer,
+                      cfg.min_k, cfg.gradient)
+
+    def _factual(self, question: str, corpus: str | None, strategy: str, feedback: bool,
+                 trace: list[TraceEvent]) -> Answer:
+        assert self.steps is not None
+        ranked = self._ranked(question, corpus, strategy)
+        selected = ranked.cut(ranked.min_k)
+        trace.append(TraceEvent("retrieve", {
+            "strategy": strategy, "candidates": len(ranked.items), "reranker": ranked.scorer,
+            "min_k": ranked.min_k, "g": ranked.gradient, "selected": len(selected),
+            "scores": [round(s, 4) for s in ranked.scores]}))
+        draft = self.steps.answer(question, selected)
+        answer = self._answer(question, "factual", selected, draft, trace)
+        if feedback and ranked.items:
+            self._feedback(answer, question, ranked.items, ranked.min_k, ranked.cut,
+                           (selected, draft), trace)
+        return answer
+
+    def _decompose(self, question: str, corpus: str | None, strategy: str, feedback: bool,
+                   trace: list[TraceEvent], notes: list[str]) -> tuple[Answer, DecompositionRun]:
+        assert self.steps is not None
+        dcfg = self.settings.decomposition
+        source = GraphCandidates(self.graph, self.embedder, corpus,
+                                 chunk_index=f"chunk_embedding_l{dcfg.chunk_level}")
+        decomposer = Decomposer(
+            self.steps, source, max_rounds=dcfg.max_rounds, delta=dcfg.delta,
+            k=dcfg.top_k_atoms, fallbacks=dcfg.fallbacks, backup=dcfg.backup_select,
+            max_proposals=dcfg.max_proposals, enrich=lambda ev: enrich(self.graph, ev))
+        run = decomposer.run(question)
+        trace.append(TraceEvent("decompose", {
+            "rounds": len(run.rounds), "stop": run.stop_reason,
+            "chosen": [c.to_dict() for c in run.chosen]}))
+        context = run.context
+        ranked: Ranked | None = None
+        if not context:
+            # Nothing was chosen (e.g. the atomic layer is empty): answer from direct retrieval
+            # rather than from the model's memory, and say so.
+            ranked = self._ranked(question, corpus, strategy)
+            context = ranked.cut(ranked.min_k)
+            notes.append(f"decomposition chose no chunk ({run.stop_reason}); answered from "
+                         f"direct retrieval ({strategy})")
+            trace.append(TraceEvent("retrieve", {"strategy": strategy,
+                                                 "selected": len(context)}))
+        draft = self.steps.answer(question, context)
+        answer = self._answer(question, "decompose", context, draft, trace)
+        if feedback:
+            if ranked is None:
+                ranked = self._ranked(question, corpus, strategy)
+            chosen_ids = {e.chunk_id for e in context}
+            pool = list(context) + [e for e in ranked.items if e.chunk_id not in chosen_ids]
+            self._feedback(answer, question, pool, len(context), lambda m: pool[:m],
+                           (context, draft), trace)
+        return answer, run
+
+    def _answer(self, question: str, mode: str, context: list[Evidence], draft: Draft,
+                trace: list[TraceEvent]) -> Answer:
+        trace.append(TraceEvent("answer", {"passages": len(context), "usable": bool(draft.answer),
+                                           "rationale": draft.rationale[:500]}))
+        if not draft.answer:
+            draft = self._unusable(question, context)
+        return Answer(question=question, answer=draft.answer, rationale=draft.rationale,
+                      citations=citations_for(context, draft.answer, draft.rationale),
+                      mode=mode)
+
+    def _unusable(self, question: str, context: list[Evidence]) -> Draft:
+        """The LLM gave no usable answer: show the best evidence sentences, marked, instead."""
+        from kg_platform.reasoning.fallback import best_sentences
+
+        picked = best_sentences(question, context, self.embedder,
+                                self.settings.reasoning.evidence_sentences)
+        quotes = " ".join(f"\"{s}\" [{i + 1}]" for _, i, s in picked)
+        return Draft(answer=f"{UNUSABLE_MARK} the best evidence sentences are: {quotes}"
+                     if quotes else f"{UNUSABLE_MARK} no evidence was found.", rationale="")
+
+    def _feedback(self, answer: Answer, question: str, pool: list[Evidence], min_k: int,
+                  select, first: tuple[list[Evidence], Draft], trace: list[TraceEvent]) -> None:
+        assert self.steps is not None
+        steps = self.steps
+        cfg = self.settings.sage
+        outcome = self_feedback_loop(
+            pool, min_k, select, lambda ctx: steps.answer(question, ctx),
+            lambda ctx, text: steps.feedback(question, ctx, text),
+            threshold=cfg.feedback_threshold, rounds=cfg.feedback_rounds, first=first)
+        trace.append(TraceEvent("self_feedback", {
+            "stop": outcome.stop, "accepted": outcome.accepted,
+            "rounds": [r.to_dict() for r in outcome.rounds]}))
+        draft = outcome.draft if outcome.draft.answer else self._unusable(question,
+                                                                           outcome.context)
+        answer.answer = draft.answer
+        answer.rationale = draft.rationale
+        answer.citations = citations_for(outcome.context, draft.answer, draft.rationale)
+        answer.feedback_rounds = len(outcome.rounds)
+        answer.feedback_score = outcome.score
+
+    def _store(self, answer: Answer, run: DecompositionRun, corpus: str | None) -> str:
+        u: Usage = answer.usage
+        return store_trajectory(
+            self.graph, trajectory_id=new_trajectory_id(answer.question),
+            question=answer.question, corpus=corpus, kind="ask", steps=run.steps_json(),
+            answer=answer.answer, stop_reason=run.stop_reason,
+            chunk_ids=[e.chunk_id for e in run.context], tokens=u.total_tokens,
+            prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens,
+            cost_usd=u.cost_usd, model=getattr(self.llm, "model", "") or "")
+
+    # ------------------------------------------------------------------ no LLM
+    def _no_llm(self, question: str, corpus: str | None, strategy: str, mode: str,
+                feedback: bool) -> Answer:
+        from kg_platform.retrieval.base import RetrievalContext, get_strategy
+
+        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus)
+        k = self.settings.reasoning.evidence_chunks
+        items = get_strategy(strategy, ctx).retrieve(question, k)
+        context = enrich(self.graph, from_items(items, via=strategy))
+        skipped = []
+        if mode == "auto":
+            skipped.append("task classification")
+        if mode in ("auto", "decompose"):
+            skipped.append("knowledge-aware decomposition")
+        skipped.append("answer generation")
+        if feedback:
+            skipped.append("self-feedback")
+        return evidence_answer(question, context, self.embedder, skipped=skipped,
+                               strategy=strategy, top=self.settings.reasoning.evidence_sentences)
+
+
+def ask(question: str, *, corpus: str | None = None, strategy: str | None = None,
+        mode: str = "auto", feedback: bool = False, settings: "Settings | None" = None,
+        graph: "GraphClient | None" = None) -> Answer:
+    """SDK entry point: answer one question with the configured graph, embedder and LLM."""
+    from kg_platform.config import get_settings
+    from kg_platform.graph import GraphClient
+
+    settings = settings or get_settings()
+    if graph is not None:
+        return Reasoner.from_settings(settings, graph).ask(
+            question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback)
+    with GraphClient.from_settings(settings) as own:
+        reasoner = Reasoner.from_settings(settings, own)
+        try:
+            return reasoner.ask(question, corpus=corpus, strategy=strategy, mode=mode,
+                                feedback=feedback)
+        finally:
+            if reasoner.llm is not None:
+                reasoner.llm.close()
