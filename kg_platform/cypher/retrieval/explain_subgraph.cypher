@@ -1,0 +1,7 @@
+// The subgraph behind retrieval results: every node on their paths and the edges between them.
+// Params: $ids (node ids from RetrievedItem.id and .path). Paste into Neo4j Browser after
+// `:param ids => [...]` (kgp retrieve --explain prints both).
+MATCH (n) WHERE n.id IN $ids
+OPTIONAL MATCH r = (n)-[:PART_OF|IN|SIMILAR|HAS_CHUNK|HAS_SECTION|ANSWERED_BY|MENTIONED_IN]-(m)
+WHERE m.id IN $ids
+RETURN n, r

@@ -1,0 +1,50 @@
+// MoG two-step selection (spec §1.4), dense variant: the per-level vector indexes
+// chunk_embedding_l<g> score chunks by cosine (Neo4j returns (1 + cos) / 2; converted).
+// Params as retrieval/mog_bm25 with $qv (query embedding) instead of $q.
+// Step 1a: top-k_r chunks of every level of every corpus.
+UNWIND $plan AS pl
+UNWIND range(1, size(pl.w)) AS g
+CALL (pl, g) {
+  CALL db.index.vector.queryNodes('chunk_embedding_l' + toString(g), $fetch, $qv)
+  YIELD node, score
+  WITH node, 2 * score - 1 AS cos WHERE node.corpus = pl.corpus
+  RETURN node AS p, cos AS s
+  ORDER BY s DESC, p.id ASC
+  LIMIT $k_r
+}
+// Step 1b: normalise per level per corpus (min-max, or divide by the level maximum).
+WITH pl, g, collect({p: p, s: s}) AS hits
+WITH pl, g, hits,
+     reduce(m = hits[0].s, h IN hits | CASE WHEN h.s > m THEN h.s ELSE m END) AS hi,
+     reduce(m = hits[0].s, h IN hits | CASE WHEN h.s < m THEN h.s ELSE m END) AS lo
+UNWIND hits AS h
+WITH pl, g, h.p AS p, h.s AS raw,
+     CASE
+       WHEN $normalise = 'max' THEN CASE WHEN hi > 0 THEN h.s / hi ELSE 1.0 END
+       WHEN hi > lo THEN (h.s - lo) / (hi - lo)
+       ELSE 1.0
+     END AS t
+// Step 2: map every retrieved chunk down to the level-1 chunks it contains (P_g(c) = p).
+MATCH (p)<-[:PART_OF*0..5]-(c:L1)
+WITH pl, c, collect({g: g, t: t, raw: raw, p: p.id}) AS per
+// Step 3: weighted score of each finest chunk: sum_g w[g] * t_rs(c)[g] (0 where not retrieved).
+WITH pl, c, per, reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.t) AS score
+// Step 4: expand each finest chunk to its container at the router level g_r (or the highest
+// level below it when the document is too short to have one).
+MATCH (c)-[:PART_OF*0..5]->(a:Chunk)
+WHERE a.level <= pl.g_r
+WITH pl, c, per, score, a ORDER BY a.level DESC
+WITH pl, c, per, score, head(collect(a)) AS container
+// Step 5: pool all corpora; two finest chunks with the same container count once (the better).
+WITH pl, c, per, score, container ORDER BY round(score, 9) DESC, c.id ASC
+WITH container, pl.corpus AS corpus,
+     collect({c: c.id, score: score, per: per}) AS members
+WITH container, corpus, members, members[0].score AS score
+ORDER BY round(score, 9) DESC, container.id ASC
+LIMIT $k
+OPTIONAL MATCH (src:Source {id: container.source_id})
+OPTIONAL MATCH (sec:Section {id: container.section_id})
+RETURN container.id AS id, container.text AS text, container.level AS level,
+       container.tokens AS tokens, container.source_id AS source_id, corpus,
+       src.title AS source_title, sec.title AS section_title, container.page_start AS page,
+       score, members[0].c AS finest, members[0].per AS per, [m IN members | m.c] AS finest_ids

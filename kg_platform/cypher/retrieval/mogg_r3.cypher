@@ -1,0 +1,105 @@
+// MoGG (spec §2.3) with hop radius bound 3 (Cypher path bounds cannot be parameters, so there
+// is one file per radius: mogg_r0..mogg_r3). Levels 1..4 = radius 0..3 around a centre piece.
+// Params: $q (escaped Lucene text), $plan = [{corpus, w: [w_1..w_4], g_r}], $seeds, $fetch,
+// $k_r, $normalise ('minmax'|'max'), $cap (group token cap), $cand (finest candidates
+// expanded), $k.
+// Step 1: seed pieces (group centres) by BM25, normalised per corpus.
+UNWIND $plan AS pl
+CALL (pl) {
+  CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: $fetch})
+  YIELD node, score
+  WITH node, score WHERE node.corpus = pl.corpus
+  RETURN node AS seed, score AS s
+  ORDER BY s DESC, seed.id ASC
+  LIMIT $seeds
+}
+WITH pl, collect({p: seed, s: s}) AS raw
+WITH pl, raw,
+     reduce(m = raw[0].s, x IN raw | CASE WHEN x.s > m THEN x.s ELSE m END) AS hi,
+     reduce(m = raw[0].s, x IN raw | CASE WHEN x.s < m THEN x.s ELSE m END) AS lo
+WITH pl, [x IN raw | {id: x.p.id, p: x.p, t: CASE
+       WHEN $normalise = 'max' THEN CASE WHEN hi > 0 THEN x.s / hi ELSE 1.0 END
+       WHEN hi > lo THEN (x.s - lo) / (hi - lo) ELSE 1.0 END}] AS seeds
+// Step 2: each seed's neighbourhood over SIMILAR (undirected), each piece once with its hop
+// distance, nearest hops first, then higher edge weight.
+UNWIND seeds AS sd
+CALL (sd) {
+  WITH sd.p AS centre
+  MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
+  WITH n, length(path) AS h,
+       CASE WHEN length(path) = 0 THEN 1.0 ELSE last(relationships(path)).score END AS ew
+  ORDER BY h ASC, ew DESC
+  WITH n, head(collect({h: h, ew: ew})) AS best
+  ORDER BY best.h ASC, best.ew DESC, n.id ASC
+  RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS hood
+}
+// Step 3: the level-g group of every seed (radius g-1, token-capped in BFS order) and its score
+// (sum of the normalised seed scores of its members); top-k_r groups per level.
+UNWIND range(1, 4) AS g
+WITH pl, seeds, sd, g, reduce(acc = {tok: 0, ids: [], full: false}, m IN hood |
+       CASE
+         WHEN acc.full OR m.hop > g - 1 THEN acc
+         WHEN size(acc.ids) = 0 OR acc.tok + m.tok <= $cap
+           THEN {tok: acc.tok + m.tok, ids: acc.ids + [m.id], full: false}
+         ELSE {tok: acc.tok, ids: acc.ids, full: true}
+       END).ids AS members
+WITH pl, [x IN seeds | {id: x.id, t: x.t}] AS st, g, sd.id AS centre, members,
+     reduce(s = 0.0, x IN seeds | s + CASE WHEN x.id IN members THEN x.t ELSE 0.0 END) AS gs
+ORDER BY round(gs, 9) DESC, centre ASC
+WITH pl, st, g, collect({c: centre, m: members, s: gs})[0..$k_r] AS top
+WITH pl, st, g, top,
+     reduce(m = top[0].s, x IN top | CASE WHEN x.s > m THEN x.s ELSE m END) AS hi,
+     reduce(m = top[0].s, x IN top | CASE WHEN x.s < m THEN x.s ELSE m END) AS lo
+UNWIND top AS grp
+WITH pl, st, g, grp, CASE
+       WHEN $normalise = 'max' THEN CASE WHEN hi > 0 THEN grp.s / hi ELSE 1.0 END
+       WHEN hi > lo THEN (grp.s - lo) / (hi - lo) ELSE 1.0 END AS t
+// Step 4: t_rs(c)[g] = best normalised score of a retrieved level-g group holding piece c;
+// score(c) = sum_g w[g] * t_rs(c)[g]; pool the corpora.
+UNWIND grp.m AS c
+WITH pl, st, c, g, max(t) AS t
+WITH pl, st, c, collect({g: g, t: t}) AS per
+WITH pl, c, per, reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.t) AS score,
+     coalesce([x IN st WHERE x.id = c | x.t][0], -1.0) AS own
+// ties (all members of the best group score alike) go to the piece's own seed score
+ORDER BY round(score, 9) DESC, own DESC, c ASC
+WITH collect({c: c, score: score, per: per, corpus: pl.corpus, g_r: pl.g_r})[0..$cand] AS cands
+// Step 5: the router-level group centred on each candidate, emitted in document order.
+UNWIND range(0, size(cands) - 1) AS i
+WITH i, cands[i] AS cd
+MATCH (centre:Piece {id: cd.c})
+CALL (centre, cd) {
+  MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
+  WITH n, length(path) AS h,
+       CASE WHEN length(path) = 0 THEN 1.0 ELSE last(relationships(path)).score END AS ew
+  ORDER BY h ASC, ew DESC
+  WITH n, head(collect({h: h, ew: ew})) AS best
+  WHERE best.h <= cd.g_r - 1
+  ORDER BY best.h ASC, best.ew DESC, n.id ASC
+  WITH collect({n: n, tok: coalesce(n.tokens, 0)}) AS ordered
+  WITH reduce(acc = {tok: 0, ms: [], full: false}, m IN ordered |
+         CASE
+           WHEN acc.full THEN acc
+           WHEN size(acc.ms) = 0 OR acc.tok + m.tok <= $cap
+             THEN {tok: acc.tok + m.tok, ms: acc.ms + [m.n], full: false}
+           ELSE {tok: acc.tok, ms: acc.ms, full: true}
+         END) AS grp
+  UNWIND grp.ms AS n
+  WITH n, grp.tok AS tok
+  ORDER BY CASE WHEN n.source_id = centre.source_id THEN 0 ELSE 1 END, n.source_id, n.doc_ord, n.id
+  RETURN collect(n.id) AS members, collect(n.text) AS texts, collect(n.source_id) AS sources,
+         tok
+}
+WITH i, cd, members, texts, sources, tok ORDER BY i
+WITH collect({cd: cd, members: members, texts: texts, sources: sources, tok: tok}) AS groups
+// Step 6: keep groups in rank order; a candidate already inside a kept group is skipped.
+WITH reduce(acc = {sel: [], seen: []}, x IN groups |
+       CASE WHEN size(acc.sel) >= $k OR x.cd.c IN acc.seen THEN acc
+            ELSE {sel: acc.sel + [x], seen: acc.seen + x.members} END).sel AS sel
+UNWIND range(0, size(sel) - 1) AS rank
+WITH rank, sel[rank] AS x
+OPTIONAL MATCH (src:Source {id: x.sources[0]})
+RETURN x.cd.c AS id, x.cd.corpus AS corpus, x.cd.score AS score, x.cd.per AS per,
+       x.cd.g_r AS level, x.members AS members, x.texts AS texts, x.tok AS tokens,
+       x.sources AS sources, src.title AS source_title
+ORDER BY rank

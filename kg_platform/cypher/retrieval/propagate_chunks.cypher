@@ -1,0 +1,58 @@
+// Multi-layer score propagation (spec §5.5): the query's cosine to nodes of every layer (vector
+// indexes; Neo4j returns (1 + cos) / 2, converted), propagated onto level-1 chunks along the
+// graph, aggregated per chunk with layer weights. Layers: C = level-1 chunks, P = pieces (IN),
+// D = distilled (AtomicQuestion ANSWERED_BY, Entity MENTIONED_IN; mapped down PART_OF),
+// I = information resources (Section and Source, propagated to the chunks below them).
+// Params: $qv, $fetch (over-fetch before the corpus filter), $k_layer, $corpus (null = all),
+// $lam {C, P, D, I}, $aggregate ('wsum' | 'wmax'), $k.
+CALL () {
+  CALL db.index.vector.queryNodes('chunk_embedding_l1', $fetch, $qv) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC LIMIT $k_layer
+  RETURN node AS c, 'C' AS layer, 2 * score - 1 AS s, node.id AS via
+  UNION ALL
+  CALL db.index.vector.queryNodes('piece_embedding', $fetch, $qv) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC LIMIT $k_layer
+  MATCH (node)-[:IN]->(c:L1)
+  RETURN c, 'P' AS layer, 2 * score - 1 AS s, node.id AS via
+  UNION ALL
+  CALL db.index.vector.queryNodes('atomic_question_embedding', $fetch, $qv) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC LIMIT $k_layer
+  MATCH (node)-[:ANSWERED_BY]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
+  RETURN c, 'D' AS layer, 2 * score - 1 AS s, node.id AS via
+  UNION ALL
+  CALL db.index.vector.queryNodes('entity_embedding', $fetch, $qv) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC LIMIT $k_layer
+  MATCH (node)-[:MENTIONED_IN]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
+  RETURN c, 'D' AS layer, 2 * score - 1 AS s, node.id AS via
+  UNION ALL
+  CALL db.index.vector.queryNodes('section_embedding', $fetch, $qv) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC LIMIT $k_layer
+  MATCH (node)-[:HAS_SECTION*0..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
+  RETURN c, 'I' AS layer, 2 * score - 1 AS s, node.id AS via
+  UNION ALL
+  CALL db.index.vector.queryNodes('source_embedding', $fetch, $qv) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC LIMIT $k_layer
+  MATCH (node)-[:HAS_SECTION*1..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
+  RETURN c, 'I' AS layer, 2 * score - 1 AS s, node.id AS via
+}
+// Per chunk and layer: the best node of that layer (and which node it was).
+WITH c, layer, s, via ORDER BY s DESC, via ASC
+WITH c, layer, head(collect({s: s, via: via})) AS best
+WITH c, collect({layer: layer, s: best.s, via: best.via, lam: $lam[layer]}) AS per
+WITH c, per,
+     CASE $aggregate
+       WHEN 'wmax' THEN reduce(m = -1e9, x IN per | CASE WHEN x.lam * x.s > m THEN x.lam * x.s ELSE m END)
+       ELSE reduce(acc = 0.0, x IN per | acc + x.lam * x.s)
+     END AS score
+ORDER BY round(score, 9) DESC, c.id ASC
+LIMIT $k
+OPTIONAL MATCH (src:Source {id: c.source_id})
+OPTIONAL MATCH (sec:Section {id: c.section_id})
+RETURN c.id AS id, c.text AS text, c.level AS level, c.tokens AS tokens, c.source_id AS source_id,
+       src.title AS source_title, sec.title AS section_title, c.page_start AS page, score, per

@@ -1,0 +1,170 @@
+"""``kgp bench retrieve``: retrieval latency at growing graph sizes, next to one vector query.
+
+A dev corpus is read from the configured (shared) graph and replicated, ids suffixed per copy,
+into a SEPARATE ephemeral Neo4j until the piece count reaches each target size, so the shared
+server is never bloated. At every size each strategy answers the same queries (texts of sampled
+pieces); the query embeddings are computed before timing, so the numbers are Cypher + Python
+work, comparable with the single ``db.index.vector.queryNodes`` call measured in the same run.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from kg_platform.config import Settings, get_settings
+from kg_platform.errors import RetrievalError
+
+log = logging.getLogger(__name__)
+
+_NODE_READS = {
+    "Source": "MATCH (n:Source {corpus: $corpus}) RETURN properties(n) AS p",
+    "Section": "MATCH (n:Section {corpus: $corpus}) RETURN properties(n) AS p",
+    "Chunk": "MATCH (n:Chunk {corpus: $corpus}) RETURN properties(n) AS p",
+    "Piece": "MATCH (n:Piece {corpus: $corpus}) RETURN properties(n) AS p",
+}
+_EDGE_READS = {  # name: (query, type, start label, end label)
+    "src_sec": ("MATCH (a:Source {corpus: $corpus})-[:HAS_SECTION]->(b:Section) RETURN a.id AS a, b.id AS b, null AS s", "HAS_SECTION", "Source", "Section"),
+    "sec_sec": ("MATCH (a:Section {corpus: $corpus})-[:HAS_SECTION]->(b:Section) RETURN a.id AS a, b.id AS b, null AS s", "HAS_SECTION", "Section", "Section"),
+    "has_chunk": ("MATCH (a:Section {corpus: $corpus})-[:HAS_CHUNK]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s", "HAS_CHUNK", "Section", "Chunk"),
+    "part_of": ("MATCH (a:Chunk {corpus: $corpus})-[:PART_OF]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s", "PART_OF", "Chunk", "Chunk"),
+    "in": ("MATCH (a:Piece {corpus: $corpus})-[:IN]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s", "IN", "Piece", "Chunk"),
+    "similar": ("MATCH (a:Piece {corpus: $corpus})-[r:SIMILAR]->(b:Piece) RETURN a.id AS a, b.id AS b, r.score AS s", "SIMILAR", "Piece", "Piece"),
+}
+
+
+class _CachedEmbedder:
+    """The real embedder with answers for the bench queries precomputed (not timed)."""
+
+    def __init__(self, inner, texts: list[str]) -> None:  # noqa: ANN001
+        self.inner = inner
+        self.model_name, self.dimension, self.max_tokens = inner.model_name, inner.dimension, inner.max_tokens
+        self.cache = dict(zip(texts, inner.embed(texts)))
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if all(t in self.cache for t in texts):
+            return np.stack([self.cache[t] for t in texts])
+        return self.inner.embed(texts)
+
+
+def _read_corpus(settings: Settings, corpus: str) -> dict[str, Any]:
+    from kg_platform.graph import GraphClient
+
+    with GraphClient.from_settings(settings) as g:
+        nodes = {label: [r["p"] for r in g.read_raw(q, corpus=corpus)] for label, q in _NODE_READS.items()}
+        edges = {name: [(r["a"], r["b"], r["s"]) for r in g.read_raw(spec[0], corpus=corpus)]
+                 for name, spec in _EDGE_READS.items()}
+    if not nodes["Piece"]:
+        raise RetrievalError(f"corpus {corpus!r} has no pieces in the configured graph",
+                             hint="ingest it first (e.g. `kgp eval` ingests qa-<dataset>)")
+    return {"nodes": nodes, "edges": edges}
+
+
+def _copy(graph, data: dict[str, Any], copies: range, corpus: str) -> None:  # noqa: ANN001
+    """Write ``copies`` replicas of the corpus (ids suffixed ``~<copy>``) in large batches."""
+    id_keys = ("id", "source_id", "section_id", "chunk_id")
+    for label, rows in data["nodes"].items():
+        out = []
+        for copy in copies:
+            for p in rows:
+                q = dict(p)
+                for key in id_keys:
+                    if q.get(key) is not None:
+                        q[key] = f"{q[key]}~{copy}"
+                q["corpus"] = corpus
+                emb = q.pop("embedding", None)
+                out.append({"props": q, "emb": emb})
+        for i in range(0, len(out), 2000):   # label: our constant, never user input
+            graph.write_raw(
+                f"UNWIND $rows AS r CREATE (n:{label}) SET n = r.props "
+                "WITH n, r CALL (n, r) { WITH n, r WHERE r.emb IS NOT NULL "
+                "CALL db.create.setNodeVectorProperty(n, 'embedding', r.emb) }", rows=out[i:i + 2000])
+    for lvl in range(1, 7):   # level labels (our constants, not user input)
+        graph.write_raw(f"MATCH (n:Chunk {{level: {lvl}}}) WHERE NOT n:L{lvl} SET n:L{lvl}")
+    for name, rows in data["edges"].items():
+        _, rel, la, lb = _EDGE_READS[name]   # labels and types are our constants
+        payload = [{"a": f"{a}~{c}", "b": f"{b}~{c}", "s": s} for c in copies for a, b, s in rows]
+        for i in range(0, len(payload), 10000):
+            graph.write_raw(
+                f"UNWIND $rows AS r MATCH (a:{la} {{id: r.a}}) MATCH (b:{lb} {{id: r.b}}) "
+                f"CREATE (a)-[e:{rel}]->(b) SET e.score = r.s", rows=payload[i:i + 10000])
+
+
+def _pct(values: list[float], q: float) -> float:
+    v = sorted(values)
+    return v[min(len(v) - 1, max(0, int(round(q * (len(v) - 1)))))]
+
+
+def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[str],
+              echo: Callable[[str], None] = print) -> dict[str, Any]:
+    from kg_platform.embedding import get_embedder
+    from kg_platform.graph import GraphClient
+    from kg_platform.graph.schema import apply_migrations
+    from kg_platform.neo4j_server import LocalNeo4j
+    from kg_platform.retrieval.base import RetrievalContext, get_strategy
+
+    settings = get_settings()
+    data = _read_corpus(settings, corpus)
+    per_copy = len(data["nodes"]["Piece"])
+    echo(f"corpus {corpus}: {per_copy} pieces, {len(data['nodes']['Chunk'])} chunks per copy")
+    rng = random.Random(7)
+    queries = [p["text"] for p in rng.sample(data["nodes"]["Piece"], min(n_queries, per_copy))]
+    embedder = _CachedEmbedder(get_embedder(settings.embedding), queries)
+    server = LocalNeo4j(Settings(neo4j={"heap": "2g", "pagecache": "1g"}), ephemeral=True)
+    server.start()
+    report: dict[str, Any] = {"corpus": corpus, "pieces_per_copy": per_copy, "sizes": []}
+    try:
+        bench_settings = Settings(neo4j={"uri": server.bolt_uri(), "password": server.password()},
+                                  data_dir=settings.data_dir)
+        with GraphClient.from_settings(bench_settings) as graph:
+            apply_migrations(graph, embedder.dimension, embedder.model_name)
+            graph.write_raw("MERGE (:Corpus {name: $c})", c=corpus)
+            copies = 0
+            for target in sorted(sizes):
+                t0 = time.time()
+                need = -(-target // per_copy)
+                if need > copies:
+                    _copy(graph, data, range(copies, need), corpus)
+                    copies = need
+                graph.write_raw("CALL db.awaitIndexes(3600)")
+                pieces = graph.read_raw("MATCH (p:Piece) RETURN count(p) AS n")[0]["n"]
+                echo(f"size {pieces} pieces ({copies} copies) built in {time.time() - t0:.0f}s")
+                ctx = RetrievalContext(graph=graph, embedder=embedder, settings=bench_settings,
+                                       corpus=corpus)
+                row: dict[str, Any] = {"pieces": pieces}
+                timings: dict[str, list[float]] = {}
+                qvecs = [[float(x) for x in embedder.embed([q])[0]] for q in queries]
+                vq = ("CALL db.index.vector.queryNodes('piece_embedding', 10, $qv) "
+                      "YIELD node, score RETURN node.id AS id, score")
+                graph.read_raw(vq, qv=qvecs[0])
+                timings["vector_query"] = []
+                for qv in qvecs:
+                    t = time.perf_counter()
+                    graph.read_raw(vq, qv=qv)
+                    timings["vector_query"].append((time.perf_counter() - t) * 1000)
+                for name in strategies:
+                    strat = get_strategy(name, ctx)
+                    strat.retrieve(queries[0], 5)          # warm-up (plan cache)
+                    timings[name] = []
+                    for q in queries:
+                        t = time.perf_counter()
+                        strat.retrieve(q, 5)
+                        timings[name].append((time.perf_counter() - t) * 1000)
+                base = statistics.median(timings["vector_query"])
+                for name, vals in timings.items():
+                    row[name] = {"p50_ms": round(_pct(vals, 0.5), 2), "p95_ms": round(_pct(vals, 0.95), 2),
+                                 "x_vector_p50": round(_pct(vals, 0.5) / base, 2) if base else None}
+                report["sizes"].append(row)
+                echo(f"  {'strategy':<14}{'p50 ms':>10}{'p95 ms':>10}{'x vector':>10}")
+                for name in timings:
+                    r = row[name]
+                    echo(f"  {name:<14}{r['p50_ms']:>10}{r['p95_ms']:>10}{r['x_vector_p50']:>10}")
+    finally:
+        server.stop()
+    return report

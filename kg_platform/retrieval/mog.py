@@ -1,0 +1,207 @@
+"""MoG: Mix-of-Granularity retrieval (spec §1.4), one named Cypher query for all corpora.
+
+For each corpus K_i (``ctx.corpus`` or every corpus in the graph), the query takes the top-k_r
+chunks of every granularity level from the per-level fulltext (BM25) or vector index, maps them
+down to their level-1 chunks through ``PART_OF``, scores each level-1 chunk with the corpus
+router's weights (``score(c) = sum_g w[g] * t_rs(c)[g]``, ``t_rs`` normalised per level per
+corpus), pools the corpora, keeps the top-k level-1 chunks and returns each one's container at
+the router's level ``g_r`` (two chunks with one container count once; the next candidate moves
+up). Without a trained router, a one-hot weight on ``settings.mog.fixed_level`` is used, and the
+result says so (``breakdown['fixed_level']``).
+
+:func:`reference_select` is the same selection in plain Python, used by the tests to check the
+Cypher exactly.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kg_platform.errors import RetrievalError
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.lucene import fulltext_query
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class CorpusPlan:
+    """Router output for one corpus: weights over levels 1..n and the chosen level g_r."""
+
+    corpus: str
+    w: tuple[float, ...]
+    g_r: int
+    router_version: str | None = None   # None = no trained router, fixed level used
+
+    def as_param(self) -> dict:
+        return {"corpus": self.corpus, "w": list(self.w), "g_r": self.g_r}
+
+
+def choose_level(w: Sequence[float], zero_weight: float) -> int:
+    """Eq. 2: the 1-based level with the largest weight among those not treated as zero."""
+    arr = np.asarray(w, dtype=np.float64)
+    masked = np.where(arr >= zero_weight, arr, -np.inf)
+    if np.all(np.isinf(masked)):
+        masked = arr
+    return int(np.argmax(masked)) + 1
+
+
+def one_hot(level: int, n: int) -> tuple[float, ...]:
+    if not 1 <= level <= n:
+        raise RetrievalError(f"fixed level {level} is outside 1..{n}",
+                             hint="set KGP_MOG__FIXED_LEVEL to a level the graph has")
+    return tuple(1.0 if g == level else 0.0 for g in range(1, n + 1))
+
+
+def list_corpora(ctx: RetrievalContext) -> list[str]:
+    if ctx.corpus:
+        return [ctx.corpus]
+    rows = ctx.graph.read("retrieval/mog_corpora")
+    corpora = [r["corpus"] for r in rows]
+    if not corpora:
+        raise RetrievalError("the graph holds no corpus with chunks",
+                             hint="ingest documents first: `kgp ingest PATH --corpus NAME`")
+    return corpora
+
+
+def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) -> CorpusPlan:
+    """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
+    from kg_platform.retrieval.router import load_router
+
+    cfg = ctx.settings.mog
+    router = load_router(ctx.graph, corpus, kind)
+    if router is not None:
+        w = tuple(float(x) for x in router.weights(qvec))
+        return CorpusPlan(corpus, w, choose_level(w, cfg.zero_weight), router.version)
+    n = ctx.settings.segment.n_gra if kind == "mog" else cfg.mogg_levels
+    level = cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level
+    log.info("no trained %s router for corpus %r: using fixed level %d "
+             "(train one with `kgp router train --corpus %s --dataset FILE.jsonl --kind %s`)",
+             kind, corpus, level, corpus, kind)
+    return CorpusPlan(corpus, one_hot(level, n), level, None)
+
+
+class MoGStrategy:
+    """``mog``: two-step MoG selection in one Cypher query (BM25 or dense per level)."""
+
+    name = "mog"
+
+    def __init__(self, ctx: RetrievalContext, scoring: str | None = None) -> None:
+        self.ctx = ctx
+        self.scoring = scoring or ctx.settings.mog.scoring
+        self.last_plans: list[CorpusPlan] = []
+
+    @property
+    def query_name(self) -> str:
+        return "retrieval/mog_dense" if self.scoring == "dense" else "retrieval/mog_bm25"
+
+    def plans(self, query: str) -> tuple[list[CorpusPlan], np.ndarray]:
+        qvec = self.ctx.embedder.embed([query])[0]
+        return [plan_for(self.ctx, c, qvec, "mog") for c in list_corpora(self.ctx)], qvec
+
+    def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
+        plans, qvec = self.plans(query)
+        self.last_plans = plans
+        return self.run(query, k, plans, qvec)
+
+    def run(self, query: str, k: int, plans: Sequence[CorpusPlan],
+            qvec: np.ndarray | None = None) -> list[RetrievedItem]:
+        cfg = self.ctx.settings.mog
+        # k_r is raised to k: with fewer candidates per level than k, MoG could not fill k.
+        params = dict(plan=[p.as_param() for p in plans], k_r=max(cfg.k_r, k), fetch=cfg.fetch,
+                      normalise=cfg.normalise, k=k)
+        if self.scoring == "dense":
+            if qvec is None:
+                qvec = self.ctx.embedder.embed([query])[0]
+            params["qv"] = [float(x) for x in qvec]
+        else:
+            params["q"] = fulltext_query(query)
+            if not params["q"]:
+                return []
+        rows = self.ctx.graph.read(self.query_name, **params)
+        by_corpus = {p.corpus: p for p in plans}
+        return [self._item(r, by_corpus[r["corpus"]]) for r in rows]
+
+    def _item(self, r, plan: CorpusPlan) -> RetrievedItem:
+        breakdown: dict[str, float] = {}
+        for x in sorted(r["per"], key=lambda x: x["g"]):
+            breakdown[f"t_L{x['g']}"] = float(x["t"])
+            breakdown[f"raw_L{x['g']}"] = float(x["raw"])
+        for g, w in enumerate(plan.w, start=1):
+            breakdown[f"w_L{g}"] = float(w)
+        if plan.router_version is None:
+            breakdown["fixed_level"] = float(plan.g_r)
+        path = [r["finest"], *[x["p"] for x in sorted(r["per"], key=lambda x: x["g"])], r["id"]]
+        path = list(dict.fromkeys(path + ([r["source_id"]] if r["source_id"] else [])))
+        return RetrievedItem(
+            id=r["id"], text=r["text"] or "", score=float(r["score"]), kind="chunk",
+            level=r["level"], source_id=r["source_id"], source_title=r["source_title"],
+            section_title=r["section_title"], page=r["page"], tokens=r["tokens"],
+            breakdown=breakdown, path=path, query=self.query_name,
+        )
+
+
+@register_strategy("mog", "Mix-of-Granularity: per-level BM25 (or dense) -> router-weighted "
+                   "level-1 scores -> containers at the router's level, one Cypher query")
+def _mog(ctx: RetrievalContext) -> MoGStrategy:
+    return MoGStrategy(ctx)
+
+
+@register_strategy("mog-dense", "MoG scored with the per-level vector indexes")
+def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
+    return MoGStrategy(ctx, scoring="dense")
+
+
+# ------------------------------------------------------------------ Python reference (tests)
+def normalise_scores(scores: Sequence[float], mode: str) -> list[float]:
+    """Per-level normalisation, exactly as the Cypher does it."""
+    if not scores:
+        return []
+    hi, lo = max(scores), min(scores)
+    if mode == "max":
+        return [s / hi if hi > 0 else 1.0 for s in scores]
+    return [(s - lo) / (hi - lo) if hi > lo else 1.0 for s in scores]
+
+
+def reference_select(
+    hits: Mapping[tuple[str, int], Sequence[tuple[str, float]]],
+    ancestors: Mapping[str, Mapping[int, str]],
+    corpus_of: Mapping[str, str],
+    plans: Sequence[CorpusPlan],
+    k_r: int,
+    k: int,
+    normalise: str = "minmax",
+) -> list[tuple[str, float, str]]:
+    """MoG two-step selection in Python: ``[(container id, score, best finest id)]``.
+
+    ``hits[(corpus, g)]`` = index hits of level g (any order, any length; the top-k_r by
+    (score desc, id asc) are used); ``ancestors[c][g]`` = the level-g chunk containing level-1
+    chunk ``c`` (``ancestors[c][1] == c``); ``corpus_of`` maps level-1 chunk ids to corpora.
+    """
+    scores: dict[str, float] = {}
+    finest_plan: dict[str, CorpusPlan] = {}
+    for plan in plans:
+        t_rs: dict[str, dict[int, float]] = {}
+        for g in range(1, len(plan.w) + 1):
+            top = sorted(hits.get((plan.corpus, g), []), key=lambda h: (-h[1], h[0]))[:k_r]
+            norm = normalise_scores([s for _, s in top], normalise)
+            level_t = {pid: t for (pid, _), t in zip(top, norm)}
+            for c, anc in ancestors.items():
+                if corpus_of[c] == plan.corpus and anc.get(g) in level_t:
+                    t_rs.setdefault(c, {})[g] = level_t[anc[g]]
+        for c, per in t_rs.items():
+            scores[c] = sum(plan.w[g - 1] * t for g, t in per.items())
+            finest_plan[c] = plan
+    best: dict[str, tuple[float, str]] = {}
+    for c in sorted(scores, key=lambda c: (-round(scores[c], 9), c)):
+        anc = ancestors[c]
+        level = max(g for g in anc if g <= finest_plan[c].g_r)
+        container = anc[level]
+        if container not in best:
+            best[container] = (scores[c], c)
+    ranked = sorted(best.items(), key=lambda kv: (-round(kv[1][0], 9), kv[0]))[:k]
+    return [(cid, s, c) for cid, (s, c) in ranked]

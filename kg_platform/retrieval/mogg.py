@@ -1,0 +1,188 @@
+"""MoGG: MoG over the sentence-piece graph (spec §2.3), hop radius as granularity.
+
+Level g of a centre piece is the piece plus every piece within ``g - 1`` hops over ``SIMILAR``
+(undirected), each piece once, filled nearest hops first (then higher edge weight) up to the
+token cap, emitted in document order. Groups are expanded at query time from the BM25 seed pieces
+(no materialised groups, DESIGN §10.4); a group's score is the sum of the normalised seed scores
+of its members (query-time stand-in for BM25 over the group's text). The two-step selection is
+MoG's: top-k_r groups per level (k_r raised to k when k is larger, so k results can exist) -> t_rs(piece)[g] = best normalised score of a retrieved level-g
+group holding the piece -> router-weighted score -> top pieces -> the level-g_r group centred on
+each, skipping a candidate that an earlier kept group already holds.
+
+Cypher path bounds cannot be parameters, so there is one named query per radius
+(``retrieval/mogg_r0..r3``); the file used is the largest radius that has a non-zero weight.
+:func:`reference_select` is the same computation in Python (tests check they agree exactly).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from kg_platform.errors import RetrievalError
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.lucene import fulltext_query
+from kg_platform.retrieval.mog import CorpusPlan, list_corpora, normalise_scores, plan_for
+
+log = logging.getLogger(__name__)
+MAX_RADIUS = 3
+
+
+def radius_needed(plans: Sequence[CorpusPlan], zero_weight: float) -> int:
+    """Largest hop radius any corpus needs: its chosen level and every non-zero weight."""
+    r = 0
+    for p in plans:
+        r = max(r, p.g_r - 1, *[g - 1 for g, w in enumerate(p.w, 1) if w >= zero_weight])
+    if r > MAX_RADIUS:
+        raise RetrievalError(f"MoGG radius {r} exceeds the supported {MAX_RADIUS}",
+                             hint="set KGP_MOG__MOGG_LEVELS to 4 or less")
+    return r
+
+
+class MoGGStrategy:
+    """``mogg``: hop-range groups over SIMILAR, router-weighted, one Cypher query per radius."""
+
+    name = "mogg"
+
+    def __init__(self, ctx: RetrievalContext) -> None:
+        self.ctx = ctx
+        self.last_plans: list[CorpusPlan] = []
+        self.last_query = ""
+
+    def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
+        qvec = self.ctx.embedder.embed([query])[0]
+        plans = [plan_for(self.ctx, c, qvec, "mogg") for c in list_corpora(self.ctx)]
+        self.last_plans = plans
+        return self.run(query, k, plans)
+
+    def params(self, query: str, k: int, plans: Sequence[CorpusPlan]) -> dict:
+        cfg = self.ctx.settings.mog
+        return dict(q=fulltext_query(query), plan=[p.as_param() for p in plans],
+                    seeds=cfg.mogg_seeds, fetch=cfg.fetch, k_r=max(cfg.k_r, k), normalise=cfg.normalise,
+                    cap=cfg.mogg_group_tokens, cand=k * cfg.mogg_candidates_factor, k=k)
+
+    def run(self, query: str, k: int, plans: Sequence[CorpusPlan]) -> list[RetrievedItem]:
+        params = self.params(query, k, plans)
+        if not params["q"]:
+            return []
+        radius = radius_needed(plans, self.ctx.settings.mog.zero_weight)
+        name = f"retrieval/mogg_r{radius}"
+        self.last_query = name
+        rows = self.ctx.graph.read(name, **params)
+        by_corpus = {p.corpus: p for p in plans}
+        return [self._item(r, by_corpus[r["corpus"]], name) for r in rows]
+
+    @staticmethod
+    def _item(r, plan: CorpusPlan, name: str) -> RetrievedItem:
+        breakdown = {f"t_L{x['g']}": float(x["t"]) for x in sorted(r["per"], key=lambda x: x["g"])}
+        breakdown.update({f"w_L{g}": float(w) for g, w in enumerate(plan.w, 1)})
+        if plan.router_version is None:
+            breakdown["fixed_level"] = float(plan.g_r)
+        return RetrievedItem(
+            id=r["id"], text=" ".join(t.strip() for t in r["texts"] if t), score=float(r["score"]),
+            kind="group", level=r["level"], source_id=(r["sources"] or [None])[0],
+            source_title=r["source_title"], tokens=r["tokens"], breakdown=breakdown,
+            path=list(r["members"]), query=name,
+        )
+
+
+@register_strategy("mogg", "MoG over the piece graph: BM25 seed pieces -> SIMILAR hop groups "
+                   "per level -> router-weighted two-step selection, one Cypher query per radius")
+def _mogg(ctx: RetrievalContext) -> MoGGStrategy:
+    return MoGGStrategy(ctx)
+
+
+# ------------------------------------------------------------------ Python reference (tests)
+@dataclass(frozen=True)
+class PieceInfo:
+    id: str
+    corpus: str
+    source_id: str
+    doc_ord: int
+    tokens: int
+
+
+def _hood(centre: str, radius: int, edges: Mapping[str, Mapping[str, float]]) -> list[tuple[str, int, float]]:
+    """(piece, hop, best last-edge weight among shortest paths) within ``radius``, BFS."""
+    hop = {centre: 0}
+    ew = {centre: 1.0}
+    frontier = deque([centre])
+    while frontier:
+        u = frontier.popleft()
+        if hop[u] == radius:
+            continue
+        for v, w in edges.get(u, {}).items():
+            if v not in hop:
+                hop[v], ew[v] = hop[u] + 1, w
+                frontier.append(v)
+            elif hop[v] == hop[u] + 1:
+                ew[v] = max(ew[v], w)
+    return sorted(((p, hop[p], ew[p]) for p in hop), key=lambda x: (x[1], -x[2], x[0]))
+
+
+def _cap(hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[str, int],
+         cap: int) -> list[str]:
+    out, tok = [], 0
+    for p, h, _ in hood:
+        if h > max_hop:
+            continue
+        if not out or tok + tokens[p] <= cap:
+            out.append(p)
+            tok += tokens[p]
+        else:
+            break
+    return out
+
+
+def reference_select(
+    seed_hits: Mapping[str, Sequence[tuple[str, float]]],
+    pieces: Mapping[str, PieceInfo],
+    edges: Mapping[str, Mapping[str, float]],
+    plans: Sequence[CorpusPlan],
+    *, seeds: int, k_r: int, cap: int, cand: int, k: int, radius: int, normalise: str = "minmax",
+) -> list[tuple[str, float, list[str]]]:
+    """MoGG selection in Python: ``[(centre id, score, members in document order)]``.
+
+    ``seed_hits[corpus]`` = BM25 hits on pieces; ``edges[u][v]`` = SIMILAR score (both
+    directions present); ``radius`` = the query file's bound.
+    """
+    levels = radius + 1
+    tok = {p: info.tokens for p, info in pieces.items()}
+    pool: list[dict] = []
+    for plan in plans:
+        top = sorted(seed_hits.get(plan.corpus, []), key=lambda h: (-h[1], h[0]))[:seeds]
+        seed_t = dict(zip([p for p, _ in top], normalise_scores([s for _, s in top], normalise)))
+        hoods = {s: _hood(s, radius, edges) for s in seed_t}
+        t_rs: dict[str, dict[int, float]] = {}
+        for g in range(1, levels + 1):
+            groups = []
+            for s in seed_t:
+                members = _cap(hoods[s], g - 1, tok, cap)
+                groups.append((s, members, sum(seed_t[m] for m in members if m in seed_t)))
+            groups.sort(key=lambda x: (-round(x[2], 9), x[0]))
+            groups = groups[:k_r]
+            norm = normalise_scores([x[2] for x in groups], normalise)
+            for (_, members, _), t in zip(groups, norm):
+                for m in members:
+                    t_rs.setdefault(m, {})
+                    t_rs[m][g] = max(t_rs[m].get(g, -np.inf), t)
+        for c, per in t_rs.items():
+            pool.append({"c": c, "score": sum(plan.w[g - 1] * t for g, t in per.items()),
+                         "g_r": plan.g_r, "own": seed_t.get(c, -1.0)})
+    pool.sort(key=lambda x: (-round(x["score"], 9), -x["own"], x["c"]))
+    out: list[tuple[str, float, list[str]]] = []
+    seen: set[str] = set()
+    for cd in pool[:cand]:
+        if len(out) >= k or cd["c"] in seen:
+            continue
+        members = _cap(_hood(cd["c"], radius, edges), cd["g_r"] - 1, tok, cap)
+        centre_src = pieces[cd["c"]].source_id
+        members.sort(key=lambda p: (0 if pieces[p].source_id == centre_src else 1,
+                                    pieces[p].source_id, pieces[p].doc_ord, p))
+        out.append((cd["c"], cd["score"], members))
+        seen.update(members)
+    return out

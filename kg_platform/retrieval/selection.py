@@ -1,0 +1,119 @@
+"""SAGE selection (spec §3.3): rerank the candidates, then cut where the scores fall steeply.
+
+A post-processor usable on any strategy (``--select sage``): the strategy returns its top-N
+candidates, :func:`apply_selection` reranks them against the question (a cross-encoder when
+``settings.sage.cross_encoder`` names a local model, otherwise the embedder's cosine) and keeps
+the first :func:`gradient_cut` of them. The number returned is decided by the cut, not by ``k``:
+callers that want SAGE should fetch ``settings.sage.n_candidates`` items first.
+
+The rule is the multiplicative reading of the paper's misprinted pseudo-code: after ``min_k``
+items, keep item ``i`` while ``S[i] >= g * S[i-1]`` (it reproduces the paper's worked example).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from kg_platform.errors import ConfigError, RetrievalError
+from kg_platform.retrieval.base import RetrievedItem
+
+if TYPE_CHECKING:
+    from kg_platform.retrieval.base import RetrievalContext
+
+log = logging.getLogger(__name__)
+
+SELECTIONS = ("none", "sage")
+_EPS = 1e-6
+
+
+def gradient_cut(scores: Sequence[float], min_k: int, g: float) -> int:
+    """How many of the descending ``scores`` to keep (paper Algorithm 2, multiplicative rule).
+
+    The first ``min_k`` are always kept; then item ``i`` is kept while ``S[i] >= g * S[i-1]``;
+    the first steeper drop stops the scan. Scores must be positive for a ratio test.
+    """
+    if min_k < 1:
+        raise ConfigError(f"SAGE min_k must be >= 1, got {min_k}", hint="set KGP_SAGE__MIN_K")
+    if not 0.0 < g <= 1.0:
+        raise ConfigError(f"SAGE gradient g must be in (0, 1], got {g}",
+                          hint="set KGP_SAGE__GRADIENT, e.g. 0.3 (paper)")
+    n = len(scores)
+    keep = min(min_k, n)
+    for i in range(keep, n):
+        if scores[i] >= g * scores[i - 1]:
+            keep = i + 1
+        else:
+            break
+    return keep
+
+
+_CE_CACHE: dict[str, object] = {}
+_CE_LOCK = threading.Lock()
+
+
+def _cross_encoder(path: str):  # noqa: ANN202 - sentence_transformers.CrossEncoder
+    with _CE_LOCK:
+        if path not in _CE_CACHE:
+            try:
+                from sentence_transformers import CrossEncoder
+
+                _CE_CACHE[path] = CrossEncoder(path, device="cpu")
+            except Exception as exc:  # noqa: BLE001
+                raise ConfigError(
+                    f"could not load the SAGE cross-encoder from {path}: {exc}",
+                    hint="set KGP_SAGE__CROSS_ENCODER to a local cross-encoder directory, or "
+                    "unset it to rerank with the embedder's cosine",
+                ) from exc
+        return _CE_CACHE[path]
+
+
+def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tuple[np.ndarray, str]:
+    """Positive relevance scores of ``texts`` for ``query`` and the name of the scorer used."""
+    if not texts:
+        return np.zeros(0, dtype=np.float32), "none"
+    path = ctx.settings.sage.cross_encoder
+    if path:
+        raw = np.asarray(_cross_encoder(path).predict([(query, t) for t in texts]), dtype=np.float64)
+        # Logits may be negative; the ratio test needs positive scores (spec §3.3): sigmoid.
+        return 1.0 / (1.0 + np.exp(-raw)), "cross-encoder"
+    vecs = ctx.embedder.embed([query, *texts])
+    cos = vecs[1:] @ vecs[0]
+    return np.maximum(cos.astype(np.float64), _EPS), "embedder-cosine"
+
+
+def sage_select(query: str, items: list[RetrievedItem], ctx: "RetrievalContext") -> list[RetrievedItem]:
+    """Rerank the top-N items and keep the gradient cut of them."""
+    cfg = ctx.settings.sage
+    candidates = items[: cfg.n_candidates]
+    scores, scorer = rerank_scores(query, [it.text for it in candidates], ctx)
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
+    ranked = [float(scores[i]) for i in order]
+    keep = gradient_cut(ranked, cfg.min_k, cfg.gradient)
+    out = []
+    for i in order[:keep]:
+        it = candidates[i]
+        breakdown = {**it.breakdown, "retrieval_score": it.score, f"sage_{scorer}": float(scores[i])}
+        out.append(replace(it, score=float(scores[i]), breakdown=breakdown))
+    log.debug("sage selection kept %d of %d candidates (%s)", keep, len(candidates), scorer)
+    return out
+
+
+def apply_selection(name: str, query: str, items: list[RetrievedItem],
+                    ctx: "RetrievalContext") -> list[RetrievedItem]:
+    """Post-process a strategy's ranked items with the named selection (``none`` | ``sage``)."""
+    if name in ("none", "", None):
+        return items
+    if name == "sage":
+        return sage_select(query, items, ctx)
+    raise RetrievalError(f"unknown selection {name!r}", hint=f"use one of: {', '.join(SELECTIONS)}")
+
+
+def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
+    """How many items a caller should ask the strategy for before applying ``name``."""
+    return max(k, ctx.settings.sage.n_candidates) if name == "sage" else k

@@ -1,0 +1,71 @@
+"""SAGE gradient selection (spec §3.3) on hand-made scores, including the paper's worked example."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from kg_platform.config import Settings
+from kg_platform.errors import ConfigError, RetrievalError
+from kg_platform.retrieval.base import RetrievedItem
+from kg_platform.retrieval.selection import apply_selection, gradient_cut
+
+PAPER = [13.79, 13.58, 11.91, 11.55, 10.94, 7.815, 7.665, 5.49, 4.416, 1.304, 1.2, 1.1]
+
+
+def test_paper_worked_example_keeps_nine():
+    # min_k = 7; 5.49 >= 0.3*7.665 and 4.416 >= 0.3*5.49 kept; 1.304 < 0.3*4.416 stops.
+    assert gradient_cut(PAPER, min_k=7, g=0.3) == 9
+
+
+def test_min_k_is_always_kept_even_after_a_cliff():
+    assert gradient_cut([10.0, 0.1, 0.05], min_k=2, g=0.3) == 3
+    assert gradient_cut([10.0, 0.1, 0.01], min_k=2, g=0.3) == 2
+
+
+def test_fewer_scores_than_min_k():
+    assert gradient_cut([3.0, 2.0], min_k=7, g=0.3) == 2
+    assert gradient_cut([], min_k=7, g=0.3) == 0
+
+
+def test_flat_scores_keep_everything_and_steep_g_cuts_early():
+    assert gradient_cut([1.0] * 10, min_k=1, g=0.3) == 10
+    assert gradient_cut([1.0, 0.9, 0.8], min_k=1, g=0.95) == 1
+
+
+def test_invalid_parameters_raise_config_errors():
+    with pytest.raises(ConfigError):
+        gradient_cut([1.0], min_k=0, g=0.3)
+    with pytest.raises(ConfigError):
+        gradient_cut([1.0], min_k=1, g=3.3)  # the misprinted 1/g reading
+
+
+class _FakeEmbedder:
+    """Deterministic unit vectors: the query is e0; item i is cos_i along e0."""
+
+    def __init__(self, cosines: dict[str, float]):
+        self.cosines = cosines
+
+    def embed(self, texts):
+        out = []
+        for t in texts:
+            c = self.cosines.get(t, 1.0)
+            out.append([c, float(np.sqrt(max(0.0, 1 - c * c)))])
+        return np.asarray(out, dtype=np.float32)
+
+
+def test_apply_selection_reranks_and_cuts():
+    cos = {"a": 0.2, "b": 0.9, "c": 0.8, "d": 0.1}
+    settings = Settings(sage={"min_k": 1, "gradient": 0.5, "n_candidates": 20})
+    ctx = SimpleNamespace(settings=settings, embedder=_FakeEmbedder(cos))
+    items = [RetrievedItem(id=t, text=t, score=1.0 - i / 10) for i, t in enumerate("abcd")]
+    out = apply_selection("sage", "query", items, ctx)
+    # reranked b (0.9), c (0.8), a (0.2 < 0.5*0.8 stops)
+    assert [it.id for it in out] == ["b", "c"]
+    assert out[0].breakdown["retrieval_score"] == pytest.approx(0.9)
+    assert out[0].score == pytest.approx(0.9, abs=1e-5)
+    assert apply_selection("none", "query", items, ctx) is items
+    with pytest.raises(RetrievalError):
+        apply_selection("bogus", "query", items, ctx)
