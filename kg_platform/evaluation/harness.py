@@ -1,0 +1,283 @@
+"""The evaluation run: corpus ready -> every question through every strategy -> scores.
+
+One :func:`run_evaluation` call is one ``kgp eval``. The graph, the embedder and the settings come
+in from the caller (CLI, SDK, notebook, tests), so the harness has no hidden connection of its own.
+
+What is timed: ``strategy.retrieve`` (query embedding included) plus the optional selection
+post-processor, per question, with ``time.perf_counter``. Not timed: ingestion, one unmeasured
+warm-up query per strategy (model load, Cypher plan cache), scoring.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg_platform.errors import EvaluationError, KGPError
+from kg_platform.evaluation.datasets import QAExample, dataset_name, load_dataset
+from kg_platform.evaluation.metrics import (
+    QuestionScore,
+    Ranked,
+    aggregate,
+    cut_at_budget,
+    cut_at_k,
+    dedupe,
+    score_question,
+)
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, get_strategy
+
+if TYPE_CHECKING:
+    from kg_platform.config import Settings
+    from kg_platform.embedding import Embedder
+    from kg_platform.graph import GraphClient
+
+log = logging.getLogger(__name__)
+
+BASELINE_LEVEL = 2
+MAX_FETCH_K = 100
+TOKENS_PER_ITEM_FLOOR = 16   # budget mode asks for budget/16 items: enough to fill it with pieces
+CURVE_POINTS = 8
+
+
+@lru_cache(maxsize=200_000)
+def _tokens(text: str) -> int:
+    from kg_platform.segmenting.tokens import count_tokens
+
+    return count_tokens(text)
+
+
+def _truncate(text: str, n: int) -> str:
+    from kg_platform.segmenting.tokens import truncate_tokens
+
+    return truncate_tokens(text, n)
+
+
+@dataclass
+class EvalConfig:
+    """What ``kgp eval`` was asked to do."""
+
+    dataset: Path
+    strategies: list[str]
+    k: int = 5
+    budget_tokens: int | None = None
+    limit: int | None = None
+    corpus: str | None = None            # default: qa-<dataset file stem>
+    corpus_limit: int | None = None      # ingest only the first N questions' paragraphs (tests)
+    ingest: bool = True                  # False: score the corpus as it is in the graph
+    select: str | None = None            # post-processor from kg_platform.retrieval.selection
+    fetch_k: int | None = None           # items asked from a strategy (default: see fetch_size)
+
+    def __post_init__(self) -> None:
+        self.dataset = Path(self.dataset)
+        if not self.strategies:
+            raise EvaluationError("no strategy given", hint="e.g. --strategy bm25,vector,hybrid")
+        if self.k < 1:
+            raise EvaluationError(f"--k must be >= 1, got {self.k}")
+        if self.budget_tokens is not None and self.budget_tokens < 1:
+            raise EvaluationError(f"--budget-tokens must be >= 1, got {self.budget_tokens}")
+        if self.corpus is None:
+            self.corpus = f"qa-{dataset_name(self.dataset)}"
+
+    def fetch_size(self) -> int:
+        """Items requested from a strategy before selection, dedup and the cut."""
+        if self.fetch_k:
+            return self.fetch_k
+        if self.budget_tokens:
+            return min(MAX_FETCH_K, max(self.k, -(-self.budget_tokens // TOKENS_PER_ITEM_FLOOR)))
+        return self.k
+
+
+@dataclass
+class StrategyRun:
+    """Everything measured for one strategy."""
+
+    name: str
+    scores: list[QuestionScore] = field(default_factory=list)
+    latencies_ms: list[float] = field(default_factory=list)
+    rankings: list[list[Ranked]] = field(default_factory=list)   # deduped, before the cut
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass
+class EvalResult:
+    config: EvalConfig
+    examples: list[QAExample]           # scored questions (non-empty gold)
+    skipped: int                        # questions without gold
+    runs: dict[str, StrategyRun]
+    corpus_chunks: int
+    ingest: dict[str, Any] | None
+    wall_s: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The stable report (keys are only ever added, never renamed)."""
+        from kg_platform.evaluation.report import report_json
+
+        return report_json(self)
+
+
+# ------------------------------------------------------------------------------ corpus
+def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
+                  embedder: "Embedder | None" = None) -> dict[str, Any] | None:
+    """Ingest the dataset's pooled corpus unless told not to; unchanged paragraphs are skipped
+    by the ingestion itself, so a second run only pays for the hash check."""
+    if not cfg.ingest:
+        return None
+    try:
+        qa = importlib.import_module("kg_platform.ingest.qa")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("kg_platform.ingest", "kg_platform.ingest.qa"):
+            raise
+        raise EvaluationError(
+            "kgp eval ingests the dataset through kg_platform.ingest.qa, which is not installed "
+            "in this build",
+            hint="ingest the corpus another way and pass --no-ingest with --corpus NAME",
+        ) from exc
+    kwargs = {"embedder": embedder} if embedder is not None else {}
+    report = qa.ingest_qa(graph, settings, cfg.dataset, cfg.corpus, limit=cfg.corpus_limit,
+                          **kwargs)
+    status = getattr(report, "status", "completed")
+    if status == "failed":
+        raise EvaluationError(
+            f"ingesting {cfg.dataset} into corpus {cfg.corpus!r} failed: "
+            f"{getattr(report, 'fatal', '')}",
+            hint=f"run `kgp ingest-qa {cfg.dataset} --corpus {cfg.corpus}` to see the details")
+    return {
+        "run_id": getattr(report, "run_id", None), "status": status,
+        "added": len(getattr(report, "added", []) or []),
+        "replaced": len(getattr(report, "replaced", []) or []),
+        "skipped": len(getattr(report, "skipped", []) or []),
+        "errors": len(getattr(report, "errors", []) or []),
+        "duration_s": getattr(report, "duration_s", None),
+    }
+
+
+def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL) -> int:
+    rows = graph.read("retrieval/baseline_corpus_chunks", corpus=corpus, level=level)
+    return int(rows[0]["chunks"]) if rows else 0
+
+
+# ----------------------------------------------------------------------------- selection
+Selector = Callable[[str, list[RetrievedItem], RetrievalContext], list[RetrievedItem]]
+
+
+def load_selector(name: str | None) -> tuple[Selector | None, Callable[[int, RetrievalContext], int]]:
+    """``(apply, candidates_needed)`` of ``kg_platform.retrieval.selection`` for ``name``."""
+    if not name or name == "none":
+        return None, lambda k, ctx: k
+    try:
+        mod = importlib.import_module("kg_platform.retrieval.selection")
+    except ModuleNotFoundError as exc:
+        if exc.name != "kg_platform.retrieval.selection":
+            raise
+        raise EvaluationError(
+            f"--select {name} needs kg_platform.retrieval.selection, which is not in this build",
+            hint="run without --select") from exc
+
+    def apply(query: str, items: list[RetrievedItem], ctx: RetrievalContext) -> list[RetrievedItem]:
+        return mod.apply_selection(name, query, items, ctx)
+
+    needed = getattr(mod, "candidates_needed", None)
+
+    def candidates(k: int, ctx: RetrievalContext) -> int:
+        return int(needed(name, k, ctx)) if needed else k
+
+    return apply, candidates
+
+
+# ------------------------------------------------------------------------------- scoring
+def cut(ranking: list[Ranked], cfg: EvalConfig, k: int | None = None,
+        budget: int | None = None) -> list[Ranked]:
+    """Cut at the budget when one is set, else at k (with ``--select``: as selected)."""
+    budget = budget if budget is not None else cfg.budget_tokens
+    if budget:
+        return cut_at_budget(ranking, budget, _tokens, _truncate)
+    if k is None and cfg.select and cfg.select != "none":
+        return list(ranking)  # a selection post-processor decides how many items to keep
+    return cut_at_k(ranking, k or cfg.k)
+
+
+def curve(run: StrategyRun, examples: list[QAExample], cfg: EvalConfig) -> list[dict[str, float]]:
+    """Recall against context tokens at growing cuts (k = 1..k, or budget/8 .. budget)."""
+    if cfg.budget_tokens:
+        cuts = sorted({max(1, cfg.budget_tokens * i // CURVE_POINTS) for i in range(1, CURVE_POINTS + 1)})
+        kw = "budget"
+    else:
+        cuts = list(range(1, cfg.k + 1))
+        kw = "k"
+    points = []
+    for c in cuts:
+        scores = [score_question(cut(r, cfg, **{kw: c}), ex.gold, _tokens)
+                  for r, ex in zip(run.rankings, examples)]
+        agg = aggregate(scores, [])
+        points.append({"cut": c, "sentence_recall": agg["sentence_recall"],
+                       "paragraph_recall": agg["paragraph_recall"],
+                       "context_tokens": agg["context_tokens"]})
+    return points
+
+
+# ----------------------------------------------------------------------------------- run
+def run_evaluation(
+    cfg: EvalConfig,
+    graph: "GraphClient",
+    embedder: "Embedder",
+    settings: "Settings",
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> EvalResult:
+    """Ingest (unless disabled), then score every strategy on every question with gold."""
+    started = time.perf_counter()
+    all_examples = load_dataset(cfg.dataset, limit=cfg.limit)
+    examples = [ex for ex in all_examples if ex.gold]
+    skipped = len(all_examples) - len(examples)
+    ingest_stats = ensure_corpus(graph, settings, cfg, embedder)
+    assert cfg.corpus is not None
+    chunks = corpus_chunks(graph, cfg.corpus)
+    if chunks == 0:
+        raise EvaluationError(
+            f"corpus {cfg.corpus!r} has no level-{BASELINE_LEVEL} chunks to retrieve from",
+            hint=f"run `kgp ingest-qa {cfg.dataset} --corpus {cfg.corpus}` (or drop --no-ingest)")
+    ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=cfg.corpus)
+    selector, candidates = load_selector(cfg.select)
+    fetch = max(cfg.fetch_size(), candidates(cfg.fetch_size(), ctx))
+
+    runs: dict[str, StrategyRun] = {}
+    for name in cfg.strategies:
+        strategy = get_strategy(name, ctx)
+        run = StrategyRun(name)
+        if examples:  # warm-up: model load and query planning are not retrieval latency
+            try:
+                _retrieve(strategy, selector, ctx, examples[0].question, fetch)
+            except KGPError:
+                pass  # recorded below when the same question is scored
+        for i, ex in enumerate(examples):
+            t0 = time.perf_counter()
+            try:
+                items = _retrieve(strategy, selector, ctx, ex.question, fetch)
+            except KGPError as exc:  # one failing question must not hide the other 99
+                log.warning("%s failed on %s: %s", name, ex.id, exc)
+                run.errors.append(f"{ex.id}: {exc}")
+                items = []
+            run.latencies_ms.append((time.perf_counter() - t0) * 1000.0)
+            ranking = dedupe([Ranked(it.id, it.text) for it in items])
+            run.rankings.append(ranking)
+            run.scores.append(score_question(cut(ranking, cfg), ex.gold, _tokens))
+            if progress:
+                progress(name, i + 1, len(examples))
+        runs[name] = run
+    return EvalResult(config=cfg, examples=examples, skipped=skipped, runs=runs,
+                      corpus_chunks=chunks, ingest=ingest_stats,
+                      wall_s=time.perf_counter() - started)
+
+
+def _retrieve(strategy: Any, selector: Selector | None, ctx: RetrievalContext, query: str,
+              fetch: int) -> list[RetrievedItem]:
+    items = list(strategy.retrieve(query, fetch))
+    if selector is not None:
+        items = list(selector(query, items, ctx))
+    return items

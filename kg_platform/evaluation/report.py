@@ -1,0 +1,148 @@
+"""The outputs of an evaluation: the stable JSON report, per-question JSONL and the table.
+
+JSON contract (other tools read it; add keys, never rename or drop)::
+
+    {"dataset": str, "questions": int, "k": int, "budget_tokens": int | null,
+     "strategies": {NAME: {"paragraph_recall": float, "sentence_recall": float,
+                           "all_supporting_found": float, "mrr": float, "context_tokens": float,
+                           "latency_ms_p50": float, "latency_ms_p95": float, "n": int,
+                           ...additive: "errors", "curve"}},
+     ...additive: "schema_version", "corpus", "corpus_chunks", "skipped_empty_gold",
+                  "fetch_k", "select", "ingest", "wall_s", "created"}
+
+``questions`` is the number of questions read (after ``--limit``); ``n`` per strategy is the
+number scored (questions with empty gold are skipped and counted in ``skipped_empty_gold``).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg_platform.evaluation.metrics import aggregate
+
+if TYPE_CHECKING:
+    from kg_platform.evaluation.harness import EvalResult
+
+SCHEMA_VERSION = 1
+REQUIRED_STRATEGY_KEYS: dict[str, type | tuple[type, ...]] = {
+    "paragraph_recall": float, "sentence_recall": float, "all_supporting_found": float,
+    "mrr": float, "context_tokens": float, "latency_ms_p50": float, "latency_ms_p95": float,
+    "n": int,
+}
+REQUIRED_TOP_KEYS: dict[str, type | tuple[type, ...]] = {
+    "dataset": str, "questions": int, "k": int, "budget_tokens": (int, type(None)),
+    "strategies": dict,
+}
+
+
+def report_json(result: "EvalResult") -> dict[str, Any]:
+    from kg_platform.evaluation.harness import curve
+
+    cfg = result.config
+    strategies: dict[str, Any] = {}
+    for name, run in result.runs.items():
+        block = aggregate(run.scores, run.latencies_ms)
+        block["errors"] = len(run.errors)
+        block["curve"] = curve(run, result.examples, cfg)
+        strategies[name] = block
+    return {
+        "dataset": str(cfg.dataset),
+        "questions": len(result.examples) + result.skipped,
+        "k": cfg.k,
+        "budget_tokens": cfg.budget_tokens,
+        "strategies": strategies,
+        "schema_version": SCHEMA_VERSION,
+        "corpus": cfg.corpus,
+        "corpus_chunks": result.corpus_chunks,
+        "skipped_empty_gold": result.skipped,
+        "fetch_k": cfg.fetch_size(),
+        "select": cfg.select,
+        "ingest": result.ingest,
+        "wall_s": round(result.wall_s, 3),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def validate_report(report: dict[str, Any]) -> list[str]:
+    """Problems with ``report`` against the stable contract (empty list = valid)."""
+    problems = []
+    for key, typ in REQUIRED_TOP_KEYS.items():
+        if key not in report:
+            problems.append(f"missing top-level key {key!r}")
+        elif not isinstance(report[key], typ) or isinstance(report[key], bool):
+            problems.append(f"{key!r} has type {type(report[key]).__name__}")
+    for name, block in (report.get("strategies") or {}).items():
+        for key, typ in REQUIRED_STRATEGY_KEYS.items():
+            if key not in block:
+                problems.append(f"strategy {name!r}: missing {key!r}")
+            elif not isinstance(block[key], typ) or isinstance(block[key], bool):
+                problems.append(f"strategy {name!r}: {key!r} has type {type(block[key]).__name__}")
+    return problems
+
+
+def per_question_rows(result: "EvalResult") -> list[dict[str, Any]]:
+    """One row per (question, strategy) with the ranked ids and which gold facts each hit."""
+    rows = []
+    for name, run in result.runs.items():
+        for ex, score, latency in zip(result.examples, run.scores, run.latencies_ms):
+            rows.append({
+                "id": ex.id, "question": ex.question, "strategy": name,
+                "gold": [[f.title, f.sentence] for f in ex.gold],
+                "ids": score.ids, "hits": score.hits, "first_hit_rank": score.first_hit_rank,
+                "sentence_recall": score.sentence_recall,
+                "paragraph_recall": score.paragraph_recall,
+                "all_supporting_found": score.all_supporting_found, "rr": score.rr,
+                "context_tokens": score.context_tokens, "latency_ms": round(latency, 3),
+            })
+    return rows
+
+
+def write_json(report: dict[str, Any], path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def write_per_question(result: "EvalResult", path: str | Path) -> None:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for row in per_question_rows(result):
+            fh.write(json.dumps(row) + "\n")
+
+
+COLUMNS = [("paragraph_recall", "para R", "{:.3f}"), ("sentence_recall", "sent R", "{:.3f}"),
+           ("all_supporting_found", "all found", "{:.3f}"), ("mrr", "MRR", "{:.3f}"),
+           ("context_tokens", "ctx tok", "{:.0f}"), ("latency_ms_p50", "p50 ms", "{:.1f}"),
+           ("latency_ms_p95", "p95 ms", "{:.1f}"), ("n", "n", "{}")]
+
+
+def table_text(report: dict[str, Any]) -> str:
+    """A plain Markdown table of the report (for notes, logs and non-terminal output)."""
+    cut = (f"budget {report['budget_tokens']} tokens" if report.get("budget_tokens")
+           else f"k={report['k']}")
+    lines = [f"{Path(report['dataset']).name}: {report['questions']} questions, {cut}",
+             "| strategy | " + " | ".join(c[1] for c in COLUMNS) + " |",
+             "|---" * (len(COLUMNS) + 1) + "|"]
+    for name, block in report["strategies"].items():
+        cells = [fmt.format(block[key]) for key, _, fmt in COLUMNS]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def render_table(report: dict[str, Any]) -> Any:
+    """A rich Table of the report, for the terminal."""
+    from rich.table import Table
+
+    cut = (f"budget {report['budget_tokens']} tokens" if report.get("budget_tokens")
+           else f"k={report['k']}")
+    table = Table(title=f"{Path(report['dataset']).name} - {report['questions']} questions, {cut}")
+    table.add_column("strategy")
+    for _, label, _ in COLUMNS:
+        table.add_column(label, justify="right")
+    for name, block in report["strategies"].items():
+        table.add_row(name, *[fmt.format(block[key]) for key, _, fmt in COLUMNS])
+    return table

@@ -1,0 +1,142 @@
+"""Peer strategies: Neo4j's own ``neo4j-graphrag`` retrievers over *our* indexes.
+
+``peer-neo4j-graphrag-vector`` runs ``VectorRetriever`` on ``chunk_embedding_l2`` and
+``peer-neo4j-graphrag-hybrid`` runs ``HybridRetriever`` (its default "naive" ranker: each index's
+scores divided by that index's max, then the max per node) on ``chunk_embedding_l2`` +
+``chunk_text_l2``. Both are measured on the same database, chunks and embedder as our baselines,
+so the comparison is about the retrieval logic only.
+
+Known differences, on purpose:
+
+* neither retriever can restrict its index query to one corpus, so we over-fetch ``top_k`` and
+  filter by the ``corpus`` property in Python (doubling the fetch while too few survive);
+* ``HybridRetriever`` passes the text to Lucene unescaped and fails on operator characters, so
+  the fulltext side receives the question with Lucene syntax escaped, while the vector side gets
+  the embedding of the original question (passed as ``query_vector``).
+
+Needs the optional extra: ``pip install 'kg-platform[peers]'``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+from kg_platform.errors import RetrievalError
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.baselines import BASELINE_LEVEL, MAX_FETCH
+from kg_platform.retrieval.lucene import fulltext_query
+
+RETURN_PROPERTIES = ["id", "text", "corpus", "level", "source_id", "tokens"]
+
+
+def _require_graphrag() -> Any:
+    try:
+        import neo4j_graphrag  # noqa: F401
+        from neo4j_graphrag.embeddings.base import Embedder as GraphragEmbedder
+    except ModuleNotFoundError as exc:
+        raise RetrievalError(
+            "peer strategies need the neo4j-graphrag package",
+            hint="pip install 'kg-platform[peers]'",
+        ) from exc
+    return GraphragEmbedder
+
+
+def graphrag_embedder(embedder: Any) -> Any:
+    """Our :class:`~kg_platform.embedding.Embedder` behind neo4j-graphrag's ``Embedder`` ABC."""
+    base = _require_graphrag()
+
+    class _Adapter(base):  # type: ignore[misc, valid-type]
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = embedder
+
+        def embed_query(self, text: str) -> list[float]:
+            return [float(x) for x in self.inner.embed([text])[0]]
+
+    return _Adapter()
+
+
+@dataclass
+class GraphragPeer:
+    """Runs one neo4j-graphrag retriever and keeps the hits of the evaluated corpus."""
+
+    ctx: RetrievalContext
+    hybrid: bool
+    name: str = ""
+    level: int = BASELINE_LEVEL
+    _retriever: Any = field(default=None, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _require_graphrag()
+        from neo4j_graphrag.retrievers import HybridRetriever, VectorRetriever
+
+        embedder = graphrag_embedder(self.ctx.embedder)
+        vector_index = f"chunk_embedding_l{self.level}"
+        try:
+            if self.hybrid:
+                self._retriever = HybridRetriever(
+                    self.ctx.graph.driver, vector_index_name=vector_index,
+                    fulltext_index_name=f"chunk_text_l{self.level}", embedder=embedder,
+                    return_properties=RETURN_PROPERTIES, neo4j_database=self.ctx.graph.database)
+            else:
+                self._retriever = VectorRetriever(
+                    self.ctx.graph.driver, index_name=vector_index, embedder=embedder,
+                    return_properties=RETURN_PROPERTIES, neo4j_database=self.ctx.graph.database)
+        except Exception as exc:  # the library raises its own error types
+            raise RetrievalError(
+                f"neo4j-graphrag could not build its retriever over {vector_index}: {exc}",
+                hint="run `kgp init` so the indexes exist, and ingest a corpus first",
+            ) from exc
+
+    def _search(self, query: str, vector: list[float], top_k: int) -> list[Any]:
+        with warnings.catch_warnings():
+            # neo4j-graphrag 1.x warns that its own 'id' column (an elementId) is deprecated;
+            # we read our id from the node's properties.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return self._search_records(query, vector, top_k)
+
+    def _search_records(self, query: str, vector: list[float], top_k: int) -> list[Any]:
+        if self.hybrid:
+            raw = self._retriever.get_search_results(
+                query_text=fulltext_query(query) or query, query_vector=vector, top_k=top_k)
+        else:
+            raw = self._retriever.get_search_results(query_vector=vector, top_k=top_k)
+        return list(raw.records)
+
+    def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
+        vector = [float(x) for x in self.ctx.embedder.embed([query])[0]]
+        fetch = max(50, k * 10) if self.ctx.corpus else k
+        while True:
+            records = self._search(query, vector, fetch)
+            kept = [r for r in records
+                    if self.ctx.corpus is None or r["node"].get("corpus") == self.ctx.corpus]
+            # The hybrid query returns up to top_k from each index, so "exhausted" means fewer
+            # than top_k rows came back in total.
+            if len(kept) >= k or len(records) < fetch or fetch >= MAX_FETCH:
+                break
+            fetch = min(fetch * 4, MAX_FETCH)
+        return [self._item(r) for r in kept[:k]]
+
+    def _item(self, rec: Any) -> RetrievedItem:
+        node = rec["node"]
+        return RetrievedItem(
+            id=node.get("id") or rec["elementId"], text=node.get("text") or "",
+            score=float(rec["score"]), kind="chunk", level=node.get("level"),
+            source_id=node.get("source_id"), tokens=node.get("tokens"),
+            query=f"neo4j_graphrag.{type(self._retriever).__name__}",
+        )
+
+
+@register_strategy("peer-neo4j-graphrag-vector",
+                   "neo4j-graphrag VectorRetriever over chunk_embedding_l2 (extra: peers)")
+def _peer_vector(ctx: RetrievalContext) -> GraphragPeer:
+    return GraphragPeer(ctx, hybrid=False, name="peer-neo4j-graphrag-vector")
+
+
+@register_strategy("peer-neo4j-graphrag-hybrid",
+                   "neo4j-graphrag HybridRetriever over chunk_embedding_l2 + chunk_text_l2 "
+                   "(extra: peers)")
+def _peer_hybrid(ctx: RetrievalContext) -> GraphragPeer:
+    return GraphragPeer(ctx, hybrid=True, name="peer-neo4j-graphrag-hybrid")
