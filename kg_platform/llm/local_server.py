@@ -23,7 +23,6 @@ import importlib.util
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -32,6 +31,7 @@ import urllib.request
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from kg_platform._process import free_port, pid_alive as _alive
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError, LLMError
 
@@ -62,27 +62,6 @@ class LocalStatus:
 
     def to_dict(self) -> dict:
         return {**asdict(self), "base_url": self.base_url}
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie (exited child not yet reaped) is not a running server.
-    try:
-        with open(f"/proc/{pid}/stat", encoding="utf-8") as fh:
-            return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
-    except OSError:
-        return True
 
 
 def _is_llama_server(pid: int) -> bool:
