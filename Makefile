@@ -7,17 +7,16 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 KGP := $(VENV)/bin/kgp
 # uv installs from its cache outside the clone (~/.cache/uv), so a warm `make test` is fast.
-UV ?= $(shell command -v uv 2>/dev/null || echo $(HOME)/.local/bin/uv)
+UV ?= $(PYTHON) -m uv
 EXTRAS ?= all,dev
 
-.PHONY: install demo test test-fast neo4j-start neo4j-stop clean
+.PHONY: install demo test test-fast neo4j-start neo4j-stop clean system-deps
 
 $(VENV)/.installed: pyproject.toml
-	@command -v java >/dev/null || { echo "Java 17 is missing: apt-get install -y openjdk-17-jre-headless"; exit 1; }
-	@command -v mvn >/dev/null || { echo "Maven is missing: apt-get install -y maven"; exit 1; }
-	@test -x "$(UV)" || $(PYTHON) -m pip install --user --quiet uv
-	"$(UV)" venv --quiet --allow-existing --python $(PYTHON) $(VENV)
-	"$(UV)" pip install --quiet --python $(PY) -e ".[$(EXTRAS)]"
+	@command -v java >/dev/null && command -v mvn >/dev/null || $(MAKE) --no-print-directory system-deps
+	@$(UV) --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
+	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
+	$(UV) pip install --quiet --python $(PY) -e ".[$(EXTRAS)]"
 	touch $@
 
 install: $(VENV)/.installed
@@ -36,6 +35,15 @@ neo4j-start: install
 
 neo4j-stop: install
 	$(KGP) neo4j stop
+
+# Java 17 runs Neo4j 5.26; Maven fetches it from Maven Central (once). Installed from Debian when
+# we may (root with apt-get); otherwise we say what to install.
+system-deps:
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && apt-get install -y -qq openjdk-17-jre-headless maven; \
+	else \
+	  echo "Java 17 and Maven are needed: sudo apt-get install -y openjdk-17-jre-headless maven"; exit 1; \
+	fi
 
 clean:
 	rm -rf $(VENV) build *.egg-info
