@@ -124,6 +124,9 @@ class MoGSettings(BaseModel):
     fetch: int = Field(200, description="index hits fetched before the corpus filter (indexes "
                        "span all corpora; raise it when one corpus is a small share)")
     mogg_seeds: int = Field(20, description="seed pieces (group centres) taken from the index")
+    mogg_seed_index: Literal["bm25", "vector", "hybrid"] = Field(
+        "hybrid", description="where MoGG seeds come from: the piece fulltext index (BM25), the "
+        "piece vector index, or both (a seed's score = the sum of its normalised scores)")
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
     fixed_mogg_level: int = Field(2, description="MoGG level (hop radius + 1) without a router")
     router_hidden: int = Field(256, description="router MLP hidden width (spec §1.6 choice)")
@@ -138,14 +141,19 @@ class MoGSettings(BaseModel):
 
 
 class PropagationSettings(BaseModel):
+    # C:I:T fitted on the first half of the 2Wiki dev questions at 512 tokens (`kgp router
+    # fit-propagation`: C 1.0, I 0.15, T 0.35), scaled so C and D keep the spec's 0.5 / 0.35.
     lam_c: float = 0.5
     lam_d: float = 0.35
-    lam_i: float = 0.15
+    lam_i: float = 0.075
     k_per_layer: int = 8
     # --- retrieval engineer: extra layers and aggregation (additive)
     lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces)")
-    aggregate: Literal["wsum", "wmax"] = Field(
-        "wsum", description="wsum: sum of weighted per-layer maxima (spec §5.5); wmax: their max")
+    lam_t: float = Field(0.175, description="weight of the lexical layer: BM25 of level-1 chunks, "
+                         "divided by the query's best BM25 score")
+    aggregate: Literal["wsum", "wmax", "rrf"] = Field(
+        "wsum", description="wsum: sum of weighted per-layer maxima (spec §5.5); wmax: their max; "
+        "rrf: weighted reciprocal-rank fusion of the per-layer rankings (k_rrf = 60)")
     fetch: int = Field(200, description="vector hits fetched per layer before the corpus filter")
 
 

@@ -130,28 +130,42 @@ def bench_retrieve(
 def fit_propagation(
     corpus: str = typer.Option(..., "--corpus"),
     dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False),
-    k: int = typer.Option(5, "--k"),
-    aggregate: str = typer.Option("wsum", "--aggregate", help="wsum | wmax"),
+    k: int = typer.Option(5, "--k", help="score paragraph recall at k results"),
+    budget_tokens: int | None = typer.Option(
+        None, "--budget-tokens", help="score at this many context tokens instead of at k"),
+    aggregate: str = typer.Option("wsum", "--aggregate", help="wsum | wmax | rrf"),
+    holdout: float = typer.Option(
+        0.5, "--holdout", min=0.0, max=0.9,
+        help="fraction of the questions (every n-th) kept out of the fit and scored with the "
+        "fitted weights, so the reported number is not only in-sample"),
     limit: int | None = typer.Option(None, "--limit"),
 ) -> None:
-    """Grid-search the propagation layer weights on dev questions (paragraph recall@k)."""
+    """Grid-search the propagation layer weights on dev questions (paragraph recall)."""
     from kg_platform.evaluation.datasets import load_dataset
-    from kg_platform.evaluation.metrics import Ranked, dedupe, score_question
-    from kg_platform.retrieval.propagate import fit_weights
-    from kg_platform.segmenting.tokens import count_tokens
+    from kg_platform.evaluation.harness import ranking_score
+    from kg_platform.retrieval.propagate import fit_weights, rank_with
 
     examples = [ex for ex in load_dataset(dataset) if ex.gold][:limit]
+    every = round(1 / holdout) if holdout > 0 else 0
+    held = [i for i in range(len(examples)) if every and i % every == every - 1]
+    train = [i for i in range(len(examples)) if i not in set(held)]
     ctx = _context(corpus)
 
     def recall(i: int, items) -> float:  # noqa: ANN001
-        ranking = dedupe([Ranked(it.id, it.text) for it in items])[:k]
-        return score_question(ranking, examples[i].gold, count_tokens).paragraph_recall
+        return ranking_score(items, examples[i].gold, k=k, budget=budget_tokens).paragraph_recall
 
+    fetch = max(k, -(-budget_tokens // 16)) if budget_tokens else k
     try:
-        lam, score = fit_weights(ctx, [ex.question for ex in examples], recall, k,
-                                 aggregate=aggregate)
+        lam, fit_score, cached = fit_weights(ctx, [ex.question for ex in examples], recall, fetch,
+                                             aggregate=aggregate, train=train)
     finally:
         ctx.graph.close()
-    typer.echo(json.dumps({"weights": lam, "paragraph_recall_at_k": round(score, 4),
-                           "aggregate": aggregate, "questions": len(examples)}, indent=2))
-    typer.echo("set with: " + " ".join(f"KGP_PROPAGATION__LAM_{x}={v}" for x, v in lam.items()))
+    out = {"weights": lam, "aggregate": aggregate, "paragraph_recall_train": round(fit_score, 4),
+           "train_questions": len(train), "heldout_questions": len(held),
+           "cut": {"budget_tokens": budget_tokens} if budget_tokens else {"k": k}}
+    if held:
+        out["paragraph_recall_heldout"] = round(
+            sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in held) / len(held), 4)
+    typer.echo(json.dumps(out, indent=2))
+    typer.echo("set with: " + " ".join(f"KGP_PROPAGATION__LAM_{x}={v}" for x, v in lam.items())
+               + f" KGP_PROPAGATION__AGGREGATE={aggregate}")

@@ -202,6 +202,14 @@ def cut(ranking: list[Ranked], cfg: EvalConfig, k: int | None = None,
     return cut_at_k(ranking, k or cfg.k)
 
 
+def ranking_score(items: list[RetrievedItem], gold: Any, *, k: int = 5,
+                  budget: int | None = None) -> QuestionScore:
+    """Score one strategy answer as ``kgp eval`` does: dedupe, cut at the budget (else at k)."""
+    ranking = dedupe([Ranked(it.id, it.text) for it in items])
+    kept = cut_at_budget(ranking, budget, _tokens, _truncate) if budget else cut_at_k(ranking, k)
+    return score_question(kept, gold, _tokens)
+
+
 def curve(run: StrategyRun, examples: list[QAExample], cfg: EvalConfig) -> list[dict[str, float]]:
     """Recall against context tokens at growing cuts (k = 1..k, or budget/8 .. budget)."""
     if cfg.budget_tokens:

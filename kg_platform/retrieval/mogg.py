@@ -2,16 +2,21 @@
 
 Level g of a centre piece is the piece plus every piece within ``g - 1`` hops over ``SIMILAR``
 (undirected), each piece once, filled nearest hops first (then higher edge weight) up to the
-token cap, emitted in document order. Groups are expanded at query time from the BM25 seed pieces
-(no materialised groups, DESIGN §10.4); a group's score is the sum of the normalised seed scores
-of its members (query-time stand-in for BM25 over the group's text). The two-step selection is
-MoG's: top-k_r groups per level (k_r raised to k when k is larger, so k results can exist) -> t_rs(piece)[g] = best normalised score of a retrieved level-g
-group holding the piece -> router-weighted score -> top pieces -> the level-g_r group centred on
-each, skipping a candidate that an earlier kept group already holds.
+token cap, emitted in document order. Groups are expanded at query time around seed pieces (no
+materialised groups, DESIGN §10.4). Seeds come from the piece fulltext index (BM25), the piece
+vector index, or both (``settings.mog.mogg_seed_index``; a seed's score is the sum of its
+normalised scores); a group's score is the sum of the seed scores of its members (query-time
+stand-in for scoring the group's text). The two-step selection is MoG's: top-k_r groups per level
+(k_r raised to k when k is larger, so k results can exist) -> t_rs(piece)[g] = best normalised
+score of a retrieved level-g group holding the piece -> router-weighted score -> top pieces ->
+the level-g_r group centred on each, skipping a candidate that an earlier kept group already
+holds and dropping from a later group the pieces an earlier one holds (each piece once).
 
 Cypher path bounds cannot be parameters, so there is one named query per radius
-(``retrieval/mogg_r0..r3``); the file used is the largest radius that has a non-zero weight.
-:func:`reference_select` is the same computation in Python (tests check they agree exactly).
+(``retrieval/mogg_r0..r3``), all rendered from ``retrieval/mogg.cypher.template``
+(``python -m kg_platform.retrieval.mogg`` rewrites them; a test checks they are in sync); the
+file used is the largest radius that has a non-zero weight. :func:`reference_select` is the same
+computation in Python (tests check they agree exactly).
 """
 
 from __future__ import annotations
@@ -57,17 +62,25 @@ class MoGGStrategy:
         qvec = self.ctx.embedder.embed([query])[0]
         plans = [plan_for(self.ctx, c, qvec, "mogg") for c in list_corpora(self.ctx)]
         self.last_plans = plans
-        return self.run(query, k, plans)
+        return self.run(query, k, plans, qvec)
 
-    def params(self, query: str, k: int, plans: Sequence[CorpusPlan]) -> dict:
+    def params(self, query: str, k: int, plans: Sequence[CorpusPlan],
+               qvec: np.ndarray | None = None) -> dict:
         cfg = self.ctx.settings.mog
-        return dict(q=fulltext_query(query), plan=[p.as_param() for p in plans],
+        lexical = cfg.mogg_seed_index in ("bm25", "hybrid")
+        dense = cfg.mogg_seed_index in ("vector", "hybrid")
+        if dense and qvec is None:
+            qvec = self.ctx.embedder.embed([query])[0]
+        return dict(q=fulltext_query(query) if lexical else "",
+                    qv=[float(x) for x in qvec] if dense else None,
+                    plan=[p.as_param() for p in plans],
                     seeds=cfg.mogg_seeds, fetch=cfg.fetch, k_r=max(cfg.k_r, k), normalise=cfg.normalise,
                     cap=cfg.mogg_group_tokens, cand=k * cfg.mogg_candidates_factor, k=k)
 
-    def run(self, query: str, k: int, plans: Sequence[CorpusPlan]) -> list[RetrievedItem]:
-        params = self.params(query, k, plans)
-        if not params["q"]:
+    def run(self, query: str, k: int, plans: Sequence[CorpusPlan],
+            qvec: np.ndarray | None = None) -> list[RetrievedItem]:
+        params = self.params(query, k, plans, qvec)
+        if not params["q"] and params["qv"] is None:
             return []
         radius = radius_needed(plans, self.ctx.settings.mog.zero_weight)
         name = f"retrieval/mogg_r{radius}"
@@ -90,7 +103,7 @@ class MoGGStrategy:
         )
 
 
-@register_strategy("mogg", "MoG over the piece graph: BM25 seed pieces -> SIMILAR hop groups "
+@register_strategy("mogg", "MoG over the piece graph: BM25 + vector seed pieces -> SIMILAR hop groups "
                    "per level -> router-weighted two-step selection, one Cypher query per radius")
 def _mogg(ctx: RetrievalContext) -> MoGGStrategy:
     return MoGGStrategy(ctx)
@@ -138,8 +151,24 @@ def _cap(hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[s
     return out
 
 
+def seed_scores(hits: Mapping[str, Sequence[tuple[str, float]]], seeds: int,
+                normalise: str) -> dict[str, float]:
+    """Step 1: ``hits[index] = [(piece, score)]`` of one corpus -> the best ``seeds`` seeds.
+
+    Each index's top ``seeds`` hits are normalised on their own; a piece's score is the sum
+    over indexes; ties go to the smaller id (as the Cypher orders them).
+    """
+    total: dict[str, float] = {}
+    for index_hits in hits.values():
+        top = sorted(index_hits, key=lambda h: (-h[1], h[0]))[:seeds]
+        for (pid, _), t in zip(top, normalise_scores([x for _, x in top], normalise)):
+            total[pid] = total.get(pid, 0.0) + t
+    ranked = sorted(total, key=lambda p: (-round(total[p], 9), p))[:seeds]
+    return {p: total[p] for p in ranked}
+
+
 def reference_select(
-    seed_hits: Mapping[str, Sequence[tuple[str, float]]],
+    seed_hits: Mapping[str, Mapping[str, Sequence[tuple[str, float]]]],
     pieces: Mapping[str, PieceInfo],
     edges: Mapping[str, Mapping[str, float]],
     plans: Sequence[CorpusPlan],
@@ -147,15 +176,15 @@ def reference_select(
 ) -> list[tuple[str, float, list[str]]]:
     """MoGG selection in Python: ``[(centre id, score, members in document order)]``.
 
-    ``seed_hits[corpus]`` = BM25 hits on pieces; ``edges[u][v]`` = SIMILAR score (both
-    directions present); ``radius`` = the query file's bound.
+    ``seed_hits[corpus][index]`` = hits on pieces of that index (``"bm25"``: raw BM25,
+    ``"vector"``: cosine); ``edges[u][v]`` = SIMILAR score (both directions present);
+    ``radius`` = the query file's bound.
     """
     levels = radius + 1
     tok = {p: info.tokens for p, info in pieces.items()}
     pool: list[dict] = []
     for plan in plans:
-        top = sorted(seed_hits.get(plan.corpus, []), key=lambda h: (-h[1], h[0]))[:seeds]
-        seed_t = dict(zip([p for p, _ in top], normalise_scores([s for _, s in top], normalise)))
+        seed_t = seed_scores(seed_hits.get(plan.corpus, {}), seeds, normalise)
         hoods = {s: _hood(s, radius, edges) for s in seed_t}
         t_rs: dict[str, dict[int, float]] = {}
         for g in range(1, levels + 1):
@@ -179,10 +208,44 @@ def reference_select(
     for cd in pool[:cand]:
         if len(out) >= k or cd["c"] in seen:
             continue
-        members = _cap(_hood(cd["c"], radius, edges), cd["g_r"] - 1, tok, cap)
+        group = _cap(_hood(cd["c"], radius, edges), cd["g_r"] - 1, tok, cap)
+        members = [p for p in group if p not in seen]
         centre_src = pieces[cd["c"]].source_id
         members.sort(key=lambda p: (0 if pieces[p].source_id == centre_src else 1,
                                     pieces[p].source_id, pieces[p].doc_ord, p))
         out.append((cd["c"], cd["score"], members))
-        seen.update(members)
+        seen.update(group)
     return out
+
+
+# ------------------------------------------------------------------ the per-radius Cypher files
+TEMPLATE = "retrieval/mogg.cypher.template"
+
+
+def render_query(radius: int) -> str:
+    """The text of ``retrieval/mogg_r<radius>.cypher``: the template with the integer bounds
+    filled in (our constants, never user input; Cypher cannot take them as parameters)."""
+    from importlib import resources
+
+    if not 0 <= radius <= MAX_RADIUS:
+        raise RetrievalError(f"MoGG radius {radius} is outside 0..{MAX_RADIUS}")
+    text = resources.files("kg_platform").joinpath("cypher", TEMPLATE).read_text(encoding="utf-8")
+    return text.replace("{radius}", str(radius)).replace("{levels}", str(radius + 1))
+
+
+def write_queries() -> list[str]:
+    """Rewrite ``cypher/retrieval/mogg_r0..r3.cypher`` from the template (run after editing it)."""
+    from importlib import resources
+
+    folder = resources.files("kg_platform").joinpath("cypher", "retrieval")
+    written = []
+    for radius in range(MAX_RADIUS + 1):
+        path = folder.joinpath(f"mogg_r{radius}.cypher")
+        path.write_text(render_query(radius), encoding="utf-8")  # type: ignore[union-attr]
+        written.append(str(path))
+    return written
+
+
+if __name__ == "__main__":
+    for written_path in write_queries():
+        print(written_path)

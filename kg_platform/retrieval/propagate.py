@@ -1,15 +1,19 @@
 """Multi-layer score propagation (PIKE-RAG §5.5 of the spec), one Cypher query.
 
 The query is compared with nodes of every layer through their vector indexes (level-1 chunks,
-pieces, distilled atomic questions and entities, sections and sources); each layer's best score
-is propagated onto the level-1 chunks it leads to (``IN``, ``ANSWERED_BY``/``MENTIONED_IN`` then
-``PART_OF`` down, ``HAS_SECTION``/``HAS_CHUNK`` down) and aggregated per chunk:
+pieces, distilled atomic questions and entities, sections and sources) and, as a lexical layer
+``T``, with the level-1 chunks' text through the fulltext index (BM25 divided by the query's best
+BM25 score). Each layer's best score is propagated onto the level-1 chunks it leads to (``IN``,
+``ANSWERED_BY``/``MENTIONED_IN`` then ``PART_OF`` down, ``HAS_SECTION``/``HAS_CHUNK`` down) and
+aggregated per chunk:
 
-* ``wsum`` (default, the spec's form): ``S(c) = sum_layer lam_layer * max_{v in layer -> c} cos``
-* ``wmax``: ``S(c) = max_layer lam_layer * max_{v in layer -> c} cos``
+* ``wsum`` (default, the spec's form): ``S(c) = sum_layer lam_layer * max_{v in layer -> c} s``
+* ``wmax``: ``S(c) = max_layer lam_layer * max_{v in layer -> c} s``
+* ``rrf`` (the spec's alternative): ``S(c) = sum_layer lam_layer / (60 + rank_layer(c))``
 
 Layers with no node reaching a chunk contribute nothing. Weights are settings
-(``KGP_PROPAGATION__LAM_C`` ...); :func:`fit_weights` grid-searches them on dev questions.
+(``KGP_PROPAGATION__LAM_C`` ...); :func:`fit_weights` grid-searches them on dev questions
+(``kgp router fit-propagation``, with a held-out part so the fitted number is not in-sample).
 """
 
 from __future__ import annotations
@@ -19,11 +23,13 @@ import logging
 from collections.abc import Callable, Sequence
 
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.lucene import fulltext_query
 
 log = logging.getLogger(__name__)
 
 QUERY = "retrieval/propagate_chunks"
-LAYERS = ("C", "P", "D", "I")
+LAYERS = ("C", "P", "D", "I", "T")
+RRF_K = 60.0
 
 
 class PropagateStrategy:
@@ -35,24 +41,29 @@ class PropagateStrategy:
                  aggregate: str | None = None) -> None:
         cfg = ctx.settings.propagation
         self.ctx = ctx
-        self.lam = lam or {"C": cfg.lam_c, "P": cfg.lam_p, "D": cfg.lam_d, "I": cfg.lam_i}
+        self.lam = lam or {"C": cfg.lam_c, "P": cfg.lam_p, "D": cfg.lam_d, "I": cfg.lam_i,
+                           "T": cfg.lam_t}
         self.aggregate = aggregate or cfg.aggregate
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qvec = self.ctx.embedder.embed([query])[0]
-        return self.run_vector([float(x) for x in qvec], k)
+        return self.run_vector([float(x) for x in qvec], k, text=query)
 
-    def run_vector(self, qv: list[float], k: int) -> list[RetrievedItem]:
+    def run_vector(self, qv: list[float], k: int, text: str = "") -> list[RetrievedItem]:
+        """Propagate from the query vector ``qv``; ``text`` feeds the lexical layer (``""``: off)."""
         cfg = self.ctx.settings.propagation
         rows = self.ctx.graph.read(
-            QUERY, qv=qv, fetch=max(cfg.fetch, k), k_layer=max(cfg.k_per_layer, k),
-            corpus=self.ctx.corpus, lam=self.lam, aggregate=self.aggregate, k=k)
+            QUERY, qv=qv, q=fulltext_query(text), fetch=max(cfg.fetch, k),
+            k_layer=max(cfg.k_per_layer, k), corpus=self.ctx.corpus, lam=self.lam,
+            aggregate=self.aggregate, k=k)
         return [self._item(r) for r in rows]
 
     @staticmethod
     def _item(r) -> RetrievedItem:
         per = sorted(r["per"], key=lambda x: x["layer"])
+        # cos_T is the lexical layer's normalised BM25, kept under the same key for one shape.
         breakdown = {f"cos_{x['layer']}": float(x["s"]) for x in per}
+        breakdown.update({f"rank_{x['layer']}": float(x["rank"]) for x in per})
         breakdown.update({f"lam_{x['layer']}": float(x["lam"]) for x in per})
         path = list(dict.fromkeys([x["via"] for x in per] + [r["id"]]
                                   + ([r["source_id"]] if r["source_id"] else [])))
@@ -65,17 +76,32 @@ class PropagateStrategy:
 
 
 @register_strategy("propagate", "multi-layer propagation: vector similarity of chunks, pieces, "
-                   "distilled nodes, sections and sources aggregated onto level-1 chunks")
+                   "distilled nodes, sections and sources (+ BM25 of chunks) aggregated onto "
+                   "level-1 chunks")
 def _propagate(ctx: RetrievalContext) -> PropagateStrategy:
     return PropagateStrategy(ctx)
 
 
-def rescore(per_layer: dict[str, float], lam: dict[str, float], aggregate: str) -> float:
+def rescore(per_layer: dict[str, float], lam: dict[str, float], aggregate: str,
+            ranks: dict[str, float] | None = None) -> float:
     """The Cypher aggregation in Python (for weight fitting on cached per-layer scores)."""
-    vals = [lam[layer] * s for layer, s in per_layer.items()]
+    if aggregate == "rrf":
+        ranks = ranks or {}
+        return sum(lam.get(layer, 0.0) / (RRF_K + ranks[layer]) for layer in per_layer)
+    vals = [lam.get(layer, 0.0) * s for layer, s in per_layer.items()]
     if not vals:
         return 0.0
     return max(vals) if aggregate == "wmax" else sum(vals)
+
+
+def _layer_values(item: RetrievedItem, prefix: str) -> dict[str, float]:
+    return {key[len(prefix):]: v for key, v in item.breakdown.items() if key.startswith(prefix)}
+
+
+def rank_with(items: Sequence[RetrievedItem], lam: dict[str, float], aggregate: str) -> list[RetrievedItem]:
+    """``items`` (from a wide all-layer run) in the order ``lam`` and ``aggregate`` give them."""
+    return sorted(items, key=lambda it: (-round(rescore(
+        _layer_values(it, "cos_"), lam, aggregate, _layer_values(it, "rank_")), 9), it.id))
 
 
 def fit_weights(
@@ -85,26 +111,26 @@ def fit_weights(
     k: int,
     grid: Sequence[float] = (0.0, 0.15, 0.35, 0.5, 1.0),
     aggregate: str = "wsum",
-) -> tuple[dict[str, float], float]:
-    """Grid-search layer weights maximising mean ``recall(question index, top-k items)``.
+    train: Sequence[int] | None = None,
+) -> tuple[dict[str, float], float, list[list[RetrievedItem]]]:
+    """Grid-search layer weights maximising mean ``recall(question index, ranked items)``.
 
-    Candidates and per-layer cosines come from one Cypher call per question with all weights 1
-    and a wide cut; the grid is then evaluated in Python with :func:`rescore`.
+    Candidates and per-layer scores come from one Cypher call per question with all weights 1
+    and a wide cut; the grid is then evaluated in Python with :func:`rescore` over the questions
+    in ``train`` (default: all). A layer no candidate reaches (the distilled layer before
+    ``kgp distill``) is left at 0 rather than searched. Returns the weights, their mean recall
+    on ``train`` and the cached candidates, so the caller can score held-out questions.
     """
     wide = PropagateStrategy(ctx, lam={x: 1.0 for x in LAYERS}, aggregate="wsum")
     cached = [wide.retrieve(q, max(50, 4 * k)) for q in questions]
+    present = [x for x in LAYERS if any(f"cos_{x}" in it.breakdown for items in cached for it in items)]
+    train = list(range(len(questions))) if train is None else list(train)
     best: tuple[dict[str, float], float] = ({}, -1.0)
-    for combo in itertools.product(grid, repeat=len(LAYERS)):
+    for combo in itertools.product(grid, repeat=len(present)):
         if not any(combo):
             continue
-        lam = dict(zip(LAYERS, combo))
-        total = 0.0
-        for i, items in enumerate(cached):
-            scored = sorted(items, key=lambda it: (-rescore(
-                {key[4:]: v for key, v in it.breakdown.items() if key.startswith("cos_")},
-                lam, aggregate), it.id))
-            total += recall(i, scored[:k])
-        mean = total / max(1, len(cached))
+        lam = {x: 0.0 for x in LAYERS} | dict(zip(present, combo))
+        mean = sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in train) / max(1, len(train))
         if mean > best[1] + 1e-12:
             best = (lam, mean)
-    return best
+    return best[0], best[1], cached

@@ -81,10 +81,13 @@ def _build(graph, embedder) -> dict:
     graph.write_raw(
         "UNWIND $rows AS r MATCH (a:Chunk {id: r.id}), (b:Chunk {id: r.parent}) "
         "CREATE (a)-[:PART_OF]->(b)", rows=[c for c in chunks if c["parent"]])
+    for p, v in zip(pieces, embedder.embed([p["text"] for p in pieces])):
+        p["vec"] = v.tolist()
     graph.write_raw(
         "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk}) CREATE (p:Piece {id: r.id, text: r.text, "
         "corpus: r.corpus, source_id: r.src, chunk_id: r.chunk, doc_ord: r.doc_ord, tokens: r.tokens})"
-        "-[:IN]->(c)", rows=pieces)
+        "-[:IN]->(c) WITH p, r CALL db.create.setNodeVectorProperty(p, 'embedding', r.vec)",
+        rows=pieces)
     edges: dict[str, dict[str, float]] = {}
     rows = []
     for corpus, a, b, s in EDGES:
@@ -151,40 +154,69 @@ def test_mog_dense_variant_and_fixed_level_without_router(world, caplog):
     assert dense[0].id == "tA-c2-2" and dense[0].query == "retrieval/mog_dense"
 
 
-def _piece_hits(graph, query: str) -> dict:
-    rows = graph.read_raw(
-        "CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: 1000}) YIELD node, score "
-        "RETURN node.corpus AS corpus, node.id AS id, score", q=fulltext_query(query))
+def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
+    """``{corpus: {index: [(piece, score)]}}`` straight from the indexes (every hit)."""
     out: dict = {}
-    for r in rows:
-        out.setdefault(r["corpus"], []).append((r["id"], r["score"]))
+    if seed_index in ("bm25", "hybrid"):
+        for r in graph.read_raw(
+                "CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: 1000}) YIELD node, score "
+                "RETURN node.corpus AS corpus, node.id AS id, score", q=fulltext_query(query)):
+            out.setdefault(r["corpus"], {}).setdefault("bm25", []).append((r["id"], r["score"]))
+    if seed_index in ("vector", "hybrid"):
+        for r in graph.read_raw(
+                "CALL db.index.vector.queryNodes('piece_embedding', 1000, $qv) YIELD node, score "
+                "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
+                qv=[float(x) for x in qvec]):
+            out.setdefault(r["corpus"], {}).setdefault("vector", []).append((r["id"], r["score"]))
     return out
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
 @pytest.mark.parametrize("w,g_r", [((0.1, 0.8, 0.3), 2), ((0.9, 0.0, 0.0), 1), ((0.2, 0.3, 0.6), 3)])
-def test_mogg_cypher_equals_python_reference(world, question, w, g_r):
+@pytest.mark.parametrize("seed_index", ["bm25", "vector", "hybrid"])
+def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index):
     ctx, data = world
     cfg = ctx.settings.mog
-    old = (cfg.mogg_seeds, cfg.mogg_group_tokens)
-    cfg.mogg_seeds, cfg.mogg_group_tokens = 5, 14    # small, so caps and seed limits bite
+    old = (cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index)
+    # small seeds and caps, so the seed limit, the cap and the cross-group trimming all bite
+    cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = 5, 14, seed_index
+    qvec = ctx.embedder.embed([question])[0]
     try:
         plans = [CorpusPlan("tA", w, g_r), CorpusPlan("tB", w, g_r)]
         strat = MoGGStrategy(ctx)
-        got = strat.run(question, 3, plans)
+        got = strat.run(question, 3, plans, qvec)
         radius = mogg_mod.radius_needed(plans, cfg.zero_weight)
         want = mogg_mod.reference_select(
-            _piece_hits(ctx.graph, question), data["pieces"], data["edges"], plans,
-            seeds=cfg.mogg_seeds, k_r=max(cfg.k_r, 3), cap=cfg.mogg_group_tokens,
+            _piece_hits(ctx.graph, question, qvec, seed_index), data["pieces"], data["edges"],
+            plans, seeds=cfg.mogg_seeds, k_r=max(cfg.k_r, 3), cap=cfg.mogg_group_tokens,
             cand=3 * cfg.mogg_candidates_factor, k=3, radius=radius, normalise=cfg.normalise)
     finally:
-        cfg.mogg_seeds, cfg.mogg_group_tokens = old
+        cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = old
     assert want
     assert strat.last_query == f"retrieval/mogg_r{radius}"
     assert [(it.id, it.path) for it in got] == [(c, m) for c, _, m in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
     for it in got:   # members are unique, within the cap (or the centre alone), centre included
         assert len(set(it.path)) == len(it.path) and it.id in it.path
+    every = [m for it in got for m in it.path]
+    assert len(every) == len(set(every)), "a piece appears in two returned groups"
+
+
+def test_mogg_seed_sources_differ(world):
+    """The vector seeds are not the BM25 seeds in disguise: a query sharing no word with the
+    text finds nothing lexically but still finds groups through the piece vector index."""
+    ctx, _ = world
+    cfg = ctx.settings.mog
+    old = cfg.mogg_seed_index
+    plans = [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)]
+    try:
+        cfg.mogg_seed_index = "bm25"
+        lexical = MoGGStrategy(ctx).run("chinaware manufacturing", 2, plans)
+        cfg.mogg_seed_index = "vector"
+        dense = MoGGStrategy(ctx).run("chinaware manufacturing", 2, plans)
+    finally:
+        cfg.mogg_seed_index = old
+    assert lexical == [] and dense
 
 
 def test_mogg_groups_grow_with_radius(world):
@@ -240,7 +272,8 @@ def test_propagate_matches_the_chunk_layer_cosines(world):
 
     ctx, _ = world
     question = "porcelain made in Saxony"
-    items = PropagateStrategy(ctx, lam={"C": 0.5, "P": 0.2, "D": 0.2, "I": 0.1}).retrieve(question, 4)
+    # the pieces have vectors too: P weighs 0 so only the chunk layer counts
+    items = PropagateStrategy(ctx, lam={"C": 0.5, "P": 0.0, "D": 0.2, "I": 0.1, "T": 0.0}).retrieve(question, 4)
     rows = ctx.graph.read_raw("MATCH (c:L1) RETURN c.id AS id, c.embedding AS e")
     q = ctx.embedder.embed([question])[0]
     cos = {r["id"]: float(np.dot(q, np.asarray(r["e"]))) for r in rows}
@@ -251,3 +284,23 @@ def test_propagate_matches_the_chunk_layer_cosines(world):
     floor = min(cos[it.id] for it in items)
     assert all(cos[c] <= floor + 5e-3 for c in cos if c not in {it.id for it in items})
     assert items[0].breakdown["lam_C"] == 0.5 and items[0].query == "retrieval/propagate_chunks"
+
+
+def test_propagate_lexical_layer_is_normalised_bm25(world):
+    """Layer T = BM25 of level-1 chunks divided by the best hit's; alone it ranks like the index."""
+    from kg_platform.retrieval.propagate import PropagateStrategy
+
+    ctx, _ = world
+    question = "porcelain Meissen"
+    rows = ctx.graph.read_raw(
+        "CALL db.index.fulltext.queryNodes('chunk_text_l1', $q, {limit: 10}) YIELD node, score "
+        "RETURN node.id AS id, score", q=fulltext_query(question))
+    lam = {"C": 0.0, "P": 0.0, "D": 0.0, "I": 0.0, "T": 1.0}
+    items = PropagateStrategy(ctx, lam=lam).retrieve(question, len(rows))
+    assert [it.id for it in items] == [r["id"] for r in rows]
+    assert [it.score for it in items] == pytest.approx([r["score"] / rows[0]["score"] for r in rows])
+    assert items[0].breakdown["rank_T"] == 1.0
+    rrf = PropagateStrategy(ctx, lam=lam, aggregate="rrf").retrieve(question, 2)
+    assert rrf[0].id == rows[0]["id"] and rrf[0].score == pytest.approx(1 / 61)
+    # text with no searchable word: the lexical layer is skipped, the vector layers still answer
+    assert PropagateStrategy(ctx).retrieve("???", 2)

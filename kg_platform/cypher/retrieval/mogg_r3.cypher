@@ -1,25 +1,41 @@
 // MoGG (spec §2.3) with hop radius bound 3 (Cypher path bounds cannot be parameters, so there
-// is one file per radius: mogg_r0..mogg_r3). Levels 1..4 = radius 0..3 around a centre piece.
-// Params: $q (escaped Lucene text), $plan = [{corpus, w: [w_1..w_4], g_r}], $seeds, $fetch,
-// $k_r, $normalise ('minmax'|'max'), $cap (group token cap), $cand (finest candidates
-// expanded), $k.
-// Step 1: seed pieces (group centres) by BM25, normalised per corpus.
+// is one file per radius: mogg_r0..mogg_r3, all rendered from retrieval/mogg.cypher.template by
+// `python -m kg_platform.retrieval.mogg`). Levels 1..4 = radius 0..3 around a centre piece.
+// Params: $q (escaped Lucene text, '' = no lexical seeds), $qv (query vector, null = no dense
+// seeds), $plan = [{corpus, w: [w_1..w_4], g_r}], $seeds, $fetch, $k_r, $normalise
+// ('minmax'|'max'), $cap (group token cap), $cand (finest candidates expanded), $k.
+// Step 1: seed pieces (group centres) from the piece fulltext index (BM25) and/or the piece
+// vector index (cosine), each list normalised per corpus; a seed's score is the sum of its
+// normalised scores; the best $seeds seeds are kept.
 UNWIND $plan AS pl
 CALL (pl) {
+  WITH pl WHERE $q <> ''
   CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: $fetch})
   YIELD node, score
   WITH node, score WHERE node.corpus = pl.corpus
-  RETURN node AS seed, score AS s
+  RETURN node AS seed, score AS s, 'bm25' AS via
+  ORDER BY s DESC, seed.id ASC
+  LIMIT $seeds
+  UNION ALL
+  WITH pl WHERE $qv IS NOT NULL
+  CALL db.index.vector.queryNodes('piece_embedding', $fetch, $qv)
+  YIELD node, score
+  WITH node, 2 * score - 1 AS score WHERE node.corpus = pl.corpus
+  RETURN node AS seed, score AS s, 'vector' AS via
   ORDER BY s DESC, seed.id ASC
   LIMIT $seeds
 }
-WITH pl, collect({p: seed, s: s}) AS raw
-WITH pl, raw,
+WITH pl, via, collect({p: seed, s: s}) AS raw
+WITH pl, via, raw,
      reduce(m = raw[0].s, x IN raw | CASE WHEN x.s > m THEN x.s ELSE m END) AS hi,
      reduce(m = raw[0].s, x IN raw | CASE WHEN x.s < m THEN x.s ELSE m END) AS lo
-WITH pl, [x IN raw | {id: x.p.id, p: x.p, t: CASE
+UNWIND raw AS x
+WITH pl, x.p AS p, CASE
        WHEN $normalise = 'max' THEN CASE WHEN hi > 0 THEN x.s / hi ELSE 1.0 END
-       WHEN hi > lo THEN (x.s - lo) / (hi - lo) ELSE 1.0 END}] AS seeds
+       WHEN hi > lo THEN (x.s - lo) / (hi - lo) ELSE 1.0 END AS t
+WITH pl, p, sum(t) AS t
+ORDER BY round(t, 9) DESC, p.id ASC
+WITH pl, collect({id: p.id, p: p, t: t})[0..$seeds] AS seeds
 // Step 2: each seed's neighbourhood over SIMILAR (undirected), each piece once with its hop
 // distance, nearest hops first, then higher edge weight.
 UNWIND seeds AS sd
@@ -64,7 +80,7 @@ WITH pl, c, per, reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.t) AS scor
 // ties (all members of the best group score alike) go to the piece's own seed score
 ORDER BY round(score, 9) DESC, own DESC, c ASC
 WITH collect({c: c, score: score, per: per, corpus: pl.corpus, g_r: pl.g_r})[0..$cand] AS cands
-// Step 5: the router-level group centred on each candidate, emitted in document order.
+// Step 5: the router-level group centred on each candidate (token-capped in BFS order).
 UNWIND range(0, size(cands) - 1) AS i
 WITH i, cands[i] AS cd
 MATCH (centre:Piece {id: cd.c})
@@ -77,29 +93,33 @@ CALL (centre, cd) {
   WHERE best.h <= cd.g_r - 1
   ORDER BY best.h ASC, best.ew DESC, n.id ASC
   WITH collect({n: n, tok: coalesce(n.tokens, 0)}) AS ordered
-  WITH reduce(acc = {tok: 0, ms: [], full: false}, m IN ordered |
+  RETURN reduce(acc = {tok: 0, ms: [], full: false}, m IN ordered |
          CASE
            WHEN acc.full THEN acc
            WHEN size(acc.ms) = 0 OR acc.tok + m.tok <= $cap
              THEN {tok: acc.tok + m.tok, ms: acc.ms + [m.n], full: false}
            ELSE {tok: acc.tok, ms: acc.ms, full: true}
-         END) AS grp
-  UNWIND grp.ms AS n
-  WITH n, grp.tok AS tok
-  ORDER BY CASE WHEN n.source_id = centre.source_id THEN 0 ELSE 1 END, n.source_id, n.doc_ord, n.id
-  RETURN collect(n.id) AS members, collect(n.text) AS texts, collect(n.source_id) AS sources,
-         tok
+         END).ms AS group
 }
-WITH i, cd, members, texts, sources, tok ORDER BY i
-WITH collect({cd: cd, members: members, texts: texts, sources: sources, tok: tok}) AS groups
-// Step 6: keep groups in rank order; a candidate already inside a kept group is skipped.
+WITH i, cd, group ORDER BY i
+WITH collect({cd: cd, group: group}) AS groups
+// Step 6: keep groups in rank order; a candidate already inside a kept group is skipped, and a
+// piece a kept group already holds is dropped from later groups (each piece once in the result).
 WITH reduce(acc = {sel: [], seen: []}, x IN groups |
        CASE WHEN size(acc.sel) >= $k OR x.cd.c IN acc.seen THEN acc
-            ELSE {sel: acc.sel + [x], seen: acc.seen + x.members} END).sel AS sel
+            ELSE {sel: acc.sel + [{cd: x.cd, ms: [n IN x.group WHERE NOT n.id IN acc.seen]}],
+                  seen: acc.seen + [n IN x.group | n.id]} END).sel AS sel
 UNWIND range(0, size(sel) - 1) AS rank
-WITH rank, sel[rank] AS x
-OPTIONAL MATCH (src:Source {id: x.sources[0]})
-RETURN x.cd.c AS id, x.cd.corpus AS corpus, x.cd.score AS score, x.cd.per AS per,
-       x.cd.g_r AS level, x.members AS members, x.texts AS texts, x.tok AS tokens,
-       x.sources AS sources, src.title AS source_title
+WITH rank, sel[rank] AS x, sel[rank].cd.c AS centre_id
+// Members in document order, the centre's source first.
+CALL (x, centre_id) {
+  UNWIND x.ms AS n
+  WITH n, [m IN x.ms WHERE m.id = centre_id][0].source_id AS home
+  ORDER BY CASE WHEN n.source_id = home THEN 0 ELSE 1 END, n.source_id, n.doc_ord, n.id
+  RETURN collect(n.id) AS members, collect(n.text) AS texts, collect(n.source_id) AS sources,
+         reduce(t = 0, m IN collect(n) | t + coalesce(m.tokens, 0)) AS tok
+}
+OPTIONAL MATCH (src:Source {id: sources[0]})
+RETURN centre_id AS id, x.cd.corpus AS corpus, x.cd.score AS score, x.cd.per AS per,
+       x.cd.g_r AS level, members, texts, tok AS tokens, sources, src.title AS source_title
 ORDER BY rank

@@ -2,9 +2,13 @@
 // indexes; Neo4j returns (1 + cos) / 2, converted), propagated onto level-1 chunks along the
 // graph, aggregated per chunk with layer weights. Layers: C = level-1 chunks, P = pieces (IN),
 // D = distilled (AtomicQuestion ANSWERED_BY, Entity MENTIONED_IN; mapped down PART_OF),
-// I = information resources (Section and Source, propagated to the chunks below them).
-// Params: $qv, $fetch (over-fetch before the corpus filter), $k_layer, $corpus (null = all),
-// $lam {C, P, D, I}, $aggregate ('wsum' | 'wmax'), $k.
+// I = information resources (Section and Source, propagated to the chunks below them),
+// T = the lexical view of level-1 chunks (BM25 through the fulltext index, divided by the best
+// hit's score so it lies in (0, 1] like a cosine; skipped when $q is '').
+// Aggregation: 'wsum' sum_layer lam * s, 'wmax' max_layer lam * s, 'rrf' sum_layer lam / (60 +
+// rank of the chunk in that layer's ranking).
+// Params: $qv, $q (escaped Lucene text or ''), $fetch (over-fetch before the corpus filter),
+// $k_layer, $corpus (null = all), $lam {C, P, D, I, T}, $aggregate ('wsum'|'wmax'|'rrf'), $k.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding_l1', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
@@ -40,14 +44,29 @@ CALL () {
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:HAS_SECTION*1..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
   RETURN c, 'I' AS layer, 2 * score - 1 AS s, node.id AS via
+  UNION ALL
+  WITH $q AS q WHERE q <> ''
+  CALL db.index.fulltext.queryNodes('chunk_text_l1', q, {limit: $fetch}) YIELD node, score
+  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
+  WITH node, score ORDER BY score DESC, node.id ASC LIMIT $k_layer
+  WITH collect({n: node, s: score}) AS hits
+  UNWIND hits AS h
+  RETURN h.n AS c, 'T' AS layer, h.s / hits[0].s AS s, h.n.id AS via
 }
 // Per chunk and layer: the best node of that layer (and which node it was).
 WITH c, layer, s, via ORDER BY s DESC, via ASC
 WITH c, layer, head(collect({s: s, via: via})) AS best
-WITH c, collect({layer: layer, s: best.s, via: best.via, lam: $lam[layer]}) AS per
+// The chunk's rank in each layer's ranking (for 'rrf'; reported in every mode).
+WITH layer, c, best ORDER BY best.s DESC, c.id ASC
+WITH layer, collect({c: c, best: best}) AS ranked
+UNWIND range(0, size(ranked) - 1) AS i
+WITH ranked[i].c AS c, layer, ranked[i].best AS best, i + 1 AS rank
+WITH c, collect({layer: layer, s: best.s, via: best.via, rank: rank,
+                 lam: coalesce($lam[layer], 0.0)}) AS per
 WITH c, per,
      CASE $aggregate
        WHEN 'wmax' THEN reduce(m = -1e9, x IN per | CASE WHEN x.lam * x.s > m THEN x.lam * x.s ELSE m END)
+       WHEN 'rrf' THEN reduce(acc = 0.0, x IN per | acc + x.lam / (60.0 + x.rank))
        ELSE reduce(acc = 0.0, x IN per | acc + x.lam * x.s)
      END AS score
 ORDER BY round(score, 9) DESC, c.id ASC
