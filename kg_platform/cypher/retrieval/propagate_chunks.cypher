@@ -3,6 +3,8 @@
 // graph, aggregated per chunk with layer weights. Layers: C = level-1 chunks, P = pieces (IN),
 // D = distilled (AtomicQuestion ANSWERED_BY, Entity MENTIONED_IN; mapped down PART_OF),
 // I = information resources (Section and Source, propagated to the chunks below them),
+// Every candidate chunk then gets its exact C cosine (vector.similarity.cosine), not only the
+// index's top $k_layer.
 // T = the lexical view of level-1 chunks (BM25 through the fulltext index, divided by the best
 // hit's score so it lies in (0, 1] like a cosine; skipped when $q is '').
 // Aggregation: 'wsum' sum_layer lam * s, 'wmax' max_layer lam * s, 'rrf' sum_layer lam / (60 +
@@ -56,6 +58,15 @@ CALL () {
 // Per chunk and layer: the best node of that layer (and which node it was).
 WITH c, layer, s, via ORDER BY s DESC, via ASC
 WITH c, layer, head(collect({s: s, via: via})) AS best
+// Every candidate, however it was found, gets its exact chunk-layer cosine: the C index only
+// returns its top $k_layer, and a chunk reached through another layer must not score C = 0.
+WITH c, collect({layer: layer, best: best}) AS found
+WITH c, [x IN found WHERE x.layer <> 'C'] +
+        CASE WHEN c.embedding IS NULL THEN [x IN found WHERE x.layer = 'C']
+             ELSE [{layer: 'C', best: {s: 2 * vector.similarity.cosine(c.embedding, $qv) - 1,
+                                       via: c.id}}] END AS found
+UNWIND found AS x
+WITH c, x.layer AS layer, x.best AS best
 // The chunk's rank in each layer's ranking (for 'rrf'; reported in every mode).
 WITH layer, c, best ORDER BY best.s DESC, c.id ASC
 WITH layer, collect({c: c, best: best}) AS ranked
