@@ -116,12 +116,16 @@ def bench_retrieve(
     queries: int = typer.Option(30, "--queries", help="timed queries per strategy and size"),
     strategies: str = typer.Option("vector,mog,mogg,propagate", "--strategies"),
     out: Path | None = typer.Option(None, "--out", help="write the JSON report here"),
+    profile: bool = typer.Option(False, "--profile",
+                                 help="also PROFILE one query per strategy and size: db hits, "
+                                 "rows and the costliest operators"),
 ) -> None:
     """Latency p50/p95 of strategies at growing graph sizes, next to one vector query."""
     from kg_platform.retrieval.bench import run_bench
 
     report = run_bench(corpus, [int(s) for s in sizes.split(",")], queries,
-                       [s.strip() for s in strategies.split(",") if s.strip()], echo=typer.echo)
+                       [s.strip() for s in strategies.split(",") if s.strip()], echo=typer.echo,
+                       profile=profile)
     if out:
         out.write_text(json.dumps(report, indent=2))
 

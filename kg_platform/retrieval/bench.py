@@ -20,6 +20,7 @@ import numpy as np
 
 from kg_platform.config import Settings, get_settings
 from kg_platform.errors import RetrievalError
+from kg_platform.retrieval.profile import RecordingGraph, profile_calls
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +103,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[str],
-              echo: Callable[[str], None] = print) -> dict[str, Any]:
+              echo: Callable[[str], None] = print, profile: bool = False) -> dict[str, Any]:
     from kg_platform.embedding import get_embedder
     from kg_platform.graph import GraphClient
     from kg_platform.graph.schema import apply_migrations
@@ -148,8 +149,15 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
                     t = time.perf_counter()
                     graph.read_raw(vq, qv=qv)
                     timings["vector_query"].append((time.perf_counter() - t) * 1000)
+                profiles: dict[str, Any] = {}
                 for name in strategies:
                     strat = get_strategy(name, ctx)
+                    if profile:   # the first query once more under PROFILE, before timing
+                        recorder = RecordingGraph(graph)
+                        get_strategy(name, RetrievalContext(graph=recorder, embedder=embedder,  # type: ignore[arg-type]
+                                                            settings=bench_settings, corpus=corpus)
+                                     ).retrieve(queries[0], 5)
+                        profiles[name] = profile_calls(graph, recorder.calls)
                     strat.retrieve(queries[0], 5)          # warm-up (plan cache)
                     timings[name] = []
                     for q in queries:
@@ -160,11 +168,16 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
                 for name, vals in timings.items():
                     row[name] = {"p50_ms": round(_pct(vals, 0.5), 2), "p95_ms": round(_pct(vals, 0.95), 2),
                                  "x_vector_p50": round(_pct(vals, 0.5) / base, 2) if base else None}
+                for name, prof in profiles.items():
+                    row[name]["profile"] = prof.to_dict()
                 report["sizes"].append(row)
                 echo(f"  {'strategy':<14}{'p50 ms':>10}{'p95 ms':>10}{'x vector':>10}")
                 for name in timings:
                     r = row[name]
                     echo(f"  {name:<14}{r['p50_ms']:>10}{r['p95_ms']:>10}{r['x_vector_p50']:>10}")
+                for name, prof in profiles.items():
+                    top = ", ".join(f"{op} {hits}" for op, hits in prof.top())
+                    echo(f"  PROFILE {name}: {prof.db_hits} db hits, {prof.rows} rows; top: {top}")
     finally:
         server.stop()
     return report

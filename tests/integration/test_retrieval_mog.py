@@ -304,3 +304,19 @@ def test_propagate_lexical_layer_is_normalised_bm25(world):
     assert rrf[0].id == rows[0]["id"] and rrf[0].score == pytest.approx(1 / 61)
     # text with no searchable word: the lexical layer is skipped, the vector layers still answer
     assert PropagateStrategy(ctx).retrieve("???", 2)
+
+
+def test_profile_records_and_profiles_the_strategy_cypher(world):
+    """`kgp bench retrieve --profile`: the statements a strategy ran, re-run under PROFILE."""
+    from kg_platform.retrieval.profile import RecordingGraph, profile_calls
+
+    ctx, _ = world
+    recorder = RecordingGraph(ctx.graph)
+    rctx = RetrievalContext(graph=recorder, embedder=ctx.embedder, settings=ctx.settings)
+    items = get_strategy("propagate", rctx).retrieve("river Elbe Dresden", 3)
+    MoGGStrategy(rctx).run("river Elbe Dresden", 2, [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)])
+    assert [name for name, _ in recorder.calls] == ["retrieval/propagate_chunks", "retrieval/mogg_r1"]
+    prof = profile_calls(ctx.graph, recorder.calls)
+    assert prof.rows == len(items) + 2        # PROFILE returns the same rows as the real run
+    assert prof.db_hits > 0 and prof.db_hits == sum(prof.operators.values())
+    assert prof.top(1)[0][1] > 0 and prof.to_dict()["statements"] == prof.statements
