@@ -57,3 +57,25 @@ def test_rank_with_reorders_by_weights():
     assert [it.id for it in rank_with(items, {"C": 1.0, "T": 0.35}, "wsum")] == ["y", "x"]
     assert [it.id for it in rank_with(items, {"C": 0.5, "T": 1.0}, "wsum")] == ["x", "y"]
     assert [it.id for it in rank_with(items, {"C": 1.0, "T": 1.0}, "rrf")] == ["x", "y"]  # tie -> id
+
+
+def test_mog_two_step_selection_on_hand_made_scores():
+    """Spec §1.4 by hand: level-1 chunks a..d, level-2 containers AB and CD, w = (0.3, 0.7).
+
+    Level 1 hits a 10, c 6, d 2 -> min-max 1, 0.5, 0; level 2 hits CD 8, AB 4 -> 1, 0.
+    score(a) = 0.3*1 + 0.7*0 = 0.3, score(b) = 0.7*0 = 0, score(c) = 0.3*0.5 + 0.7*1 = 0.85,
+    score(d) = 0.3*0 + 0.7*1 = 0.7. At g_r = 2, c and d share CD (kept once, with c's score).
+    """
+    from kg_platform.retrieval.mog import CorpusPlan, reference_select
+
+    hits = {("K", 1): [("a", 10.0), ("c", 6.0), ("d", 2.0)], ("K", 2): [("CD", 8.0), ("AB", 4.0)]}
+    ancestors = {"a": {1: "a", 2: "AB"}, "b": {1: "b", 2: "AB"},
+                 "c": {1: "c", 2: "CD"}, "d": {1: "d", 2: "CD"}}
+    corpus_of = dict.fromkeys(ancestors, "K")
+    at_2 = reference_select(hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 2)], k_r=3, k=2)
+    assert [(cid, round(s, 9), c) for cid, s, c in at_2] == [("CD", 0.85, "c"), ("AB", 0.3, "a")]
+    at_1 = reference_select(hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 1)], k_r=3, k=2)
+    assert [(cid, round(s, 9)) for cid, s, _ in at_1] == [("c", 0.85), ("d", 0.7)]
+    # k_r = 1 keeps only the best hit per level: a (level 1) and CD (level 2), both normalised to 1
+    top1 = reference_select(hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 1)], k_r=1, k=4)
+    assert [(cid, round(s, 9)) for cid, s, _ in top1] == [("c", 0.7), ("d", 0.7), ("a", 0.3)]
