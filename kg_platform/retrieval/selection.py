@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -82,9 +83,41 @@ def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tupl
         raw = np.asarray(_cross_encoder(path).predict([(query, t) for t in texts]), dtype=np.float64)
         # Logits may be negative; the ratio test needs positive scores (spec §3.3): sigmoid.
         return 1.0 / (1.0 + np.exp(-raw)), "cross-encoder"
-    vecs = ctx.embedder.embed([query, *texts])
+    vecs = _embed_cached(ctx, [query, *texts])
     cos = vecs[1:] @ vecs[0]
     return np.maximum(cos.astype(np.float64), _EPS), "embedder-cosine"
+
+
+_VEC_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+_VEC_CACHE_MAX = 50_000   # ~75 MB of 384-d float32 vectors
+
+
+def _embed_cached(ctx: "RetrievalContext", texts: list[str]) -> np.ndarray:
+    """The embedder's vectors, reusing those of texts seen before in this process.
+
+    Candidates repeat: every strategy of an evaluation reranks mostly the same chunks of a
+    question, and the self-feedback loop reranks one list up to four times.
+    """
+    model = ctx.embedder.model_name
+    with _CE_LOCK:
+        missing = list(dict.fromkeys(t for t in texts if (model, t) not in _VEC_CACHE))
+    if missing:
+        fresh = ctx.embedder.embed(missing)
+        with _CE_LOCK:
+            for t, v in zip(missing, fresh):
+                _VEC_CACHE[(model, t)] = v
+            while len(_VEC_CACHE) > _VEC_CACHE_MAX:
+                _VEC_CACHE.popitem(last=False)
+    with _CE_LOCK:
+        out = []
+        for t in texts:
+            vec = _VEC_CACHE.get((model, t))
+            if vec is None:          # evicted between the two steps by a concurrent caller
+                vec = ctx.embedder.embed([t])[0]
+            else:
+                _VEC_CACHE.move_to_end((model, t))
+            out.append(vec)
+    return np.stack(out)
 
 
 def sage_select(query: str, items: list[RetrievedItem], ctx: "RetrievalContext") -> list[RetrievedItem]:

@@ -47,8 +47,11 @@ class _FakeEmbedder:
 
     def __init__(self, cosines: dict[str, float]):
         self.cosines = cosines
+        self.model_name = f"fake-{id(self)}"   # the rerank cache is keyed by model name
+        self.embedded: list[str] = []
 
     def embed(self, texts):
+        self.embedded.extend(texts)
         out = []
         for t in texts:
             c = self.cosines.get(t, 1.0)
@@ -69,3 +72,16 @@ def test_apply_selection_reranks_and_cuts():
     assert apply_selection("none", "query", items, ctx) is items
     with pytest.raises(RetrievalError):
         apply_selection("bogus", "query", items, ctx)
+
+
+def test_rerank_embeds_each_text_once_per_process():
+    """The cosine reranker reuses vectors: a second pass over the same candidates embeds nothing."""
+    cos = {"a": 0.2, "b": 0.9, "c": 0.8, "d": 0.1}
+    embedder = _FakeEmbedder(cos)
+    ctx = SimpleNamespace(settings=Settings(sage={"min_k": 1, "gradient": 0.5}), embedder=embedder)
+    items = [RetrievedItem(id=t, text=t, score=1.0) for t in "abc"]
+    first = apply_selection("sage", "query", items, ctx)
+    assert sorted(embedder.embedded) == ["a", "b", "c", "query"]
+    again = apply_selection("sage", "query", items + [RetrievedItem(id="d", text="d", score=0.1)], ctx)
+    assert sorted(embedder.embedded) == ["a", "b", "c", "d", "query"]   # only the new text
+    assert [it.id for it in again][:2] == [it.id for it in first][:2] == ["b", "c"]
