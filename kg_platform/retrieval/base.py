@@ -9,7 +9,7 @@ one list.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -49,6 +49,33 @@ class RetrievalContext:
     embedder: "Embedder"
     settings: "Settings"
     corpus: str | None = None                 # restrict to one corpus (None = all)
+    _shares: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+
+    def index_fetch(self, need: int, ceiling: int, corpora: Sequence[str] | None = None) -> int:
+        """Index hits to ask for so that about ``need`` of them belong to the corpora searched.
+
+        Neo4j 5.26 indexes cannot pre-filter by property, so strategies over-fetch and filter
+        by ``corpus`` in Cypher. Asking an HNSW index for 200 neighbours costs about three times
+        asking for 10, so the over-fetch follows the corpus's share of the chunks (counted once
+        per context): ``need`` when nothing is filtered or the corpus is the whole graph,
+        ``need / share`` times a safety factor of 4 otherwise, within ``[need, ceiling]``
+        (``ceiling`` = the configured ``fetch``). ``corpora`` = the corpora the query filters on
+        one by one (default: ``[self.corpus]`` when set); several corpora take the ceiling.
+        """
+        if corpora is None:
+            corpora = [self.corpus] if self.corpus else []
+        if not corpora:
+            return need
+        if len(corpora) > 1:
+            return max(need, ceiling)
+        corpus = corpora[0]
+        if corpus not in self._shares:
+            rows = self.graph.read("retrieval/corpus_share", corpus=corpus)
+            self._shares[corpus] = float(rows[0]["share"]) if rows else 0.0
+        share = self._shares[corpus]
+        if share >= 0.999:
+            return need
+        return max(need, min(ceiling, int(need * 4 / max(share, 1e-6)) + 1))
 
 
 class Strategy(Protocol):

@@ -112,7 +112,9 @@ class MoGStrategy:
             qvec: np.ndarray | None = None) -> list[RetrievedItem]:
         cfg = self.ctx.settings.mog
         # k_r is raised to k: with fewer candidates per level than k, MoG could not fill k.
-        params = dict(plan=[p.as_param() for p in plans], k_r=max(cfg.k_r, k), fetch=cfg.fetch,
+        k_r = max(cfg.k_r, k)
+        params = dict(plan=[p.as_param() for p in plans], k_r=k_r,
+                      fetch=self.ctx.index_fetch(k_r, max(cfg.fetch, k_r), [p.corpus for p in plans]),
                       normalise=cfg.normalise, k=k)
         if self.scoring == "dense":
             if qvec is None:

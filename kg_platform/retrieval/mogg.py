@@ -74,7 +74,9 @@ class MoGGStrategy:
         return dict(q=fulltext_query(query) if lexical else "",
                     qv=[float(x) for x in qvec] if dense else None,
                     plan=[p.as_param() for p in plans],
-                    seeds=cfg.mogg_seeds, fetch=cfg.fetch, k_r=max(cfg.k_r, k), normalise=cfg.normalise,
+                    seeds=cfg.mogg_seeds, fetch=self.ctx.index_fetch(cfg.mogg_seeds, cfg.fetch,
+                                               [p.corpus for p in plans]),
+                    k_r=max(cfg.k_r, k), normalise=cfg.normalise,
                     cap=cfg.mogg_group_tokens, cand=k * cfg.mogg_candidates_factor, k=k)
 
     def run(self, query: str, k: int, plans: Sequence[CorpusPlan],

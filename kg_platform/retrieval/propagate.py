@@ -52,9 +52,11 @@ class PropagateStrategy:
     def run_vector(self, qv: list[float], k: int, text: str = "") -> list[RetrievedItem]:
         """Propagate from the query vector ``qv``; ``text`` feeds the lexical layer (``""``: off)."""
         cfg = self.ctx.settings.propagation
+        k_layer = max(cfg.k_per_layer, k)
         rows = self.ctx.graph.read(
-            QUERY, qv=qv, q=fulltext_query(text), fetch=max(cfg.fetch, k),
-            k_layer=max(cfg.k_per_layer, k), corpus=self.ctx.corpus, lam=self.lam,
+            QUERY, qv=qv, q=fulltext_query(text),
+            fetch=self.ctx.index_fetch(k_layer, max(cfg.fetch, k_layer)),
+            k_layer=k_layer, corpus=self.ctx.corpus, lam=self.lam,
             aggregate=self.aggregate, k=k)
         return [self._item(r) for r in rows]
 

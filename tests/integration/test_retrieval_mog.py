@@ -315,8 +315,22 @@ def test_profile_records_and_profiles_the_strategy_cypher(world):
     rctx = RetrievalContext(graph=recorder, embedder=ctx.embedder, settings=ctx.settings)
     items = get_strategy("propagate", rctx).retrieve("river Elbe Dresden", 3)
     MoGGStrategy(rctx).run("river Elbe Dresden", 2, [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)])
-    assert [name for name, _ in recorder.calls] == ["retrieval/propagate_chunks", "retrieval/mogg_r1"]
+    # one corpus filtered: MoGG first sizes its index over-fetch by that corpus's share
+    assert [name for name, _ in recorder.calls] == [
+        "retrieval/propagate_chunks", "retrieval/corpus_share", "retrieval/mogg_r1"]
     prof = profile_calls(ctx.graph, recorder.calls)
-    assert prof.rows == len(items) + 2        # PROFILE returns the same rows as the real run
+    assert prof.rows == len(items) + 1 + 2    # PROFILE returns the same rows as the real run
     assert prof.db_hits > 0 and prof.db_hits == sum(prof.operators.values())
     assert prof.top(1)[0][1] > 0 and prof.to_dict()["statements"] == prof.statements
+
+
+def test_index_fetch_follows_the_corpus_share(world):
+    """Over-fetch only as much as the corpus's share of the chunks needs, within [need, ceiling]."""
+    ctx, _ = world
+    share = ctx.graph.read("retrieval/corpus_share", corpus="tA")[0]["share"]
+    assert share == pytest.approx(11 / 18)      # tA: 6 + 3 + 2 chunks of 6 + 3 + 2 + 4 + 2 + 1
+    assert ctx.index_fetch(5, 200) == 5                          # nothing filtered
+    assert ctx.index_fetch(5, 200, ["tA"]) == int(5 * 4 / share) + 1
+    assert ctx.index_fetch(100, 200, ["tA"]) == 200              # capped at the ceiling
+    assert ctx.index_fetch(5, 200, ["tA", "tB"]) == 200          # several corpora: the ceiling
+    assert ctx.graph.read("retrieval/corpus_share", corpus="nope")[0]["share"] == 0.0
