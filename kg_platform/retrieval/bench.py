@@ -14,6 +14,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -152,13 +153,11 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
                 profiles: dict[str, Any] = {}
                 for name in strategies:
                     strat = get_strategy(name, ctx)
+                    strat.retrieve(queries[0], 5)          # warm-up (plan cache, corpus share)
                     if profile:   # the first query once more under PROFILE, before timing
                         recorder = RecordingGraph(graph)
-                        get_strategy(name, RetrievalContext(graph=recorder, embedder=embedder,  # type: ignore[arg-type]
-                                                            settings=bench_settings, corpus=corpus)
-                                     ).retrieve(queries[0], 5)
+                        get_strategy(name, replace(ctx, graph=recorder)).retrieve(queries[0], 5)
                         profiles[name] = profile_calls(graph, recorder.calls)
-                    strat.retrieve(queries[0], 5)          # warm-up (plan cache)
                     timings[name] = []
                     for q in queries:
                         t = time.perf_counter()
