@@ -146,19 +146,19 @@ def fit_propagation(
 ) -> None:
     """Grid-search the propagation layer weights on dev questions (paragraph recall)."""
     from kg_platform.evaluation.datasets import load_dataset
-    from kg_platform.evaluation.harness import ranking_score
+    from kg_platform.evaluation.harness import items_to_fetch, ranking_score
     from kg_platform.retrieval.propagate import fit_weights, rank_with
 
     examples = [ex for ex in load_dataset(dataset) if ex.gold][:limit]
     every = round(1 / holdout) if holdout > 0 else 0
     held = [i for i in range(len(examples)) if every and i % every == every - 1]
-    train = [i for i in range(len(examples)) if i not in set(held)]
+    train = sorted(set(range(len(examples))) - set(held))
     ctx = _context(corpus)
 
     def recall(i: int, items) -> float:  # noqa: ANN001
         return ranking_score(items, examples[i].gold, k=k, budget=budget_tokens).paragraph_recall
 
-    fetch = max(k, -(-budget_tokens // 16)) if budget_tokens else k
+    fetch = items_to_fetch(k, budget_tokens)   # as many items as `kgp eval` asks for
     try:
         lam, fit_score, cached = fit_weights(ctx, [ex.question for ex in examples], recall, fetch,
                                              aggregate=aggregate, train=train)

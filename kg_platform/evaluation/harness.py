@@ -86,11 +86,14 @@ class EvalConfig:
 
     def fetch_size(self) -> int:
         """Items requested from a strategy before selection, dedup and the cut."""
-        if self.fetch_k:
-            return self.fetch_k
-        if self.budget_tokens:
-            return min(MAX_FETCH_K, max(self.k, -(-self.budget_tokens // TOKENS_PER_ITEM_FLOOR)))
-        return self.k
+        return self.fetch_k or items_to_fetch(self.k, self.budget_tokens)
+
+
+def items_to_fetch(k: int, budget_tokens: int | None) -> int:
+    """Items to ask a strategy for: k, or enough to fill the budget with piece-sized items."""
+    if budget_tokens:
+        return min(MAX_FETCH_K, max(k, -(-budget_tokens // TOKENS_PER_ITEM_FLOOR)))
+    return k
 
 
 @dataclass

@@ -334,3 +334,25 @@ def test_index_fetch_follows_the_corpus_share(world):
     assert ctx.index_fetch(100, 200, ["tA"]) == 200              # capped at the ceiling
     assert ctx.index_fetch(5, 200, ["tA", "tB"]) == 200          # several corpora: the ceiling
     assert ctx.graph.read("retrieval/corpus_share", corpus="nope")[0]["share"] == 0.0
+
+
+def test_fit_weights_searches_present_layers_on_the_train_part(world):
+    """`kgp router fit-propagation`: fit on the train questions only; absent layers stay 0."""
+    from kg_platform.retrieval.propagate import LAYERS, fit_weights, rank_with
+
+    ctx, _ = world
+    questions = ["porcelain Meissen Saxony", "Vienna capital Austria Danube"]
+    targets = []
+    for q in questions:   # the lexical layer's best chunk is the one each question asks for
+        rows = ctx.graph.read_raw(
+            "CALL db.index.fulltext.queryNodes('chunk_text_l1', $q, {limit: 1}) YIELD node "
+            "RETURN node.id AS id", q=fulltext_query(q))
+        targets.append(rows[0]["id"])
+
+    def recall(i, items):
+        return 1.0 if items and items[0].id == targets[i] else 0.0
+
+    lam, score, cached = fit_weights(ctx, questions, recall, 3, train=[0])
+    assert score == 1.0 and set(lam) == set(LAYERS) and len(cached) == 2
+    assert lam["D"] == 0.0                       # no distilled node in this graph: not searched
+    assert recall(0, rank_with(cached[0], lam, "wsum")) == 1.0
