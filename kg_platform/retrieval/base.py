@@ -57,7 +57,9 @@ class RetrievalContext:
         Neo4j 5.26 indexes cannot pre-filter by property, so strategies over-fetch and filter
         by ``corpus`` in Cypher. Asking an HNSW index for 200 neighbours costs about three times
         asking for 10, so the over-fetch follows the corpus's share of the chunks (counted once
-        per context): ``need`` when nothing is filtered or the corpus is the whole graph,
+        per context, and the SDK and CLI make one per call, so a newly ingested corpus is seen at
+        once; the count walks the chunk_corpus index, cheaper than the over-fetch it saves):
+        ``need`` when nothing is filtered or the corpus is the whole graph,
         ``need / share`` times a safety factor of 4 otherwise, within ``[need, ceiling]``
         (``ceiling`` = the configured ``fetch``). ``corpora`` = the corpora the query filters on
         one by one (default: ``[self.corpus]`` when set); several corpora take the ceiling.
