@@ -3,10 +3,10 @@
 // graph, aggregated per chunk with layer weights. Layers: C = level-1 chunks, P = pieces (IN),
 // D = distilled (AtomicQuestion ANSWERED_BY, Entity MENTIONED_IN; mapped down PART_OF),
 // I = information resources (Section and Source, propagated to the chunks below them),
-// Every candidate chunk then gets its exact C cosine (vector.similarity.cosine), not only the
-// index's top $k_layer.
 // T = the lexical view of level-1 chunks (BM25 through the fulltext index, divided by the best
 // hit's score so it lies in (0, 1] like a cosine; skipped when $q is '').
+// Candidates = the union of every layer's top $k_layer; each then gets its exact C cosine
+// (vector.similarity.cosine), so a chunk found through another layer does not score C = 0.
 // Aggregation: 'wsum' sum_layer lam * s, 'wmax' max_layer lam * s, 'rrf' sum_layer lam / (60 +
 // rank of the chunk in that layer's ranking).
 // Params: $qv, $q (escaped Lucene text or ''), $fetch (over-fetch before the corpus filter),
