@@ -90,34 +90,29 @@ def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tupl
 
 _VEC_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
 _VEC_CACHE_MAX = 50_000   # ~75 MB of 384-d float32 vectors
+_VEC_LOCK = threading.Lock()
 
 
 def _embed_cached(ctx: "RetrievalContext", texts: list[str]) -> np.ndarray:
-    """The embedder's vectors, reusing those of texts seen before in this process.
+    """The embedder's vectors, reusing those of texts seen before in this process (LRU).
 
     Candidates repeat: every strategy of an evaluation reranks mostly the same chunks of a
     question, and the self-feedback loop reranks one list up to four times.
     """
     model = ctx.embedder.model_name
-    with _CE_LOCK:
-        missing = list(dict.fromkeys(t for t in texts if (model, t) not in _VEC_CACHE))
+    with _VEC_LOCK:
+        found = {t: _VEC_CACHE[(model, t)] for t in texts if (model, t) in _VEC_CACHE}
+        for t in found:
+            _VEC_CACHE.move_to_end((model, t))
+    missing = list(dict.fromkeys(t for t in texts if t not in found))
     if missing:
-        fresh = ctx.embedder.embed(missing)
-        with _CE_LOCK:
-            for t, v in zip(missing, fresh):
-                _VEC_CACHE[(model, t)] = v
+        found.update(zip(missing, ctx.embedder.embed(missing)))
+        with _VEC_LOCK:
+            for t in missing:
+                _VEC_CACHE[(model, t)] = found[t]
             while len(_VEC_CACHE) > _VEC_CACHE_MAX:
                 _VEC_CACHE.popitem(last=False)
-    with _CE_LOCK:
-        out = []
-        for t in texts:
-            vec = _VEC_CACHE.get((model, t))
-            if vec is None:          # evicted between the two steps by a concurrent caller
-                vec = ctx.embedder.embed([t])[0]
-            else:
-                _VEC_CACHE.move_to_end((model, t))
-            out.append(vec)
-    return np.stack(out)
+    return np.stack([np.asarray(found[t]) for t in texts])
 
 
 def sage_select(query: str, items: list[RetrievedItem], ctx: "RetrievalContext") -> list[RetrievedItem]:
