@@ -194,23 +194,29 @@ def load_selector(name: str | None) -> tuple[Selector | None, Callable[[int, Ret
 
 
 # ------------------------------------------------------------------------------- scoring
+def to_ranking(items: list[RetrievedItem]) -> list[Ranked]:
+    """A strategy's items as the scorer sees them: ids and texts, duplicates dropped."""
+    return dedupe([Ranked(it.id, it.text) for it in items])
+
+
+def cut_at(ranking: list[Ranked], k: int, budget: int | None) -> list[Ranked]:
+    """The prefix within ``budget`` tokens when a budget is set, else the first ``k``."""
+    return cut_at_budget(ranking, budget, _tokens, _truncate) if budget else cut_at_k(ranking, k)
+
+
 def cut(ranking: list[Ranked], cfg: EvalConfig, k: int | None = None,
         budget: int | None = None) -> list[Ranked]:
     """Cut at the budget when one is set, else at k (with ``--select``: as selected)."""
     budget = budget if budget is not None else cfg.budget_tokens
-    if budget:
-        return cut_at_budget(ranking, budget, _tokens, _truncate)
-    if k is None and cfg.select and cfg.select != "none":
+    if not budget and k is None and cfg.select and cfg.select != "none":
         return list(ranking)  # a selection post-processor decides how many items to keep
-    return cut_at_k(ranking, k or cfg.k)
+    return cut_at(ranking, k or cfg.k, budget)
 
 
 def ranking_score(items: list[RetrievedItem], gold: Any, *, k: int = 5,
                   budget: int | None = None) -> QuestionScore:
     """Score one strategy answer as ``kgp eval`` does: dedupe, cut at the budget (else at k)."""
-    ranking = dedupe([Ranked(it.id, it.text) for it in items])
-    kept = cut_at_budget(ranking, budget, _tokens, _truncate) if budget else cut_at_k(ranking, k)
-    return score_question(kept, gold, _tokens)
+    return score_question(cut_at(to_ranking(items), k, budget), gold, _tokens)
 
 
 def curve(run: StrategyRun, examples: list[QAExample], cfg: EvalConfig) -> list[dict[str, float]]:
@@ -275,7 +281,7 @@ def run_evaluation(
                 run.errors.append(f"{ex.id}: {exc}")
                 items = []
             run.latencies_ms.append((time.perf_counter() - t0) * 1000.0)
-            ranking = dedupe([Ranked(it.id, it.text) for it in items])
+            ranking = to_ranking(items)
             run.rankings.append(ranking)
             run.scores.append(score_question(cut(ranking, cfg), ex.gold, _tokens))
             if progress:

@@ -22,7 +22,9 @@ def test_per_radius_files_are_the_rendered_template(radius):
 
 
 def test_render_refuses_unsupported_radius():
-    with pytest.raises(Exception, match="outside"):
+    from kg_platform.errors import RetrievalError
+
+    with pytest.raises(RetrievalError, match="outside"):
         mogg.render_query(mogg.MAX_RADIUS + 1)
 
 
