@@ -38,6 +38,9 @@ def retrieve(
     select: str = typer.Option("none", "--select", help="post-processor: none | sage"),
     explain: bool = typer.Option(False, "--explain", help="print breakdowns and a Browser query"),
     corpus: str | None = typer.Option(None, "--corpus", help="restrict to one corpus"),
+    scope: list[str] = typer.Option(None, "--scope",
+                                    help="only these documents: source id, title, path or file "
+                                         "name (repeatable)"),
     as_json: bool = typer.Option(False, "--json", help="print results as JSON"),
 ) -> None:
     """Retrieve evidence for a question with one strategy (and optional SAGE selection)."""
@@ -45,12 +48,14 @@ def retrieve(
 
     from kg_platform.retrieval.base import get_strategy
     from kg_platform.retrieval.explain import browser_snippet, explain_lines
+    from kg_platform.retrieval.scope import resolve_scope
     from kg_platform.retrieval.selection import apply_selection, candidates_needed
 
     if explain:
         logging.getLogger("kg_platform.retrieval").setLevel(logging.INFO)
     ctx = _context(corpus)
     try:
+        ctx.sources = resolve_scope(ctx.graph, scope, corpus)
         strat = get_strategy(strategy, ctx)
         items = strat.retrieve(question, candidates_needed(select, k, ctx))
         items = apply_selection(select, question, items, ctx)

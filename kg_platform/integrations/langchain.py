@@ -76,6 +76,8 @@ class KGPlatformRetriever(BaseRetriever):
             ``hybrid``, ``mog``, ``mogg``, ``propagate``, ``atomic``, ...).
         k: number of documents returned.
         corpus: restrict to one corpus (None: all corpora).
+        scope: restrict to some documents (source ids, titles, paths or file names; None:
+            the whole corpus), applied inside the strategy's Cypher.
         record: store each retrieval as an answer record for Neo4j Browser ("why was this
             chunk retrieved"); its id is in every document's ``metadata["answer_id"]``.
     """
@@ -86,6 +88,7 @@ class KGPlatformRetriever(BaseRetriever):
     strategy: str = "hybrid"
     k: int = Field(5, ge=1)
     corpus: str | None = None
+    scope: list[str] | None = None
     record: bool = False
 
     @field_validator("strategy")
@@ -110,7 +113,8 @@ class KGPlatformRetriever(BaseRetriever):
     def _retrieve(self, query: str) -> list[Document]:
         kp: KnowledgePlatform = self.platform
         items, answer_id = kp.retrieve_recorded(query, strategy=self.strategy, k=self.k,
-                                                corpus=self.corpus, record=self.record)
+                                                corpus=self.corpus, record=self.record,
+                                                scope=self.scope)
         return [item_to_document(it, self.strategy, answer_id) for it in items]
 
     def _get_relevant_documents(self, query: str, *,

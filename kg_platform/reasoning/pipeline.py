@@ -73,6 +73,7 @@ class Reasoner:
     settings: "Settings"
     llm: "LLMClient | None" = None
     steps: ReasoningSteps | None = None
+    sources: list[str] | None = None   # document scope (resolved source ids); None = whole corpus
 
     def __post_init__(self) -> None:
         if self.steps is None and self.llm is not None:
@@ -113,6 +114,10 @@ class Reasoner:
             trace.append(TraceEvent("classify", {"task_class": task_class, "mode": chosen_mode}))
             if task_class in ("predictive", "creative"):
                 notes.append(L3_L4_NOTE)
+        if self.sources and chosen_mode == "decompose":
+            chosen_mode = "factual"
+            notes.append("answered in factual mode: decomposition does not take a document "
+                         "scope yet")
         run = None
         if chosen_mode == "factual":
             result = self._factual(question, corpus, strategy, feedback, trace)
@@ -132,7 +137,8 @@ class Reasoner:
         from kg_platform.retrieval.selection import rerank_scores
 
         cfg = self.settings.sage
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus)
+        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus,
+                               sources=self.sources)
         items = get_strategy(strategy, ctx).retrieve(question, cfg.n_candidates)
         scores, scorer = rerank_scores(question, [it.text for it in items], ctx)
         order = sorted(range(len(items)), key=lambda i: (-float(scores[i]), i))
@@ -249,7 +255,8 @@ class Reasoner:
                 feedback: bool) -> Answer:
         from kg_platform.retrieval.base import RetrievalContext, get_strategy
 
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus)
+        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus,
+                               sources=self.sources)
         k = self.settings.reasoning.evidence_chunks
         items = get_strategy(strategy, ctx).retrieve(question, k)
         context = enrich(self.graph, from_items(items, via=strategy))

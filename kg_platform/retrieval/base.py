@@ -49,7 +49,27 @@ class RetrievalContext:
     embedder: "Embedder"
     settings: "Settings"
     corpus: str | None = None                 # restrict to one corpus (None = all)
+    sources: list[str] | None = None          # document scope: source ids (None = no scope)
     _shares: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
+    _scope_shares: dict[int, float] = field(default_factory=dict, repr=False, compare=False)
+
+    def scope_fetch(self, need: int, level: int = 1, ceiling: int = 20_000) -> int:
+        """Fulltext hits to ask for so that about ``need`` fall inside the document scope.
+
+        Lucene cannot filter by source before ranking, so a scoped fulltext query over-fetches
+        by the inverse of the scope's share of that level's chunks (times 4), within
+        ``[need, ceiling]``. Vector scoring in a scope does not need this: it is exact over the
+        scope's own nodes. Without a scope this is :meth:`index_fetch`'s business.
+        """
+        if not self.sources:
+            return need
+        if level not in self._scope_shares:
+            rows = self.graph.read("retrieval/scope_share", sources=self.sources, level=level)
+            self._scope_shares[level] = float(rows[0]["share"]) if rows else 0.0
+        share = self._scope_shares[level]
+        if share >= 0.999:
+            return need
+        return max(need, min(ceiling, int(need * 4 / max(share, 1e-6)) + 1))
 
     def index_fetch(self, need: int, ceiling: int, corpora: Sequence[str] | None = None) -> int:
         """Index hits to ask for so that about ``need`` of them belong to the corpora searched.
@@ -90,11 +110,17 @@ StrategyFactory = Callable[[RetrievalContext], Strategy]
 _REGISTRY: dict[str, tuple[StrategyFactory, str]] = {}
 
 
-def register_strategy(name: str, description: str) -> Callable[[StrategyFactory], StrategyFactory]:
-    """Decorator: ``@register_strategy("bm25", "fulltext over level-2 chunks")``."""
+def register_strategy(name: str, description: str, *,
+                      scoped: bool = False) -> Callable[[StrategyFactory], StrategyFactory]:
+    """Decorator: ``@register_strategy("bm25", "fulltext over level-2 chunks", scoped=True)``.
+
+    ``scoped=True`` says the strategy honours ``ctx.sources`` inside its queries; asking any
+    other strategy for a document scope fails with a clear error rather than ignoring it.
+    """
 
     def wrap(factory: StrategyFactory) -> StrategyFactory:
         _REGISTRY[name] = (factory, description)
+        factory.supports_scope = scoped  # type: ignore[attr-defined]
         return factory
 
     return wrap
@@ -122,4 +148,10 @@ def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise RetrievalError(f"unknown strategy {name!r}", hint=f"known strategies: {known}")
-    return _REGISTRY[name][0](ctx)
+    strategy = _REGISTRY[name][0](ctx)
+    if ctx.sources and not getattr(_REGISTRY[name][0], "supports_scope", False):
+        scoped = ", ".join(n for n, (f, _) in sorted(_REGISTRY.items())
+                           if getattr(f, "supports_scope", False))
+        raise RetrievalError(f"strategy {name!r} cannot be restricted to a document scope yet",
+                             hint=f"drop --scope, or use one of: {scoped}")
+    return strategy

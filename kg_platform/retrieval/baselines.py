@@ -3,7 +3,9 @@
 All three read fixed-size level-2 chunks (``:Chunk:L2``) through our own Neo4j indexes
 (``chunk_text_l2``, ``chunk_embedding_l2``). The indexes span every corpus and Neo4j 5.26 cannot
 pre-filter them, so each query over-fetches and filters by ``corpus`` in Cypher, doubling the
-fetch until ``k`` results of the corpus are found or the index has no more hits.
+fetch until ``k`` results of the corpus are found or the index has no more hits. With a document
+scope (``ctx.sources``) the fulltext side also filters by source, its first fetch sized by the
+scope's share; the vector side skips the index and scores the scope's chunks exactly.
 """
 
 from __future__ import annotations
@@ -29,8 +31,12 @@ def _item(rec: Any, query: str) -> RetrievedItem:
 def _overfetch(ctx: RetrievalContext, name: str, k: int, **params: Any) -> list[RetrievedItem]:
     """Run a ``baseline_*`` statement, doubling ``$fetch`` until k corpus hits or no more hits."""
     fetch = max(50, k * 10) if ctx.corpus else k
+    if ctx.sources:
+        fetch = max(fetch, ctx.scope_fetch(k, params.get("level", BASELINE_LEVEL), MAX_FETCH))
+    params.pop("level", None)
     while True:
-        records = ctx.graph.read(name, k=k, fetch=fetch, corpus=ctx.corpus, **params)
+        records = ctx.graph.read(name, k=k, fetch=fetch, corpus=ctx.corpus,
+                                 sources=ctx.sources, **params)
         items = [_item(r, name) for r in records if r["id"] is not None]
         raw = records[0]["raw"] if records else 0
         if len(items) >= k or raw < fetch or fetch >= MAX_FETCH:
@@ -51,7 +57,7 @@ class FulltextChunks:
         if not q:
             return []
         return _overfetch(self.ctx, "retrieval/baseline_fulltext_chunks", k,
-                          index=f"chunk_text_l{self.level}", q=q)
+                          index=f"chunk_text_l{self.level}", q=q, level=self.level)
 
 
 @dataclass
@@ -66,6 +72,11 @@ class VectorChunks:
         return self.retrieve_vector(self.ctx.embedder.embed([query])[0].tolist(), k)
 
     def retrieve_vector(self, vector: list[float], k: int) -> list[RetrievedItem]:
+        if self.ctx.sources:
+            name = "retrieval/baseline_vector_scoped"
+            records = self.ctx.graph.read(name, k=k, level=self.level, qv=vector,
+                                          corpus=self.ctx.corpus, sources=self.ctx.sources)
+            return [_item(r, name) for r in records]
         return _overfetch(self.ctx, "retrieval/baseline_vector_chunks", k,
                           index=f"chunk_embedding_l{self.level}", qv=vector)
 
@@ -112,16 +123,16 @@ class HybridChunks:
         return rrf({"vector": dense, "bm25": lexical}, k)
 
 
-@register_strategy("bm25", "Lucene BM25 (Neo4j fulltext) over fixed-size level-2 chunks")
+@register_strategy("bm25", "Lucene BM25 (Neo4j fulltext) over fixed-size level-2 chunks", scoped=True)
 def _bm25(ctx: RetrievalContext) -> FulltextChunks:
     return FulltextChunks(ctx)
 
 
-@register_strategy("vector", "Neo4j vector index (cosine) over level-2 chunks")
+@register_strategy("vector", "Neo4j vector index (cosine) over level-2 chunks", scoped=True)
 def _vector(ctx: RetrievalContext) -> VectorChunks:
     return VectorChunks(ctx)
 
 
-@register_strategy("hybrid", "reciprocal-rank fusion (k=60) of bm25 and vector over level-2 chunks")
+@register_strategy("hybrid", "reciprocal-rank fusion (k=60) of bm25 and vector over level-2 chunks", scoped=True)
 def _hybrid(ctx: RetrievalContext) -> HybridChunks:
     return HybridChunks(ctx)

@@ -113,9 +113,11 @@ class MoGStrategy:
         cfg = self.ctx.settings.mog
         # k_r is raised to k: with fewer candidates per level than k, MoG could not fill k.
         k_r = max(cfg.k_r, k)
-        params = dict(plan=[p.as_param() for p in plans], k_r=k_r,
-                      fetch=self.ctx.index_fetch(k_r, max(cfg.fetch, k_r), [p.corpus for p in plans]),
-                      normalise=cfg.normalise, k=k)
+        fetch = self.ctx.index_fetch(k_r, max(cfg.fetch, k_r), [p.corpus for p in plans])
+        if self.ctx.sources and self.scoring != "dense":
+            fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
+        params = dict(plan=[p.as_param() for p in plans], k_r=k_r, fetch=fetch,
+                      normalise=cfg.normalise, k=k, sources=self.ctx.sources)
         if self.scoring == "dense":
             if qvec is None:
                 qvec = self.ctx.embedder.embed([query])[0]
@@ -148,12 +150,12 @@ class MoGStrategy:
 
 
 @register_strategy("mog", "Mix-of-Granularity: per-level BM25 (or dense) -> router-weighted "
-                   "level-1 scores -> containers at the router's level, one Cypher query")
+                   "level-1 scores -> containers at the router's level, one Cypher query", scoped=True)
 def _mog(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx)
 
 
-@register_strategy("mog-dense", "MoG scored with the per-level vector indexes")
+@register_strategy("mog-dense", "MoG scored with the per-level vector indexes", scoped=True)
 def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="dense")
 

@@ -74,10 +74,18 @@ class MoGGStrategy:
         return dict(q=fulltext_query(query) if lexical else "",
                     qv=[float(x) for x in qvec] if dense else None,
                     plan=[p.as_param() for p in plans],
-                    seeds=cfg.mogg_seeds, fetch=self.ctx.index_fetch(cfg.mogg_seeds, cfg.fetch,
-                                               [p.corpus for p in plans]),
+                    seeds=cfg.mogg_seeds, fetch=self._fetch(plans), sources=self.ctx.sources,
                     k_r=max(cfg.k_r, k), normalise=cfg.normalise,
                     cap=cfg.mogg_group_tokens, cand=k * cfg.mogg_candidates_factor, k=k)
+
+    def _fetch(self, plans: Sequence[CorpusPlan]) -> int:
+        """Index hits per seed list: sized by the corpus share, or by the scope's share of the
+        pieces' chunks in a document scope (the piece fulltext index cannot filter by source)."""
+        cfg = self.ctx.settings.mog
+        fetch = self.ctx.index_fetch(cfg.mogg_seeds, cfg.fetch, [p.corpus for p in plans])
+        if self.ctx.sources:
+            fetch = max(fetch, self.ctx.scope_fetch(cfg.mogg_seeds, 1))
+        return fetch
 
     def run(self, query: str, k: int, plans: Sequence[CorpusPlan],
             qvec: np.ndarray | None = None) -> list[RetrievedItem]:
@@ -106,7 +114,7 @@ class MoGGStrategy:
 
 
 @register_strategy("mogg", "MoG over the piece graph: BM25 + vector seed pieces -> SIMILAR hop groups "
-                   "per level -> router-weighted two-step selection, one Cypher query per radius")
+                   "per level -> router-weighted two-step selection, one Cypher query per radius", scoped=True)
 def _mogg(ctx: RetrievalContext) -> MoGGStrategy:
     return MoGGStrategy(ctx)
 

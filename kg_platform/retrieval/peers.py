@@ -10,6 +10,10 @@ Known differences, on purpose:
 
 * neither retriever can restrict its index query to one corpus, so we over-fetch ``top_k`` and
   filter by the ``corpus`` property in Python (doubling the fetch while too few survive);
+* with a document scope (``ctx.sources``) the vector peer uses the library's own pre-filter
+  (``filters={"source_id": {"$in": ids}}``, an exact search over the matching nodes); the hybrid
+  peer has no filter, so its hits are filtered by source in Python, fetching up to
+  ``MAX_FETCH`` hits per index (the library's limitation, reported as is);
 * ``HybridRetriever`` passes the text to Lucene unescaped and fails on operator characters, so
   the fulltext side receives the question with Lucene syntax escaped, while the vector side gets
   the embedding of the original question (passed as ``query_vector``).
@@ -101,17 +105,28 @@ class GraphragPeer:
         if self.hybrid:
             raw = self._retriever.get_search_results(
                 query_text=fulltext_query(query) or query, query_vector=vector, top_k=top_k)
+        elif self.ctx.sources:
+            raw = self._retriever.get_search_results(
+                query_vector=vector, top_k=top_k,
+                filters={"source_id": {"$in": list(self.ctx.sources)}})
         else:
             raw = self._retriever.get_search_results(query_vector=vector, top_k=top_k)
         return list(raw.records)
 
+    def _keep(self, rec: Any) -> bool:
+        node = rec["node"]
+        if self.ctx.corpus is not None and node.get("corpus") != self.ctx.corpus:
+            return False
+        return not self.ctx.sources or node.get("source_id") in self.ctx.sources
+
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         vector = [float(x) for x in self.ctx.embedder.embed([query])[0]]
         fetch = max(50, k * 10) if self.ctx.corpus else k
+        if self.ctx.sources and self.hybrid:
+            fetch = max(fetch, self.ctx.scope_fetch(k, self.level, MAX_FETCH))
         while True:
             records = self._search(query, vector, fetch)
-            kept = [r for r in records
-                    if self.ctx.corpus is None or r["node"].get("corpus") == self.ctx.corpus]
+            kept = [r for r in records if self._keep(r)]
             # The hybrid query returns up to top_k from each index, so "exhausted" means fewer
             # than top_k rows came back in total.
             if len(kept) >= k or len(records) < fetch or fetch >= MAX_FETCH:
@@ -130,13 +145,13 @@ class GraphragPeer:
 
 
 @register_strategy("peer-neo4j-graphrag-vector",
-                   "neo4j-graphrag VectorRetriever over chunk_embedding_l2 (extra: peers)")
+                   "neo4j-graphrag VectorRetriever over chunk_embedding_l2 (extra: peers)", scoped=True)
 def _peer_vector(ctx: RetrievalContext) -> GraphragPeer:
     return GraphragPeer(ctx, hybrid=False, name="peer-neo4j-graphrag-vector")
 
 
 @register_strategy("peer-neo4j-graphrag-hybrid",
                    "neo4j-graphrag HybridRetriever over chunk_embedding_l2 + chunk_text_l2 "
-                   "(extra: peers)")
+                   "(extra: peers)", scoped=True)
 def _peer_hybrid(ctx: RetrievalContext) -> GraphragPeer:
     return GraphragPeer(ctx, hybrid=True, name="peer-neo4j-graphrag-hybrid")

@@ -28,6 +28,7 @@ from kg_platform.retrieval.lucene import fulltext_query
 log = logging.getLogger(__name__)
 
 QUERY = "retrieval/propagate_chunks"
+SCOPED_QUERY = "retrieval/propagate_chunks_scoped"
 LAYERS = ("C", "P", "D", "I", "T")
 RRF_K = 60.0
 
@@ -53,15 +54,19 @@ class PropagateStrategy:
         """Propagate from the query vector ``qv``; ``text`` feeds the lexical layer (``""``: off)."""
         cfg = self.ctx.settings.propagation
         k_layer = max(cfg.k_per_layer, k)
+        fetch = self.ctx.index_fetch(k_layer, max(cfg.fetch, k_layer))
+        query = QUERY
+        if self.ctx.sources:
+            # a scope scores its own nodes exactly; only the lexical layer needs an over-fetch
+            query, fetch = SCOPED_QUERY, max(fetch, self.ctx.scope_fetch(k_layer, 1))
         rows = self.ctx.graph.read(
-            QUERY, qv=qv, q=fulltext_query(text),
-            fetch=self.ctx.index_fetch(k_layer, max(cfg.fetch, k_layer)),
-            k_layer=k_layer, corpus=self.ctx.corpus, lam=self.lam,
+            query, qv=qv, q=fulltext_query(text), fetch=fetch, k_layer=k_layer,
+            corpus=self.ctx.corpus, sources=self.ctx.sources, lam=self.lam,
             aggregate=self.aggregate, k=k)
-        return [self._item(r) for r in rows]
+        return [self._item(r, query) for r in rows]
 
     @staticmethod
-    def _item(r) -> RetrievedItem:
+    def _item(r, query: str = QUERY) -> RetrievedItem:
         per = sorted(r["per"], key=lambda x: x["layer"])
         # cos_T is the lexical layer's normalised BM25, kept under the same key for one shape.
         breakdown = {f"cos_{x['layer']}": float(x["s"]) for x in per}
@@ -73,13 +78,13 @@ class PropagateStrategy:
             id=r["id"], text=r["text"] or "", score=float(r["score"]), kind="chunk",
             level=r["level"], source_id=r["source_id"], source_title=r["source_title"],
             section_title=r["section_title"], page=r["page"], tokens=r["tokens"],
-            breakdown=breakdown, path=path, query=QUERY,
+            breakdown=breakdown, path=path, query=query,
         )
 
 
 @register_strategy("propagate", "multi-layer propagation: vector similarity of chunks, pieces, "
                    "distilled nodes, sections and sources (+ BM25 of chunks) aggregated onto "
-                   "level-1 chunks")
+                   "level-1 chunks", scoped=True)
 def _propagate(ctx: RetrievalContext) -> PropagateStrategy:
     return PropagateStrategy(ctx)
 

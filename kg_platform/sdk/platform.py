@@ -155,7 +155,8 @@ class KnowledgePlatform:
         return list_strategies()
 
     def retrieve(self, query: str, *, strategy: str = "hybrid", k: int = 5,
-                 corpus: str | None = None, record: bool = False) -> list["RetrievedItem"]:
+                 corpus: str | None = None, record: bool = False,
+                 scope: Sequence[str] | None = None) -> list["RetrievedItem"]:
         """The top ``k`` items for ``query`` from one strategy, with the evidence of each
         (score breakdown, path, the named Cypher that found it) and its source and section.
 
@@ -163,20 +164,26 @@ class KnowledgePlatform:
         with ``CHOSE`` edges carrying rank, score and breakdown) whose id is then in
         :attr:`last_answer_id`, so the Browser guide's "why was this chunk retrieved" query can
         show it. Items also get a ``source_uri`` attribute when the graph knows it.
+
+        ``scope`` restricts retrieval to some documents ("ask this document"): source ids,
+        titles, paths or file names, several allowed; the restriction runs inside the Cypher.
         """
         items, self.last_answer_id = self.retrieve_recorded(
-            query, strategy=strategy, k=k, corpus=corpus, record=record)
+            query, strategy=strategy, k=k, corpus=corpus, record=record, scope=scope)
         return items
 
     last_answer_id: str | None = None
 
     def retrieve_recorded(self, query: str, *, strategy: str = "hybrid", k: int = 5,
                           corpus: str | None = None, record: bool = True,
+                          scope: Sequence[str] | None = None,
                           ) -> tuple[list["RetrievedItem"], str | None]:
         """:meth:`retrieve` returning ``(items, answer_id)`` (thread-safe: no shared state)."""
         from kg_platform.retrieval.base import RetrievalContext, get_strategy
+        from kg_platform.retrieval.scope import resolve_scope
 
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus)
+        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus,
+                               sources=resolve_scope(self.graph, scope, corpus))
         items = get_strategy(strategy, ctx).retrieve(query, k)
         _enrich(self.graph, items)
         answer_id = _record(self.graph, query, corpus, strategy, items) if record else None

@@ -1,7 +1,8 @@
 // MoG two-step selection (spec §1.4) over every corpus of $plan, BM25 through the per-level
 // fulltext indexes chunk_text_l<g>. Params: $q (escaped Lucene text), $plan = [{corpus,
 // w: [w_1..w_n] router weights, g_r: router level}], $k_r, $fetch (over-fetch before the corpus
-// filter: indexes span all corpora), $normalise ('minmax'|'max'), $k.
+// filter: indexes span all corpora), $normalise ('minmax'|'max'), $k, $sources (document scope:
+// source ids, or null; Lucene cannot pre-filter, so the caller sizes $fetch by the scope's share).
 // Step 1a: top-k_r chunks of every level of every corpus.
 UNWIND $plan AS pl
 UNWIND range(1, size(pl.w)) AS g
@@ -9,6 +10,7 @@ CALL (pl, g) {
   CALL db.index.fulltext.queryNodes('chunk_text_l' + toString(g), $q, {limit: $fetch})
   YIELD node, score
   WITH node, score WHERE node.corpus = pl.corpus
+                   AND ($sources IS NULL OR node.source_id IN $sources)
   RETURN node AS p, score AS s
   ORDER BY s DESC, p.id ASC
   LIMIT $k_r

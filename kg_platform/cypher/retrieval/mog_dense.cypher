@@ -1,13 +1,26 @@
 // MoG two-step selection (spec §1.4), dense variant: the per-level vector indexes
 // chunk_embedding_l<g> score chunks by cosine (Neo4j returns (1 + cos) / 2; converted).
-// Params as retrieval/mog_bm25 with $qv (query embedding) instead of $q.
+// Params as retrieval/mog_bm25 with $qv (query embedding) instead of $q. With a document scope
+// ($sources not null) the index is skipped: the scope's chunks of each level are scored exactly
+// (a document has a few hundred per level, and a filtered global top-k could miss them all).
 // Step 1a: top-k_r chunks of every level of every corpus.
 UNWIND $plan AS pl
 UNWIND range(1, size(pl.w)) AS g
 CALL (pl, g) {
+  WITH pl, g WHERE $sources IS NULL
   CALL db.index.vector.queryNodes('chunk_embedding_l' + toString(g), $fetch, $qv)
   YIELD node, score
   WITH node, 2 * score - 1 AS cos WHERE node.corpus = pl.corpus
+  RETURN node AS p, cos AS s
+  ORDER BY s DESC, p.id ASC
+  LIMIT $k_r
+  UNION ALL
+  WITH pl, g WHERE $sources IS NOT NULL
+  MATCH (src:Source) WHERE src.id IN $sources AND src.corpus = pl.corpus
+  MATCH (src)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(node:Chunk)
+  WHERE node.level = g AND node.embedding IS NOT NULL
+  WITH DISTINCT node
+  WITH node, 2 * vector.similarity.cosine(node.embedding, $qv) - 1 AS cos
   RETURN node AS p, cos AS s
   ORDER BY s DESC, p.id ASC
   LIMIT $k_r

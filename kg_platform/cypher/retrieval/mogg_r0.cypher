@@ -3,7 +3,10 @@
 // `python -m kg_platform.retrieval.mogg`). Levels 1..1 = radius 0..0 around a centre piece.
 // Params: $q (escaped Lucene text, '' = no lexical seeds), $qv (query vector, null = no dense
 // seeds), $plan = [{corpus, w: [w_1..w_1], g_r}], $seeds, $fetch, $k_r, $normalise
-// ('minmax'|'max'), $cap (group token cap), $cand (finest candidates expanded), $k.
+// ('minmax'|'max'), $cap (group token cap), $cand (finest candidates expanded), $k, $sources
+// (document scope: source ids, or null). In a scope, dense seeds are the exact cosine of the
+// scope's pieces (no index), BM25 seeds are filtered by source (the caller sizes $fetch), and
+// groups never leave the scope.
 // Step 1: seed pieces (group centres) from the piece fulltext index (BM25) and/or the piece
 // vector index (cosine), each list normalised per corpus; a seed's score is the sum of its
 // normalised scores; the best $seeds seeds are kept.
@@ -13,14 +16,25 @@ CALL (pl) {
   CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: $fetch})
   YIELD node, score
   WITH node, score WHERE node.corpus = pl.corpus
+                   AND ($sources IS NULL OR node.source_id IN $sources)
   RETURN node AS seed, score AS s, 'bm25' AS via
   ORDER BY s DESC, seed.id ASC
   LIMIT $seeds
   UNION ALL
-  WITH pl WHERE $qv IS NOT NULL
+  WITH pl WHERE $qv IS NOT NULL AND $sources IS NULL
   CALL db.index.vector.queryNodes('piece_embedding', $fetch, $qv)
   YIELD node, score
   WITH node, 2 * score - 1 AS score WHERE node.corpus = pl.corpus
+  RETURN node AS seed, score AS s, 'vector' AS via
+  ORDER BY s DESC, seed.id ASC
+  LIMIT $seeds
+  UNION ALL
+  WITH pl WHERE $qv IS NOT NULL AND $sources IS NOT NULL
+  MATCH (src:Source) WHERE src.id IN $sources AND src.corpus = pl.corpus
+  MATCH (src)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(:L1)<-[:IN]-(node:Piece)
+  WHERE node.embedding IS NOT NULL
+  WITH DISTINCT node
+  WITH node, 2 * vector.similarity.cosine(node.embedding, $qv) - 1 AS score
   RETURN node AS seed, score AS s, 'vector' AS via
   ORDER BY s DESC, seed.id ASC
   LIMIT $seeds
@@ -42,6 +56,7 @@ UNWIND seeds AS sd
 CALL (sd) {
   WITH sd.p AS centre
   MATCH path = (centre)-[:SIMILAR*0..0]-(n:Piece)
+  WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
   WITH n, length(path) AS h,
        CASE WHEN length(path) = 0 THEN 1.0 ELSE last(relationships(path)).score END AS ew
   ORDER BY h ASC, ew DESC
@@ -86,6 +101,7 @@ WITH i, cands[i] AS cd
 MATCH (centre:Piece {id: cd.c})
 CALL (centre, cd) {
   MATCH path = (centre)-[:SIMILAR*0..0]-(n:Piece)
+  WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
   WITH n, length(path) AS h,
        CASE WHEN length(path) = 0 THEN 1.0 ELSE last(relationships(path)).score END AS ew
   ORDER BY h ASC, ew DESC

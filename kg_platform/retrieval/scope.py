@@ -1,0 +1,46 @@
+"""Document scope: restrict any strategy to a few sources ("ask this document").
+
+A user names documents the way they know them (a title, a path, a file name, or a source id);
+:func:`resolve_scope` turns those names into source ids once per call, and strategies pass the
+ids to their Cypher as ``$sources`` so the restriction happens inside the query. Post-filtering
+a global top-k would starve on a large corpus: the document's chunks may not be in it at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kg_platform.errors import RetrievalError
+
+if TYPE_CHECKING:
+    from kg_platform.graph import GraphClient
+
+
+class ScopeError(RetrievalError):
+    """A scope value matched no source."""
+
+
+def resolve_scope(graph: "GraphClient", values: Sequence[str] | None,
+                  corpus: str | None = None) -> list[str] | None:
+    """Source ids for the scope ``values`` (``None`` or empty: no scope).
+
+    Every value must match at least one source (by id, title, uri, file name or file stem), so
+    a typo fails loudly instead of silently searching nothing.
+    """
+    wanted = [v.strip() for v in (values or []) if v and v.strip()]
+    if not wanted:
+        return None
+    rows = graph.read("retrieval/scope_sources", values=wanted, corpus=corpus)
+    found = {r["value"]: list(r["ids"]) for r in rows}
+    missing = [v for v in wanted if not found.get(v)]
+    if missing:
+        where = f" in corpus {corpus!r}" if corpus else ""
+        raise ScopeError(
+            f"no source matches the scope {', '.join(repr(m) for m in missing)}{where}",
+            hint="a scope value is a source id, a title, a path or a file name; "
+                 "`kgp browser guide` lists sources, or run MATCH (s:Source) RETURN s.title, s.uri")
+    ids: list[str] = []
+    for v in wanted:
+        ids.extend(i for i in found[v] if i not in ids)
+    return ids

@@ -1,0 +1,110 @@
+"""Document scope ("ask this document") against the real Neo4j: every scoped strategy returns
+only the scoped documents' text, the scope resolves ids, titles, paths and file names, several
+documents may be scoped, a typo fails loudly, and the CLI finds the MarkItDown format list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_platform.errors import RetrievalError
+from kg_platform.retrieval.base import RetrievalContext, get_strategy, list_strategies
+from kg_platform.retrieval.scope import ScopeError, resolve_scope
+from kg_platform.sdk import KnowledgePlatform
+
+pytestmark = pytest.mark.integration
+
+CORPUS = "scope-samples"
+SAMPLES = Path(__file__).resolve().parents[2] / "ingestion" / "samples"
+SCOPED = ["bm25", "vector", "hybrid", "mog", "mog-dense", "mogg", "propagate"]
+FORMATS_QUESTION = "What file formats can MarkItDown convert to Markdown?"
+FORMATS = ["PowerPoint", "Word", "Excel", "HTML", "ZIP files", "Youtube URLs", "EPubs",
+           "Images (EXIF metadata and OCR)"]
+
+
+@pytest.fixture(scope="module")
+def kp(graph_session, settings, embedder):
+    platform = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
+    report = platform.ingest([SAMPLES], corpus=CORPUS)
+    assert report.status == "completed", report.summary()
+    return platform
+
+
+def _sources(kp) -> dict[str, str]:
+    rows = kp.graph.read_raw("MATCH (s:Source {corpus: $c}) RETURN s.id AS id, s.uri AS uri",
+                             c=CORPUS)
+    return {Path(r["uri"]).name: r["id"] for r in rows}
+
+
+def test_scope_resolves_ids_titles_paths_and_file_names(kp) -> None:
+    ids = _sources(kp)
+    md = ids["markitdown-README.md"]
+    assert resolve_scope(kp.graph, ["MarkItDown"], CORPUS) == [md]          # title, any case
+    assert resolve_scope(kp.graph, ["markitdown"], CORPUS) == [md]
+    assert resolve_scope(kp.graph, [md], CORPUS) == [md]                    # id
+    assert resolve_scope(kp.graph, ["markitdown-README.md"], CORPUS) == [md]  # file name
+    assert resolve_scope(kp.graph, [str(SAMPLES / "markitdown-README.md")], CORPUS) == [md]
+    assert resolve_scope(kp.graph, None, CORPUS) is None
+    both = resolve_scope(kp.graph, ["MarkItDown", "ibm-wikipedia"], CORPUS)
+    assert both == [md, ids["ibm-wikipedia.md"]]
+    with pytest.raises(ScopeError, match="no source matches the scope 'no-such-paper'"):
+        resolve_scope(kp.graph, ["MarkItDown", "no-such-paper"], CORPUS)
+
+
+@pytest.mark.parametrize("strategy", SCOPED)
+def test_every_scoped_strategy_stays_inside_the_scope(kp, strategy) -> None:
+    ids = _sources(kp)
+    question = "Where is IBM headquartered?"    # its answer lies OUTSIDE the MarkItDown scope
+    unscoped = kp.retrieve(question, strategy=strategy, k=5, corpus=CORPUS)
+    assert any(it.source_id == ids["ibm-wikipedia.md"] for it in unscoped)
+    items = kp.retrieve(question, strategy=strategy, k=5, corpus=CORPUS, scope=["MarkItDown"])
+    assert items, f"{strategy} returned nothing inside the scope"
+    assert {it.source_id for it in items} == {ids["markitdown-README.md"]}
+    assert all(it.text.strip() for it in items)
+    two = kp.retrieve(question, strategy=strategy, k=8, corpus=CORPUS,
+                      scope=["MarkItDown", "autogen-blog.html"])
+    assert {it.source_id for it in two} <= {ids["markitdown-README.md"], ids["autogen-blog.html"]}
+
+
+def test_peers_stay_inside_the_scope(kp) -> None:
+    pytest.importorskip("neo4j_graphrag")
+    ids = _sources(kp)
+    for name in ("peer-neo4j-graphrag-vector", "peer-neo4j-graphrag-hybrid"):
+        items = kp.retrieve("Where is IBM headquartered?", strategy=name, k=4, corpus=CORPUS,
+                            scope=["MarkItDown"])
+        assert items and {it.source_id for it in items} == {ids["markitdown-README.md"]}, name
+
+
+def test_strategies_without_scope_support_refuse_a_scope(kp, settings, embedder) -> None:
+    unsupported = [n for n in list_strategies() if n.startswith("atomic") or n == "tags"]
+    assert unsupported
+    ctx = RetrievalContext(kp.graph, embedder, settings, CORPUS, sources=["x"])
+    for name in unsupported:
+        with pytest.raises(RetrievalError, match="cannot be restricted to a document scope"):
+            get_strategy(name, ctx)
+
+
+def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, settings, monkeypatch) -> None:
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+    from kg_platform.config import get_settings
+
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
+    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
+    get_settings.cache_clear()
+    try:
+        res = CliRunner().invoke(app, ["retrieve", FORMATS_QUESTION, "--corpus", CORPUS,
+                                       "--scope", "MarkItDown", "--k", "3", "--json"])
+    finally:
+        get_settings.cache_clear()
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    import json
+
+    items = json.loads(res.output)["items"]
+    assert 0 < len(items) <= 3
+    top3 = "\n".join(it["text"] for it in items)
+    missing = [f for f in FORMATS if f not in top3]
+    assert not missing, f"top 3 lack {missing}:\n{top3}"
