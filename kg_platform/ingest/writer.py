@@ -51,6 +51,9 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
     piece_next = [r for p in plans for r in p.piece_next]
 
     def work(tx: ManagedTransaction) -> None:
+        # Corpus lock and version bump first, so the piece-graph sync sees this write
+        for corpus in sorted({p.source["corpus"] for p in plans}):
+            tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
         # distilled facts of a replaced source (entity mentions, relations, tags) go with it
         remove_distillation_tx(tx, source_ids, plans[0].source["corpus"])
         tx.run(cypher("ingest/delete_source_content"), source_ids=source_ids).consume()
@@ -71,10 +74,10 @@ def delete_sources(graph: GraphClient, corpus: str, source_ids: Sequence[str]) -
         return
 
     def work(tx: ManagedTransaction) -> None:
+        tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
         remove_distillation_tx(tx, list(source_ids), corpus)
         tx.run(cypher("ingest/delete_source_content"), source_ids=list(source_ids)).consume()
         tx.run(cypher("ingest/delete_sources"), source_ids=list(source_ids)).consume()
-        tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
 
     graph.in_transaction(work)
 

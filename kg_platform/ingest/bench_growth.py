@@ -1,0 +1,107 @@
+"""``kgp bench ingest-growth``: the cost of adding one source as the corpus grows.
+
+A seed corpus (paragraphs of a QA file) is ingested once, then replicated (ids suffixed per copy,
+embeddings copied, no model call) into a throw-away corpus until it holds each target number of
+pieces. At every size ``add`` new paragraphs are ingested one run each, the way a scheduled job
+adds documents, and the run's wall time is printed next to the time the embedder spent on the
+same texts in the same run (the ceiling no writer can beat) and next to the piece-graph sync.
+A per-source cost that grows with the corpus, while the embed time does not, is the piece graph.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import tempfile
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from kg_platform.config import Settings
+from kg_platform.embedding import get_embedder
+from kg_platform.graph.client import GraphClient
+from kg_platform.ingest.bench import DEFAULT_QA
+from kg_platform.ingest.pipeline import ingest_paths
+from kg_platform.ingest.qa import ingest_qa, read_questions
+from kg_platform.ingest.similar import sync_piece_graph
+from kg_platform.ingest.writer import drop_corpus
+
+_LABELS = ("Piece", "Chunk", "Section", "Source")
+
+
+def _drop_replicas(graph: GraphClient, corpus: str) -> None:
+    """Delete the replicated nodes in bounded transactions (labels are our constants)."""
+    for label in _LABELS:
+        while graph.write_raw(f"MATCH (n:{label} {{corpus: $c}}) WITH n LIMIT 5000 "
+                              "DETACH DELETE n RETURN count(*) AS n", c=corpus)[0]["n"]:
+            pass
+    graph.write("ingest/delete_corpus_meta", corpus=corpus)
+
+
+def _new_paragraphs(qa_file: Path, skip_questions: int, n: int) -> list[tuple[str, str]]:
+    """(title, text) of ``n`` paragraphs from questions after the seed's."""
+    out: dict[str, tuple[str, str]] = {}
+    for i, q in enumerate(read_questions(qa_file)):
+        if i < skip_questions:
+            continue
+        for para in q["paragraphs"]:
+            text = " ".join(para.get("sentences") or []) or str(para.get("text") or "")
+            if text.strip():
+                out.setdefault(para["doc_id"], (str(para.get("title") or "untitled"), text))
+        if len(out) >= n:
+            break
+    return list(out.values())[:n]
+
+
+def run_growth_bench(settings: Settings, *, sizes: list[int], add: int = 5,
+                     seed_questions: int = 10, qa_file: Path | None = None) -> dict[str, Any]:
+    from kg_platform.retrieval.bench import _copy, _read_corpus
+
+    qa_file = Path(qa_file or DEFAULT_QA)
+    embedder = get_embedder(settings.embedding)
+    embedder.embed(["warm up the model"])
+    tag = uuid.uuid4().hex[:8]
+    seed, corpus = f"bench-growth-seed-{tag}", f"bench-growth-{tag}"
+    pg = settings.piece_graph
+    rows: list[dict[str, Any]] = []
+    with GraphClient.from_settings(settings) as graph, tempfile.TemporaryDirectory() as tmp:
+        try:
+            ingest_qa(graph, settings, qa_file, seed, limit=seed_questions, embedder=embedder)
+            data = _read_corpus(settings, seed)
+            per_copy = len(data["nodes"]["Piece"])
+            copies_done = 0
+            paragraphs = _new_paragraphs(qa_file, seed_questions, add * len(sizes))
+            graph.write("ingest/mark_corpus_dirty", corpus=corpus)
+            for step, size in enumerate(sorted(sizes)):
+                need = max(math.ceil(size / per_copy), 1)
+                if need > copies_done:
+                    _copy(graph, data, range(copies_done, need), corpus)
+                    copies_done = need
+                graph.write("ingest/mark_corpus_dirty", corpus=corpus)
+                started = time.perf_counter()
+                full = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph)
+                full_s = time.perf_counter() - started
+                walls, embeds, graphs = [], [], []
+                for j, (title, text) in enumerate(paragraphs[step * add:(step + 1) * add]):
+                    path = Path(tmp) / f"add-{step}-{j}.md"
+                    path.write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
+                    started = time.perf_counter()
+                    report = ingest_paths(graph, settings, [path], corpus, embedder=embedder)
+                    walls.append(time.perf_counter() - started)
+                    embeds.append(report.timings.get("embed", 0.0))
+                    graphs.append(report.timings.get("piece_graph", 0.0))
+                wall, emb = statistics.median(walls), statistics.median(embeds)
+                rows.append({
+                    "pieces": full.pieces, "full_sync_s": round(full_s, 2),
+                    "per_source_s": round(wall, 3), "embed_only_s": round(emb, 3),
+                    "piece_graph_s": round(statistics.median(graphs), 3),
+                    "ratio_vs_embed": round(wall / emb, 1) if emb > 0 else None,
+                })
+        finally:
+            _drop_replicas(graph, corpus)
+            drop_corpus(graph, seed)
+    base = rows[0]["per_source_s"] if rows else None
+    for r in rows:
+        r["ratio_vs_smallest"] = round(r["per_source_s"] / base, 2) if base else None
+    return {"qa_file": str(qa_file), "added_per_size": add, "sizes": rows}

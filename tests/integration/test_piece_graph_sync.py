@@ -1,0 +1,169 @@
+"""The SIMILAR piece graph on a real Neo4j: a sequence of ingests (add one by one, replace, remove)
+ends equal to a full rebuild, and concurrent writers cannot leave edges missing or the corpus
+marked clean over pieces the sync did not see."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+import pytest
+
+from kg_platform.ingest import ingest_paths
+from kg_platform.ingest import similar
+from kg_platform.ingest.similar import sync_piece_graph
+from kg_platform.ingest.writer import drop_corpus
+
+pytestmark = pytest.mark.integration
+
+DEV_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "dev" / "corpus"
+
+
+def _write_sources(folder: Path, n_files: int, per_file: int, skip: int = 0) -> list[Path]:
+    """Markdown files of dev-corpus paragraphs (HotpotQA, so neighbours share entities)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    with (DEV_CORPUS / "hotpotqa.jsonl").open(encoding="utf-8") as fh:
+        rows = [json.loads(line) for _, line in zip(range(skip + n_files * per_file), fh)][skip:]
+    paths = []
+    for i in range(n_files):
+        part = rows[i * per_file:(i + 1) * per_file]
+        body = "\n\n".join(f"## {r['title']}\n\n{r['text']}" for r in part)
+        path = folder / f"src-{skip + i:03d}.md"
+        path.write_text(f"# Source {skip + i}\n\n{body}\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def _edges(graph, corpus: str) -> dict[tuple[str, str], float]:
+    rows = graph.read_raw("MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
+                          "RETURN a.id AS a, b.id AS b, r.score AS s", c=corpus)
+    return {(r["a"], r["b"]): r["s"] for r in rows}
+
+
+def _rebuilt(graph, corpus: str, settings) -> dict[tuple[str, str], float]:
+    """Edges after wiping every SIMILAR edge of the corpus and syncing from scratch."""
+    graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]-() DELETE r", c=corpus)
+    pg = settings.piece_graph
+    sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
+    return _edges(graph, corpus)
+
+
+def _state(graph, corpus: str) -> dict:
+    return dict(graph.read_raw("MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS "
+                               "dirty, co.piece_graph_version AS version", c=corpus)[0])
+
+
+def _assert_same(got: dict, want: dict) -> None:
+    assert want, "the sample must produce SIMILAR edges, or the comparison proves nothing"
+    assert set(got) == set(want)
+    worst = max(abs(got[k] - want[k]) for k in want)
+    assert worst < 1e-6
+
+
+def test_incremental_runs_equal_a_full_rebuild(graph_session, settings, embedder, tmp_path):
+    graph, corpus = graph_session, "t-pg-incremental"
+    drop_corpus(graph, corpus)
+    folder = tmp_path / "docs"
+    files = _write_sources(folder, n_files=5, per_file=4)
+    for i in range(1, len(files) + 1):          # add sources one by one
+        report = ingest_paths(graph, settings, files[:i], corpus, embedder=embedder)
+        assert report.status == "completed", report.summary()
+    added_only = _edges(graph, corpus)
+    files[2].write_text(files[2].read_text(encoding="utf-8") + "\n\n## Replaced\n\n"
+                        "Hardy Diagnostics replaced this paragraph about culture media.\n",
+                        encoding="utf-8")
+    report = ingest_paths(graph, settings, [folder], corpus, embedder=embedder)
+    assert report.replaced == [str(files[2])]
+    files[4].unlink()
+    report = ingest_paths(graph, settings, [folder], corpus, prune=True, embedder=embedder)
+    assert report.pruned == [str(files[4])]
+    incremental = _edges(graph, corpus)
+    assert incremental != added_only             # the replace and the prune changed the graph
+    assert _state(graph, corpus)["dirty"] is False
+    _assert_same(incremental, _rebuilt(graph, corpus, settings))
+    drop_corpus(graph, corpus)
+
+
+def test_a_write_inside_the_sync_window_is_not_lost(graph_session, settings, embedder, tmp_path,
+                                                    monkeypatch):
+    """Writer B lands while writer A is computing the graph from its snapshot (issue F1)."""
+    graph, corpus = graph_session, "t-pg-window"
+    drop_corpus(graph, corpus)
+    first = _write_sources(tmp_path / "a", n_files=2, per_file=4)
+    second = _write_sources(tmp_path / "b", n_files=2, per_file=4, skip=8)
+    real = similar.build_piece_graph
+    landed: list[bool] = []
+
+    def compute_then_let_b_in(*args, **kwargs):
+        edges = real(*args, **kwargs)
+        if not landed:
+            landed.append(True)
+            report = ingest_paths(graph, settings, second, corpus, embedder=embedder)
+            assert report.status == "completed", report.summary()
+        return edges
+
+    monkeypatch.setattr(similar, "build_piece_graph", compute_then_let_b_in)
+    report = ingest_paths(graph, settings, first, corpus, embedder=embedder)
+    assert report.status == "completed" and landed
+    monkeypatch.setattr(similar, "build_piece_graph", real)
+    sources = graph.read_raw("MATCH (:Corpus {name: $c})-[:HAS_SOURCE]->(s) RETURN count(s) AS n",
+                             c=corpus)[0]["n"]
+    assert sources == 4
+    assert _state(graph, corpus)["dirty"] is False
+    _assert_same(_edges(graph, corpus), _rebuilt(graph, corpus, settings))
+    drop_corpus(graph, corpus)
+
+
+def test_a_stale_snapshot_is_not_applied(graph_session, settings, embedder, tmp_path,
+                                         monkeypatch):
+    """The apply refuses a snapshot older than the corpus version and retries from a new one."""
+    graph, corpus = graph_session, "t-pg-stale"
+    drop_corpus(graph, corpus)
+    files = _write_sources(tmp_path / "docs", n_files=3, per_file=3, skip=20)
+    ingest_paths(graph, settings, files[:2], corpus, embedder=embedder)
+    bumps = {"n": 0}
+    real_read = graph.read
+
+    def read_then_bump(name, **params):
+        rows = real_read(name, **params)
+        if name == "ingest/piece_texts" and bumps["n"] == 0:
+            bumps["n"] += 1   # a writer commits between the snapshot and the apply
+            graph.write("ingest/mark_corpus_dirty", corpus=corpus)
+        return rows
+
+    monkeypatch.setattr(graph, "read", read_then_bump)
+    pg = settings.piece_graph
+    result = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
+    monkeypatch.undo()
+    assert result.conflicts == 1 and not result.stale and not result.skipped
+    assert _state(graph, corpus)["dirty"] is False
+    drop_corpus(graph, corpus)
+
+
+def test_two_concurrent_ingests_end_with_the_full_edge_set(graph_session, settings, embedder,
+                                                           tmp_path):
+    graph, corpus = graph_session, "t-pg-concurrent"
+    drop_corpus(graph, corpus)
+    folders = [tmp_path / "a", tmp_path / "b"]
+    _write_sources(folders[0], n_files=3, per_file=3, skip=40)
+    _write_sources(folders[1], n_files=3, per_file=3, skip=49)
+    reports: list = []
+    errors: list[BaseException] = []
+
+    def run(folder: Path) -> None:
+        try:
+            reports.append(ingest_paths(graph, settings, [folder], corpus, embedder=embedder))
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(f,)) for f in folders]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert [r.status for r in reports] == ["completed", "completed"]
+    assert _state(graph, corpus)["dirty"] is False
+    _assert_same(_edges(graph, corpus), _rebuilt(graph, corpus, settings))
+    drop_corpus(graph, corpus)
