@@ -15,6 +15,7 @@ import os
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
@@ -29,7 +30,16 @@ log = logging.getLogger(__name__)
 
 Parser = Callable[[Path], ParsedDocument]
 
-__all__ = ["ingest_paths", "discover", "file_sha256", "Parser"]
+__all__ = ["ingest_paths", "discover", "Discovery", "file_sha256", "Parser"]
+
+
+class Discovery(NamedTuple):
+    """What a folder walk found: files to ingest, given paths that do not exist, and folders
+    that could not be listed (with the reason), so none of them is skipped silently."""
+
+    files: list[Path]
+    missing: list[Path]
+    unreadable: list[tuple[Path, str]]
 
 
 def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
@@ -46,13 +56,19 @@ def _matches(path: Path, root: Path, patterns: Sequence[str]) -> bool:
 
 
 def discover(paths: Iterable[str | Path], include: Sequence[str] | None = None,
-             exclude: Sequence[str] | None = None) -> tuple[list[Path], list[Path]]:
-    """(files to ingest, given paths that do not exist). Folders are walked recursively in name
-    order; hidden files and folders are skipped; ``include``/``exclude`` are globs matched
-    against the file name and the path relative to the folder given."""
+             exclude: Sequence[str] | None = None) -> Discovery:
+    """Walk ``paths``. Folders are walked recursively in name order; hidden files and folders
+    are skipped; ``include``/``exclude`` are globs matched against the file name and the path
+    relative to the folder given. A folder that cannot be listed is returned in ``unreadable``
+    (``os.walk`` would otherwise skip it without a word)."""
     files: list[Path] = []
     missing: list[Path] = []
+    unreadable: list[tuple[Path, str]] = []
     seen: set[Path] = set()
+
+    def walk_error(exc: OSError) -> None:
+        unreadable.append((Path(exc.filename or "?"), exc.strerror or str(exc)))
+
     for raw in paths:
         root = Path(raw).expanduser().resolve()
         if not root.exists():
@@ -63,7 +79,7 @@ def discover(paths: Iterable[str | Path], include: Sequence[str] | None = None,
             base = root.parent
         else:
             candidates = []
-            for dirpath, dirnames, filenames in os.walk(root):
+            for dirpath, dirnames, filenames in os.walk(root, onerror=walk_error):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 candidates.extend(Path(dirpath) / f for f in sorted(filenames)
                                   if not f.startswith("."))
@@ -76,7 +92,29 @@ def discover(paths: Iterable[str | Path], include: Sequence[str] | None = None,
             if path not in seen:
                 seen.add(path)
                 files.append(path)
-    return files, missing
+    return Discovery(files, missing, unreadable)
+
+
+def _keeper(unreadable: Sequence[Path]) -> Callable[[str], bool]:
+    """The ``--prune`` rule: keep URLs, files that exist, and anything we could not check.
+
+    A file under a folder that could not be listed, or whose existence cannot be checked
+    (permission denied), is kept: pruning must only delete what is known to be gone.
+    """
+    def keep(uri: str) -> bool:
+        if "://" in uri:
+            return True
+        path = Path(uri)
+        if any(path.is_relative_to(folder) for folder in unreadable):
+            return True
+        try:
+            path.stat()
+        except FileNotFoundError:
+            return False
+        except OSError:
+            return True
+        return True
+    return keep
 
 
 def _default_parser() -> Parser:
@@ -101,7 +139,7 @@ def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | P
     ``failed``); bad inputs are listed in ``report.errors`` and never stop the batch.
     """
     parse = parser or _default_parser()
-    files, missing = discover(paths, include, exclude)
+    files, missing, unreadable = discover(paths, include, exclude)
     session = IngestSession(graph, settings, corpus, embedder=embedder, progress=progress,
                             paths=[str(p) for p in paths])
     try:
@@ -110,6 +148,10 @@ def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | P
             session.error(str(path), IngestionError(
                 f"{path} does not exist", hint="check the path (relative paths are resolved "
                 "against the working directory)"))
+        for folder, reason in unreadable:
+            session.error(str(folder), IngestionError(
+                f"cannot list folder {folder}: {reason}; its files were not ingested",
+                hint="give this user read and execute permission on the folder, or exclude it"))
         limit = settings.ingest.max_file_bytes
         for path in files:
             uri = str(path)
@@ -142,7 +184,7 @@ def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | P
             session.add(document_input(doc, corpus, session.pipeline), display=uri)
         session.flush()
         if prune:
-            session.prune(lambda uri: "://" in uri or Path(uri).exists())
+            session.prune(_keeper([folder for folder, _ in unreadable]))
     except BaseException as exc:  # noqa: BLE001 - recorded as a failed run (re-raised if ^C)
         log.error("ingestion run %s failed: %s", session.run_id, exc)
         return session.finish(exc)

@@ -21,9 +21,32 @@ def escape_lucene(text: str) -> str:
     return "".join("\\" + ch if ch in _SPECIAL else ch for ch in text)
 
 
-def fulltext_query(text: str) -> str:
-    """The escaped query, or ``""`` when nothing searchable remains (callers then skip BM25)."""
-    words = re.findall(r"\w+", text)
-    if not words:
+#: Lucene's BooleanQuery refuses more than 1,024 clauses (TooManyClauses); stay well below it.
+MAX_TERMS = 1000
+_TERM = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]|\w+")
+
+
+def _terms(token: str) -> int:
+    """An upper bound on the terms Lucene's standard analyzer makes of one whitespace token
+    (word runs, and every CJK character on its own)."""
+    return len(_TERM.findall(token))
+
+
+def fulltext_query(text: str, max_terms: int = MAX_TERMS) -> str:
+    """The escaped query, or ``""`` when nothing searchable remains (callers then skip BM25).
+
+    A question longer than ``max_terms`` terms keeps its first ``max_terms`` terms: BM25 over a
+    very long question is dominated by its first thousand words anyway, and Lucene would
+    otherwise fail the whole retrieval with TooManyClauses.
+    """
+    if not re.search(r"\w", text):
         return ""
-    return " ".join(escape_lucene(text).split())
+    kept: list[str] = []
+    budget = max_terms
+    for token in escape_lucene(text).split():
+        cost = _terms(token)
+        if cost > budget:
+            break
+        kept.append(token)
+        budget -= cost
+    return " ".join(kept)

@@ -71,6 +71,7 @@ class GraphragPeer:
     name: str = ""
     level: int = BASELINE_LEVEL
     _retriever: Any = field(default=None, init=False, repr=False)
+    _vector: Any = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         _require_graphrag()
@@ -94,6 +95,17 @@ class GraphragPeer:
                 hint="run `kgp init` so the indexes exist, and ingest a corpus first",
             ) from exc
 
+    def _vector_only(self) -> Any:
+        """A VectorRetriever over the same index, for questions Lucene cannot search."""
+        if self._vector is None:
+            from neo4j_graphrag.retrievers import VectorRetriever
+
+            self._vector = VectorRetriever(
+                self.ctx.graph.driver, index_name=f"chunk_embedding_l{self.level}",
+                embedder=graphrag_embedder(self.ctx.embedder),
+                return_properties=RETURN_PROPERTIES, neo4j_database=self.ctx.graph.database)
+        return self._vector
+
     def _search(self, query: str, vector: list[float], top_k: int) -> list[Any]:
         with warnings.catch_warnings():
             # neo4j-graphrag 1.x warns that its own 'id' column (an elementId) is deprecated;
@@ -102,13 +114,20 @@ class GraphragPeer:
             return self._search_records(query, vector, top_k)
 
     def _search_records(self, query: str, vector: list[float], top_k: int) -> list[Any]:
-        if self.hybrid:
+        text = fulltext_query(query)
+        if self.hybrid and text:
             raw = self._retriever.get_search_results(
-                query_text=fulltext_query(query) or query, query_vector=vector, top_k=top_k)
+                query_text=text, query_vector=vector, top_k=top_k)
         elif self.ctx.sources:
-            raw = self._retriever.get_search_results(
+            # scoped: the vector side with a source filter (a hybrid peer with nothing
+            # searchable for Lucene lands here too)
+            retriever = self._vector_only() if self.hybrid else self._retriever
+            raw = retriever.get_search_results(
                 query_vector=vector, top_k=top_k,
                 filters={"source_id": {"$in": list(self.ctx.sources)}})
+        elif self.hybrid:
+            # nothing searchable for Lucene (punctuation only, or empty): the vector side alone
+            raw = self._vector_only().get_search_results(query_vector=vector, top_k=top_k)
         else:
             raw = self._retriever.get_search_results(query_vector=vector, top_k=top_k)
         return list(raw.records)

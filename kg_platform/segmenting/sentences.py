@@ -67,13 +67,34 @@ def split_units(text: str) -> list[str]:
     return units
 
 
+_WINDOW = 64
+
+
+def _word_before(text: str, end: int) -> str:
+    """The longest run of word characters (``[\\w.\\-']``) ending at ``end``.
+
+    Why a growing window instead of ``_WORD_BEFORE.search(text, 0, end)``: the regex search scans
+    from the start of the paragraph for every candidate boundary, which is quadratic on a long
+    soft-wrapped text (minutes for half a megabyte). The window only grows while the run reaches
+    its left edge, so the work is proportional to the word's length and the result is identical.
+    """
+    width = _WINDOW
+    while True:
+        lo = max(0, end - width)
+        match = _WORD_BEFORE.search(text, lo, end)
+        if match is None:
+            return ""
+        if match.start(1) > lo or lo == 0:
+            return match.group(1)
+        width *= 4
+
+
 def _is_boundary(text: str, start: int, punct: str, after: int) -> bool:
     """Decide whether the punctuation run ending before ``after`` ends a sentence."""
     if punct[0] in "!?\u2026" or len(punct) > 1 and punct != "..":
         nxt = text[after:after + 1]
         return not nxt or not nxt.islower()
-    match = _WORD_BEFORE.search(text, 0, start)
-    word = match.group(1) if match else ""
+    word = _word_before(text, start)
     low = word.lower().rstrip(".")
     nxt = text[after:after + 1]
     if not nxt:
