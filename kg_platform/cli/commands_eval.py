@@ -14,7 +14,9 @@ def register(app: typer.Typer) -> None:
 
 
 def eval_command(
-    dataset: Path = typer.Option(None, "--dataset", "-d", help="QA .jsonl in the bench/dev schema"),
+    dataset: Path = typer.Option(None, "--dataset", "-d",
+                                 help="QA .jsonl in the bench/dev schema, or a document-QA "
+                                      "folder (papers/ + questions.jsonl, like bench/longdoc)"),
     strategy: str = typer.Option("bm25,vector,hybrid", "--strategy", "-s",
                                  help="comma-separated strategy names (see --list)"),
     k: int = typer.Option(5, "--k", help="results kept per question"),
@@ -35,11 +37,15 @@ def eval_command(
                                help="selection post-processor, e.g. sage (retrieval.selection)"),
     fetch_k: int = typer.Option(None, "--fetch-k",
                                 help="items asked from each strategy before the cut"),
+    scope: str = typer.Option(None, "--scope",
+                              help="document QA: 'document' (default: retrieve inside the "
+                                   "question's document) or 'corpus' (all documents pooled)"),
     list_only: bool = typer.Option(False, "--list", help="list the known strategies and exit"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress output"),
 ) -> None:
-    """Ingest a QA file's paragraphs as one pooled corpus, run every question through each
-    strategy and report supporting-fact recall, MRR, context tokens and latency."""
+    """Ingest a QA file's paragraphs as one pooled corpus (or a document-QA folder's documents),
+    run every question through each strategy and report supporting-fact (or evidence) recall,
+    MRR, context tokens and latency."""
     from kg_platform.retrieval.base import list_strategies
 
     if list_only:
@@ -66,7 +72,7 @@ def eval_command(
 
     cfg = EvalConfig(dataset=dataset, strategies=names, k=k, budget_tokens=budget_tokens,
                      limit=limit, corpus=corpus, corpus_limit=corpus_limit, ingest=ingest,
-                     select=select, fetch_k=fetch_k)
+                     select=select, fetch_k=fetch_k, scope=scope)
     settings = get_settings()
     console = Console(stderr=True)
 
@@ -94,5 +100,9 @@ def eval_command(
         from kg_platform.evaluation.plot import plot_report
 
         plot_report(report, plot)
+    if result.missing_documents:
+        console.print(f"[yellow]{result.missing_documents} questions skipped: their document "
+                      f"is not in corpus {cfg.corpus} (drop --no-ingest)[/yellow]")
+    scope_note = f", scope {cfg.scope}" if cfg.document_qa else ""
     typer.echo(f"wall time {result.wall_s:.1f}s (corpus {cfg.corpus}, "
-               f"{result.corpus_chunks} level-2 chunks)")
+               f"{result.corpus_chunks} level-2 chunks{scope_note})")

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kg_platform.errors import EvaluationError, KGPError
 from kg_platform.evaluation.datasets import QAExample, dataset_name, load_dataset
+from kg_platform.evaluation.docqa import DocQuestion, is_docqa_folder, load_docqa
 from kg_platform.evaluation.metrics import (
     QuestionScore,
     Ranked,
@@ -43,6 +44,7 @@ BASELINE_LEVEL = 2
 MAX_FETCH_K = 100
 TOKENS_PER_ITEM_FLOOR = 16   # budget mode asks for budget/16 items: enough to fill it with pieces
 CURVE_POINTS = 8
+SCOPES = ("document", "corpus")
 
 
 @lru_cache(maxsize=200_000)
@@ -72,9 +74,27 @@ class EvalConfig:
     ingest: bool = True                  # False: score the corpus as it is in the graph
     select: str | None = None            # post-processor from kg_platform.retrieval.selection
     fetch_k: int | None = None           # items asked from a strategy (default: see fetch_size)
+    scope: str | None = None             # document QA: 'document' (default) or 'corpus'
+
+    @property
+    def document_qa(self) -> bool:
+        """A folder in the document-QA layout (papers/ + questions.jsonl), not a QA file."""
+        return is_docqa_folder(self.dataset)
 
     def __post_init__(self) -> None:
         self.dataset = Path(self.dataset)
+        if self.document_qa:
+            self.scope = self.scope or "document"
+            if self.scope not in SCOPES:
+                raise EvaluationError(f"--scope must be one of {', '.join(SCOPES)}, got "
+                                      f"{self.scope!r}")
+            if self.corpus is None:
+                self.corpus = f"doc-{self.dataset.resolve().name}"
+        elif self.scope not in (None, "corpus"):
+            raise EvaluationError(
+                f"--scope {self.scope} needs a document-QA folder (papers/ + questions.jsonl)",
+                hint="QA files are one pooled corpus: drop --scope, or pass a folder like "
+                     "bench/longdoc")
         if not self.strategies:
             raise EvaluationError("no strategy given", hint="e.g. --strategy bm25,vector,hybrid")
         if self.k < 1:
@@ -107,15 +127,26 @@ class StrategyRun:
     errors: list[str] = field(default_factory=list)
 
 
+Example = QAExample | DocQuestion
+
+
+def score_example(ex: Example, ranking: list[Ranked]) -> QuestionScore:
+    """Gold-fact scoring for QA files, evidence-paragraph scoring for document QA."""
+    if isinstance(ex, DocQuestion):
+        return ex.score(ranking, _tokens)
+    return score_question(ranking, ex.gold, _tokens)
+
+
 @dataclass
 class EvalResult:
     config: EvalConfig
-    examples: list[QAExample]           # scored questions (non-empty gold)
+    examples: list[Example]             # scored questions (non-empty gold)
     skipped: int                        # questions without gold
     runs: dict[str, StrategyRun]
     corpus_chunks: int
     ingest: dict[str, Any] | None
     wall_s: float
+    missing_documents: int = 0          # document QA: questions whose document is not ingested
 
     def to_json(self) -> dict[str, Any]:
         """The stable report (keys are only ever added, never renamed)."""
@@ -158,6 +189,36 @@ def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
         "errors": len(getattr(report, "errors", []) or []),
         "duration_s": getattr(report, "duration_s", None),
     }
+
+
+def ensure_documents(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
+                     embedder: "Embedder | None" = None) -> dict[str, Any] | None:
+    """Ingest a document-QA folder's documents through the normal document path (sections, MoG
+    levels, pieces), as ``kgp ingest <folder>/papers`` would; unchanged files are skipped."""
+    if not cfg.ingest:
+        return None
+    from kg_platform.ingest import ingest_paths
+
+    assert cfg.corpus is not None
+    folder = Path(cfg.dataset).resolve() / "papers"
+    report = ingest_paths(graph, settings, [folder], cfg.corpus, embedder=embedder)
+    if report.status == "failed":
+        raise EvaluationError(
+            f"ingesting {folder} into corpus {cfg.corpus!r} failed: {report.fatal}",
+            hint=f"run `kgp ingest {folder} --corpus {cfg.corpus}` to see the details")
+    return {"run_id": report.run_id, "status": report.status, "added": len(report.added),
+            "replaced": len(report.replaced), "skipped": len(report.skipped),
+            "errors": len(report.errors), "duration_s": report.duration_s}
+
+
+def document_sources(graph: "GraphClient", corpus: str,
+                     examples: list[DocQuestion]) -> dict[str, list[str]]:
+    """doc_id -> source ids of that document in ``corpus`` (absent when not ingested)."""
+    paths = sorted({str(ex.document.resolve()) for ex in examples})
+    rows = graph.read("retrieval/scope_sources", values=paths, corpus=corpus)
+    by_path = {r["value"]: list(r["ids"]) for r in rows}
+    return {ex.doc_id: by_path[str(ex.document.resolve())] for ex in examples
+            if by_path.get(str(ex.document.resolve()))}
 
 
 def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL) -> int:
@@ -219,7 +280,7 @@ def ranking_score(items: list[RetrievedItem], gold: Any, *, k: int = 5,
     return score_question(cut_at(to_ranking(items), k, budget), gold, _tokens)
 
 
-def curve(run: StrategyRun, examples: list[QAExample], cfg: EvalConfig) -> list[dict[str, float]]:
+def curve(run: StrategyRun, examples: list[Example], cfg: EvalConfig) -> list[dict[str, float]]:
     """Recall against context tokens at growing cuts (k = 1..k, or budget/8 .. budget)."""
     if cfg.budget_tokens:
         cuts = sorted({max(1, cfg.budget_tokens * i // CURVE_POINTS) for i in range(1, CURVE_POINTS + 1)})
@@ -229,12 +290,16 @@ def curve(run: StrategyRun, examples: list[QAExample], cfg: EvalConfig) -> list[
         kw = "k"
     points = []
     for c in cuts:
-        scores = [score_question(cut(r, cfg, **{kw: c}), ex.gold, _tokens)
+        scores = [score_example(ex, cut(r, cfg, **{kw: c}))
                   for r, ex in zip(run.rankings, examples)]
         agg = aggregate(scores, [])
-        points.append({"cut": c, "sentence_recall": agg["sentence_recall"],
-                       "paragraph_recall": agg["paragraph_recall"],
-                       "context_tokens": agg["context_tokens"]})
+        point = {"cut": c, "sentence_recall": agg["sentence_recall"],
+                 "paragraph_recall": agg["paragraph_recall"],
+                 "context_tokens": agg["context_tokens"]}
+        if "evidence_recall" in agg:
+            point["evidence_recall"] = agg["evidence_recall"]
+            point["evidence_token_coverage"] = agg["evidence_token_coverage"]
+        points.append(point)
     return points
 
 
@@ -249,17 +314,37 @@ def run_evaluation(
 ) -> EvalResult:
     """Ingest (unless disabled), then score every strategy on every question with gold."""
     started = time.perf_counter()
-    all_examples = load_dataset(cfg.dataset, limit=cfg.limit)
-    examples = [ex for ex in all_examples if ex.gold]
-    skipped = len(all_examples) - len(examples)
-    ingest_stats = ensure_corpus(graph, settings, cfg, embedder)
+    all_examples: list[Any]
+    scopes: dict[str, list[str]] = {}
+    missing = 0
+    if cfg.document_qa:
+        all_examples = load_docqa(cfg.dataset, limit=cfg.limit)
+        examples: list[Any] = [ex for ex in all_examples if ex.evidence_sets]
+        ingest_stats = ensure_documents(graph, settings, cfg, embedder)
+        assert cfg.corpus is not None
+        scopes = document_sources(graph, cfg.corpus, examples)
+        present = [ex for ex in examples if ex.doc_id in scopes]
+        missing = len(examples) - len(present)
+        if missing:
+            log.warning("%d questions skipped: their document is not in corpus %r (drop "
+                        "--no-ingest to ingest it)", missing, cfg.corpus)
+        examples = present
+    else:
+        all_examples = load_dataset(cfg.dataset, limit=cfg.limit)
+        examples = [ex for ex in all_examples if ex.gold]
+        ingest_stats = ensure_corpus(graph, settings, cfg, embedder)
+    skipped = len(all_examples) - len(examples) - missing
     assert cfg.corpus is not None
     chunks = corpus_chunks(graph, cfg.corpus)
     if chunks == 0:
+        how = (f"kgp ingest {Path(cfg.dataset) / 'papers'} --corpus {cfg.corpus}"
+               if cfg.document_qa else f"kgp ingest-qa {cfg.dataset} --corpus {cfg.corpus}")
         raise EvaluationError(
             f"corpus {cfg.corpus!r} has no level-{BASELINE_LEVEL} chunks to retrieve from",
-            hint=f"run `kgp ingest-qa {cfg.dataset} --corpus {cfg.corpus}` (or drop --no-ingest)")
-    ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=cfg.corpus)
+            hint=f"run `{how}` (or drop --no-ingest)")
+    scoped = cfg.document_qa and cfg.scope == "document"
+    ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=cfg.corpus,
+                           sources=next(iter(scopes.values()), None) if scoped else None)
     selector, candidates = load_selector(cfg.select)
     fetch = max(cfg.fetch_size(), candidates(cfg.fetch_size(), ctx))
 
@@ -273,6 +358,8 @@ def run_evaluation(
             except KGPError:
                 pass  # recorded below when the same question is scored
         for i, ex in enumerate(examples):
+            if scoped:
+                ctx.sources = scopes[ex.doc_id]
             t0 = time.perf_counter()
             try:
                 items = _retrieve(strategy, selector, ctx, ex.question, fetch)
@@ -283,13 +370,13 @@ def run_evaluation(
             run.latencies_ms.append((time.perf_counter() - t0) * 1000.0)
             ranking = to_ranking(items)
             run.rankings.append(ranking)
-            run.scores.append(score_question(cut(ranking, cfg), ex.gold, _tokens))
+            run.scores.append(score_example(ex, cut(ranking, cfg)))
             if progress:
                 progress(name, i + 1, len(examples))
         runs[name] = run
     return EvalResult(config=cfg, examples=examples, skipped=skipped, runs=runs,
                       corpus_chunks=chunks, ingest=ingest_stats,
-                      wall_s=time.perf_counter() - started)
+                      wall_s=time.perf_counter() - started, missing_documents=missing)
 
 
 def _retrieve(strategy: Any, selector: Selector | None, ctx: RetrievalContext, query: str,

@@ -69,6 +69,8 @@ class QuestionScore:
     ids: list[str] = field(default_factory=list)          # ranked ids after dedup and cut
     hits: list[list[int]] = field(default_factory=list)   # per result: indexes of facts covered
     first_hit_rank: int | None = None
+    evidence_recall: float | None = None           # document QA only (evaluation.docqa)
+    evidence_token_coverage: float | None = None   # document QA only
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -170,7 +172,12 @@ def aggregate(scores: Sequence[QuestionScore], latencies_ms: Sequence[float]) ->
     def mean(values: list[float]) -> float:
         return float(sum(values) / n) if n else 0.0
 
-    return {
+    extra: dict[str, Any] = {}
+    if scores and all(s.evidence_recall is not None for s in scores):
+        extra = {"evidence_recall": mean([float(s.evidence_recall or 0.0) for s in scores]),
+                 "evidence_token_coverage": mean([float(s.evidence_token_coverage or 0.0)
+                                                  for s in scores])}
+    return extra | {
         "paragraph_recall": mean([s.paragraph_recall for s in scores]),
         "sentence_recall": mean([s.sentence_recall for s in scores]),
         "all_supporting_found": mean([s.all_supporting_found for s in scores]),

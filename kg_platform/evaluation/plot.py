@@ -29,8 +29,12 @@ def plot_report(report: dict[str, Any], path: str | Path, *, title: str | None =
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), sharey=True)
-    for ax, metric, label in ((axes[0], "sentence_recall", "supporting-sentence recall"),
-                              (axes[1], "paragraph_recall", "supporting-paragraph recall")):
+    panels = (("sentence_recall", "supporting-sentence recall"),
+              ("paragraph_recall", "supporting-paragraph recall"))
+    if all("evidence_recall" in b for b in report["strategies"].values()):
+        panels = (("evidence_token_coverage", "evidence-token coverage"),
+                  ("evidence_recall", "evidence recall (best annotator)"))
+    for ax, (metric, label) in zip(axes, panels):
         for i, (name, block) in enumerate(report["strategies"].items()):
             points = block.get("curve") or [{"context_tokens": block["context_tokens"],
                                             metric: block[metric]}]

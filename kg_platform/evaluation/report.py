@@ -62,6 +62,8 @@ def report_json(result: "EvalResult") -> dict[str, Any]:
         "select": cfg.select,
         "ingest": result.ingest,
         "wall_s": round(result.wall_s, 3),
+        "scope": cfg.scope,
+        "skipped_missing_document": result.missing_documents,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 
@@ -97,6 +99,10 @@ def per_question_rows(result: "EvalResult") -> list[dict[str, Any]]:
                 "all_supporting_found": score.all_supporting_found, "rr": score.rr,
                 "context_tokens": score.context_tokens, "latency_ms": round(latency, 3),
             })
+            if score.evidence_recall is not None:
+                rows[-1].update(doc_id=getattr(ex, "doc_id", None),
+                                evidence_recall=score.evidence_recall,
+                                evidence_token_coverage=score.evidence_token_coverage)
     return rows
 
 
@@ -120,15 +126,27 @@ COLUMNS = [("paragraph_recall", "para R", "{:.3f}"), ("sentence_recall", "sent R
            ("latency_ms_p95", "p95 ms", "{:.1f}"), ("n", "n", "{}")]
 
 
+EVIDENCE_COLUMNS = [("evidence_recall", "evid R", "{:.3f}"),
+                    ("evidence_token_coverage", "evid tok", "{:.3f}")]
+
+
+def _columns(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """The table's columns: document QA adds evidence recall and token coverage up front."""
+    blocks = list((report.get("strategies") or {}).values())
+    if blocks and all("evidence_recall" in b for b in blocks):
+        return EVIDENCE_COLUMNS + [c for c in COLUMNS if c[0] != "paragraph_recall"]
+    return COLUMNS
+
+
 def table_text(report: dict[str, Any]) -> str:
     """A plain Markdown table of the report (for notes, logs and non-terminal output)."""
     cut = (f"budget {report['budget_tokens']} tokens" if report.get("budget_tokens")
            else f"k={report['k']}")
     lines = [f"{Path(report['dataset']).name}: {report['questions']} questions, {cut}",
-             "| strategy | " + " | ".join(c[1] for c in COLUMNS) + " |",
-             "|---" * (len(COLUMNS) + 1) + "|"]
+             "| strategy | " + " | ".join(c[1] for c in _columns(report)) + " |",
+             "|---" * (len(_columns(report)) + 1) + "|"]
     for name, block in report["strategies"].items():
-        cells = [fmt.format(block[key]) for key, _, fmt in COLUMNS]
+        cells = [fmt.format(block[key]) for key, _, fmt in _columns(report)]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -141,8 +159,8 @@ def render_table(report: dict[str, Any]) -> Any:
            else f"k={report['k']}")
     table = Table(title=f"{Path(report['dataset']).name} - {report['questions']} questions, {cut}")
     table.add_column("strategy")
-    for _, label, _ in COLUMNS:
+    for _, label, _ in _columns(report):
         table.add_column(label, justify="right")
     for name, block in report["strategies"].items():
-        table.add_row(name, *[fmt.format(block[key]) for key, _, fmt in COLUMNS])
+        table.add_row(name, *[fmt.format(block[key]) for key, _, fmt in _columns(report)])
     return table

@@ -51,7 +51,8 @@ class RetrievalContext:
     corpus: str | None = None                 # restrict to one corpus (None = all)
     sources: list[str] | None = None          # document scope: source ids (None = no scope)
     _shares: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
-    _scope_shares: dict[int, float] = field(default_factory=dict, repr=False, compare=False)
+    _scope_shares: dict[tuple[tuple[str, ...], int], float] = field(
+        default_factory=dict, repr=False, compare=False)
 
     def scope_fetch(self, need: int, level: int = 1, ceiling: int = 20_000) -> int:
         """Fulltext hits to ask for so that about ``need`` fall inside the document scope.
@@ -63,10 +64,11 @@ class RetrievalContext:
         """
         if not self.sources:
             return need
-        if level not in self._scope_shares:
+        key = (tuple(self.sources), level)
+        if key not in self._scope_shares:
             rows = self.graph.read("retrieval/scope_share", sources=self.sources, level=level)
-            self._scope_shares[level] = float(rows[0]["share"]) if rows else 0.0
-        share = self._scope_shares[level]
+            self._scope_shares[key] = float(rows[0]["share"]) if rows else 0.0
+        share = self._scope_shares[key]
         if share >= 0.999:
             return need
         return max(need, min(ceiling, int(need * 4 / max(share, 1e-6)) + 1))

@@ -8,7 +8,8 @@ WHERE ($corpus IS NULL OR s.corpus = $corpus)
        OR toLower(s.title) = toLower(value)
        OR s.uri = value
        OR s.uri ENDS WITH '/' + value
-       OR toLower(split(last(split(s.uri, '/')), '.')[0]) = toLower(value)
-       OR toLower(last(split(s.uri, '/'))) = toLower(value))
+       OR toLower(last(split(s.uri, '/'))) = toLower(value)
+       OR toLower(last(split(s.uri, '/'))) STARTS WITH toLower(value) + '.'
+          AND NOT substring(last(split(s.uri, '/')), size(value) + 1) CONTAINS '.')
 WITH value, s ORDER BY s.id
 RETURN value, collect(s.id) AS ids, collect(s.title) AS titles
