@@ -2,7 +2,13 @@
 
 ``GraphClient`` resolves where Neo4j is (``NEO4J_URI`` & co, else the local server started by
 ``kgp neo4j start``), runs named statements in managed transactions (the driver retries transient
-failures), and writes large lists in ``UNWIND`` batches.
+failures, e.g. a cluster leader switch), and writes large lists in ``UNWIND`` batches.
+
+Reads run in read transactions, so with a ``neo4j://`` / ``neo4j+s://`` URI (clusters, Aura) the
+driver routes them to secondaries. Every session of one client shares a bookmark manager: each
+statement waits until the member it runs on has applied everything this client committed before,
+so a read right after a write (the piece-graph sync after a source write, a retrieval right after
+an ingest) never sees a secondary that lags behind.
 """
 
 from __future__ import annotations
@@ -72,6 +78,7 @@ class GraphClient:
             uri, auth=auth, notifications_min_severity="OFF"
         )
         self._components: tuple[str, str] | None = None
+        self._bookmarks = GraphDatabase.bookmark_manager()
 
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> "GraphClient":
@@ -152,7 +159,8 @@ class GraphClient:
 
     def _run(self, work: Any, *, write: bool) -> Any:
         try:
-            with self._driver.session(database=self.database) as session:
+            with self._driver.session(database=self.database,
+                                      bookmark_manager=self._bookmarks) as session:
                 runner = session.execute_write if write else session.execute_read
                 return runner(work)
         except Neo4jError as exc:

@@ -27,6 +27,8 @@ def routed(neo4j_server, graph_session):
 def test_routing_scheme_reads_and_writes(routed):
     routed.write_raw("MERGE (n:RoutingProbe {id: $id}) SET n.v = $v", id="r1", v=7)
     try:
+        # the write's bookmark is kept for the client's next sessions (causal reads on a cluster)
+        assert routed._bookmarks.get_bookmarks()
         assert [r["v"] for r in routed.read_raw("MATCH (n:RoutingProbe {id: $id}) RETURN n.v AS v",
                                                 id="r1")] == [7]
         # a read goes through a READ transaction: the server refuses a write in it, which is
