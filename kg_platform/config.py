@@ -55,7 +55,9 @@ class Neo4jSettings(BaseModel):
 
 
 class EmbeddingSettings(BaseModel):
-    provider: Literal["sentence-transformers", "openai"] = "sentence-transformers"
+    provider: Literal["onnx", "sentence-transformers", "openai"] = Field(
+        "onnx", description="onnx: ONNX Runtime, no torch (default); sentence-transformers: the "
+        "same model on torch (needs the train extra); openai: an embeddings endpoint")
     model: str = Field(
         "all-MiniLM-L6-v2",
         description="a sentence-transformers model name or path; all-MiniLM-L6-v2 loads from "
@@ -63,6 +65,11 @@ class EmbeddingSettings(BaseModel):
     )
     batch_size: int = 64
     device: str = "cpu"
+    quantize: Literal["none", "int8"] = Field(
+        "none", description="onnx provider: int8 dynamic quantisation of the weights (smaller, "
+        "faster, vectors no longer identical to the torch model's)")
+    threads: int = Field(0, ge=0, description="onnx provider: intra-op threads; 0 = the CPUs "
+                         "this process may use")
     # For provider=openai: an OpenAI-compatible embeddings endpoint.
     base_url: str | None = None
     api_key: SecretStr | None = None

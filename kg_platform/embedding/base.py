@@ -1,7 +1,7 @@
 """The :class:`Embedder` protocol and its factory.
 
-Heavy dependencies (torch, sentence-transformers, openai) are imported only when the provider
-that needs them is chosen, so importing kg_platform stays fast.
+Heavy dependencies (onnxruntime, torch, sentence-transformers, openai) are imported only when
+the provider that needs them is chosen, so importing kg_platform stays fast.
 """
 
 from __future__ import annotations
@@ -40,10 +40,19 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
         from kg_platform.config import get_settings
 
         settings = get_settings().embedding
-    key = (settings.provider, settings.model, settings.device, settings.base_url, settings.batch_size)
+    key = (settings.provider, settings.model, settings.device, settings.base_url, settings.batch_size,
+           settings.quantize, settings.threads)
     with _LOCK:
         if key not in _CACHE:
-            if settings.provider == "sentence-transformers":
+            if settings.provider == "onnx":
+                from kg_platform.config import default_cache_dir
+                from kg_platform.embedding.onnx import OnnxEmbedder
+
+                _CACHE[key] = OnnxEmbedder(
+                    settings.model, cache_dir=default_cache_dir(), batch_size=settings.batch_size,
+                    threads=settings.threads, quantize=settings.quantize,
+                )
+            elif settings.provider == "sentence-transformers":
                 from kg_platform.embedding.local import SentenceTransformerEmbedder
 
                 _CACHE[key] = SentenceTransformerEmbedder(

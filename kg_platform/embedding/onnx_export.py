@@ -1,0 +1,205 @@
+"""Build an ONNX graph of a BERT sentence encoder straight from its safetensors weights.
+
+Why not ``torch.onnx.export``: a default install has no torch, yet must turn the bundled
+all-MiniLM-L6-v2 weights into something ONNX Runtime runs. The BERT encoder is a short, fixed
+stack of standard ONNX operators, so we write it with ``onnx.helper`` from the numpy weights.
+The graph ends with sentence-transformers' mean pooling (mask-weighted mean of the last hidden
+states), so the runtime returns one row per text; L2 normalisation happens in numpy.
+
+The result is cached under ``<cache_dir>/onnx`` keyed by the weights file's identity, so the
+build (about a second) happens once per machine, not once per command.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kg_platform.errors import EmbeddingError
+
+__all__ = ["build_bert_onnx", "cached_onnx_path", "quantize_int8"]
+
+_BUILDER_VERSION = "1"
+_OPSET = 17
+_MASK_VALUE = -1.0e9
+
+
+def _weights_file(model_dir: Path) -> Path:
+    path = model_dir / "model.safetensors"
+    if not path.exists():
+        raise EmbeddingError(
+            f"no model.safetensors in {model_dir}; the ONNX embedder builds its graph from it",
+            hint="point KGP_EMBEDDING__MODEL at a BERT sentence-transformers folder with "
+            "model.safetensors, or set KGP_EMBEDDING__PROVIDER=sentence-transformers",
+        )
+    return path
+
+
+def cached_onnx_path(model_dir: Path, cache_dir: Path, quantize: str) -> Path:
+    """Where the ONNX file for these weights lives; built (and quantised) on first use."""
+    weights = _weights_file(model_dir)
+    stat = weights.stat()
+    key = hashlib.sha256(
+        f"{_BUILDER_VERSION}|{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()
+    ).hexdigest()[:16]
+    target = cache_dir / "onnx" / f"{model_dir.name}-{key}-{quantize}.onnx"
+    if target.exists():
+        return target
+    fp32 = cache_dir / "onnx" / f"{model_dir.name}-{key}-fp32.onnx"
+    if not fp32.exists():
+        _atomic_write(fp32, lambda tmp: _save(build_bert_onnx(model_dir), tmp))
+    if quantize == "int8" and not target.exists():
+        _atomic_write(target, lambda tmp: quantize_int8(fp32, tmp))
+    return target
+
+
+def _atomic_write(target: Path, write: Any) -> None:
+    """Write to a temporary file next to ``target`` and rename: concurrent commands never read
+    a half-written model."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, suffix=".tmp")
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, target)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _save(model: Any, path: Path) -> None:
+    import onnx
+
+    onnx.save_model(model, str(path))
+
+
+def quantize_int8(src: Path, dst: Path) -> None:
+    """Dynamic int8 quantisation of the MatMul weights, per output channel (activations and the
+    embedding tables stay float: quantising those costs far more accuracy than it saves time)."""
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
+                     op_types_to_quantize=["MatMul"])
+
+
+def build_bert_onnx(model_dir: Path) -> Any:
+    """The ONNX ``ModelProto``: (input_ids, attention_mask) int64 [B, S] -> pooled [B, H]."""
+    try:
+        import onnx
+        from onnx import TensorProto, helper, numpy_helper
+        from safetensors.numpy import load_file
+    except ImportError as exc:
+        raise EmbeddingError(
+            f"the ONNX embedder needs the onnx and safetensors packages ({exc})",
+            hint="pip install onnx safetensors (both are default dependencies of kg-platform)",
+        ) from exc
+    config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
+    if config.get("model_type") != "bert" or config.get("position_embedding_type", "absolute") != "absolute":
+        raise EmbeddingError(
+            f"the ONNX embedder builds BERT encoders only; {model_dir} is {config.get('model_type')!r}",
+            hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers for other architectures",
+        )
+    if config.get("hidden_act", "gelu") != "gelu":
+        raise EmbeddingError(f"unsupported activation {config.get('hidden_act')!r} in {model_dir}",
+                             hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers")
+    w = load_file(str(_weights_file(model_dir)))
+    w = {k.removeprefix("bert."): v for k, v in w.items()}
+    hidden = int(config["hidden_size"])
+    heads = int(config["num_attention_heads"])
+    head_dim = hidden // heads
+    eps = float(config.get("layer_norm_eps", 1e-12))
+    inits: list[Any] = []
+    nodes: list[Any] = []
+
+    def const(name: str, value: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(value), name))
+        return name
+
+    def node(op: str, inputs: list[str], name: str, **attrs: Any) -> str:
+        nodes.append(helper.make_node(op, inputs, [name], name=name, **attrs))
+        return name
+
+    def linear(x: str, prefix: str, out: str) -> str:
+        weight = const(f"{prefix}.weight_t", w[f"{prefix}.weight"].T.astype(np.float32))
+        bias = const(f"{prefix}.bias", w[f"{prefix}.bias"].astype(np.float32))
+        return node("Add", [node("MatMul", [x, weight], f"{out}_mm"), bias], out)
+
+    def layer_norm(x: str, prefix: str, out: str) -> str:
+        scale = const(f"{prefix}.weight", w[f"{prefix}.weight"].astype(np.float32))
+        bias = const(f"{prefix}.bias", w[f"{prefix}.bias"].astype(np.float32))
+        return node("LayerNormalization", [x, scale, bias], out, axis=-1, epsilon=eps)
+
+    # Embeddings: word + position + token type 0 (single-segment input), then LayerNorm.
+    word = const("word_embeddings", w["embeddings.word_embeddings.weight"].astype(np.float32))
+    pos_tt = const("position_plus_type0", (w["embeddings.position_embeddings.weight"]
+                                           + w["embeddings.token_type_embeddings.weight"][0]).astype(np.float32))
+    shape = node("Shape", ["input_ids"], "ids_shape")
+    seq_len = node("Slice", [shape, const("c_1", np.array([1], np.int64)),
+                             const("c_2", np.array([2], np.int64))], "seq_len")
+    positions = node("Slice", [pos_tt, const("c_0", np.array([0], np.int64)), seq_len,
+                               const("c_axis0", np.array([0], np.int64))], "positions")
+    emb = node("Add", [node("Gather", [word, "input_ids"], "word_vectors"), positions], "emb_sum")
+    h = layer_norm(emb, "embeddings.LayerNorm", "emb_out")
+
+    mask_f = node("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
+    mask4 = node("Unsqueeze", [mask_f, const("c_axes12", np.array([1, 2], np.int64))], "mask4")
+    additive = node("Mul", [node("Sub", [const("c_one", np.array(1.0, np.float32)), mask4], "inv_mask"),
+                            const("c_mask_value", np.array(_MASK_VALUE, np.float32))], "mask_add")
+    split_shape = const("c_split", np.array([0, 0, heads, head_dim], np.int64))
+    merge_shape = const("c_merge", np.array([0, 0, hidden], np.int64))
+    scale = const("c_scale", np.array(1.0 / np.sqrt(head_dim), np.float32))
+    half = const("c_half", np.array(0.5, np.float32))
+    inv_sqrt2 = const("c_inv_sqrt2", np.array(1.0 / np.sqrt(2.0), np.float32))
+    one = "c_one"
+
+    for i in range(int(config["num_hidden_layers"])):
+        p = f"encoder.layer.{i}"
+
+        def heads_of(name: str, perm: list[int], p: str = p) -> str:
+            proj = linear(h, f"{p}.attention.self.{name}", f"l{i}_{name}")
+            split = node("Reshape", [proj, split_shape], f"l{i}_{name}_split")
+            return node("Transpose", [split], f"l{i}_{name}_t", perm=perm)
+
+        q = heads_of("query", [0, 2, 1, 3])
+        k = heads_of("key", [0, 2, 3, 1])
+        v = heads_of("value", [0, 2, 1, 3])
+        scores = node("Add", [node("Mul", [node("MatMul", [q, k], f"l{i}_qk"), scale], f"l{i}_scaled"),
+                              additive], f"l{i}_scores")
+        probs = node("Softmax", [scores], f"l{i}_probs", axis=-1)
+        ctx = node("Transpose", [node("MatMul", [probs, v], f"l{i}_ctx")], f"l{i}_ctx_t", perm=[0, 2, 1, 3])
+        merged = node("Reshape", [ctx, merge_shape], f"l{i}_ctx_merged")
+        attn = linear(merged, f"{p}.attention.output.dense", f"l{i}_attn_out")
+        h1 = layer_norm(node("Add", [attn, h], f"l{i}_res1"), f"{p}.attention.output.LayerNorm", f"l{i}_h1")
+        inter = linear(h1, f"{p}.intermediate.dense", f"l{i}_inter")
+        erf = node("Erf", [node("Mul", [inter, inv_sqrt2], f"l{i}_gelu_scaled")], f"l{i}_gelu_erf")
+        gelu = node("Mul", [node("Mul", [inter, half], f"l{i}_gelu_half"),
+                            node("Add", [erf, one], f"l{i}_gelu_1p")], f"l{i}_gelu")
+        out = linear(gelu, f"{p}.output.dense", f"l{i}_out")
+        h = layer_norm(node("Add", [out, h1], f"l{i}_res2"), f"{p}.output.LayerNorm", f"l{i}_h")
+
+    # sentence-transformers mean pooling: sum of unmasked token states / max(count, 1e-9).
+    mask3 = node("Unsqueeze", [mask_f, const("c_axis2", np.array([2], np.int64))], "mask3")
+    axis1 = const("c_axis1", np.array([1], np.int64))
+    summed = node("ReduceSum", [node("Mul", [h, mask3], "masked"), axis1], "summed", keepdims=0)
+    counts = node("Max", [node("ReduceSum", [mask3, axis1], "counts_raw", keepdims=0),
+                          const("c_min_count", np.array(1e-9, np.float32))], "counts")
+    node("Div", [summed, counts], "sentence_embedding")
+
+    graph = helper.make_graph(
+        nodes, "bert_mean_pooling",
+        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"])],
+        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
+        initializer=inits,
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)],
+                              producer_name="kg-platform")
+    model.ir_version = 8
+    onnx.checker.check_model(model)
+    return model

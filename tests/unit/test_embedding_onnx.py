@@ -1,0 +1,106 @@
+"""The ONNX Runtime embedder gives the torch sentence-transformers model's vectors.
+
+The graph is built from the same safetensors weights without torch, so an fp32 vector must agree
+with the torch one to float rounding (we require 1e-3 cosine, the contract a graph embedded by
+either provider relies on). int8 is allowed to drift, but not far.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kg_platform.embedding.onnx import OnnxEmbedder
+
+BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench"
+
+
+def _bench_texts(limit: int = 160) -> list[str]:
+    """Questions and paragraphs of the dev QA sets plus paragraphs of the Markdown documents."""
+    texts: list[str] = []
+    for name in ("hotpotqa.jsonl", "2wikimultihopqa.jsonl"):
+        path = BENCH / "dev" / name
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines()[:8]:
+            q = json.loads(line)
+            texts.append(q["question"])
+            texts.extend(" ".join(p["sentences"]) for p in q["paragraphs"][:6])
+    for md in sorted((BENCH / "documents" / "md").glob("*.md"))[:3]:
+        texts.extend(p.strip() for p in md.read_text(encoding="utf-8").split("\n\n")[:20] if p.strip())
+    if not texts:
+        pytest.skip("needs the shared bench data (/work/shared/bench)")
+    # Edge cases: empty, whitespace only, one character, far beyond the 256 word-piece limit.
+    return texts[:limit] + ["", "   ", "a", "token " * 600]
+
+
+@pytest.fixture(scope="module")
+def texts() -> list[str]:
+    return _bench_texts()
+
+
+@pytest.fixture(scope="module")
+def torch_vectors(texts: list[str]) -> np.ndarray:
+    pytest.importorskip("sentence_transformers", reason="needs the train extra (torch)")
+    from kg_platform.embedding.local import SentenceTransformerEmbedder
+
+    return SentenceTransformerEmbedder("all-MiniLM-L6-v2", batch_size=16).embed(texts)
+
+
+def test_fp32_matches_torch_within_1e_3_cosine(texts, torch_vectors, tmp_path_factory) -> None:
+    onnx = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path_factory.mktemp("cache"), batch_size=16)
+    vectors = onnx.embed(texts)
+    assert vectors.shape == torch_vectors.shape == (len(texts), 384)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    cosine = (vectors * torch_vectors).sum(axis=1)
+    worst = int(np.argmin(cosine))
+    assert cosine.min() >= 1 - 1e-3, f"text {worst} ({texts[worst][:60]!r}): cosine {cosine[worst]}"
+    assert onnx.model_name == "all-MiniLM-L6-v2" and onnx.dimension == 384 and onnx.max_tokens == 256
+
+
+def test_order_and_batching_do_not_change_vectors(texts, tmp_path_factory) -> None:
+    onnx = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path_factory.mktemp("cache"), batch_size=7)
+    together = onnx.embed(texts[:30])
+    alone = np.vstack([onnx.embed([t]) for t in reversed(texts[:30])])[::-1]
+    np.testing.assert_allclose(together, alone, atol=1e-5)
+    assert onnx.embed([]).shape == (0, 384)
+
+
+def test_int8_stays_close_to_torch(texts, torch_vectors, tmp_path_factory) -> None:
+    cache = tmp_path_factory.mktemp("cache")
+    int8 = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, quantize="int8")
+    assert int8.onnx_file.name.endswith("-int8.onnx")
+    # The MatMul weights shrink 4x; the word-embedding table (half the model) stays float.
+    assert int8.onnx_file.stat().st_size < 0.7 * next(cache.glob("onnx/*-fp32.onnx")).stat().st_size
+    cosine = (int8.embed(texts) * torch_vectors).sum(axis=1)
+    assert cosine.mean() > 0.98 and cosine.min() > 0.9, (cosine.mean(), cosine.min())
+
+
+def test_onnx_file_is_built_once_and_reused(tmp_path) -> None:
+    first = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path)
+    stamp = first.onnx_file.stat().st_mtime_ns
+    second = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path)
+    assert second.onnx_file == first.onnx_file and second.onnx_file.stat().st_mtime_ns == stamp
+    assert not list((tmp_path / "onnx").glob("*.tmp"))
+
+
+def test_default_provider_is_onnx() -> None:
+    from kg_platform.config import EmbeddingSettings
+    from kg_platform.embedding import get_embedder
+
+    settings = EmbeddingSettings()
+    assert settings.provider == "onnx"
+    assert isinstance(get_embedder(settings), OnnxEmbedder)
+
+
+def test_non_bert_folder_is_refused_with_a_hint(tmp_path) -> None:
+    from kg_platform.errors import EmbeddingError
+
+    (tmp_path / "config.json").write_text(json.dumps({"model_type": "t5"}))
+    (tmp_path / "model.safetensors").write_bytes(b"")
+    with pytest.raises(EmbeddingError, match="BERT encoders only"):
+        OnnxEmbedder(str(tmp_path), cache_dir=tmp_path / "cache")
