@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
+from kg_platform._faults import fault_point
 from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import IngestionError, SourceTooLarge
@@ -174,6 +175,7 @@ def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | P
                 continue
             started = time.perf_counter()
             try:
+                fault_point("parse")
                 doc = parse(path)
             except Exception as exc:  # noqa: BLE001 - reported; the batch goes on
                 session.error(uri, exc)

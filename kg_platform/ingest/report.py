@@ -33,6 +33,7 @@ class IngestReport(BaseModel):
     duration_s: float = 0.0
     timings: dict[str, float] = Field(default_factory=dict)  # seconds per phase
     fatal: str | None = None
+    interrupted: list[str] = Field(default_factory=list)  # earlier runs found dead and closed
 
     @property
     def exit_code(self) -> int:

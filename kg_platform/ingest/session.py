@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import socket
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
+from kg_platform._faults import fault_point
 from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import KGPError
@@ -37,6 +40,35 @@ log = logging.getLogger(__name__)
 Progress = Callable[[dict[str, Any]], None]
 
 __all__ = ["IngestSession", "Progress"]
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # exists, owned by someone else
+    return True
+
+
+def close_dead_runs(graph: GraphClient, corpus: str, current: str) -> list[str]:
+    """Mark this host's ``running`` runs of ``corpus`` whose process is gone as ``interrupted``.
+
+    Why: a run killed with SIGKILL (or by a power cut) cannot record its own end, and a record
+    that says ``running`` forever hides that the data of that run was resumed by a later one.
+    Only runs recorded on this host are judged (a pid means nothing elsewhere).
+    """
+    rows = graph.read("ingest/runs_running", corpus=corpus, host=socket.gethostname(),
+                      current=current)
+    dead = [r["id"] for r in rows if not _alive(r["pid"])]
+    if dead:
+        graph.write("ingest/runs_interrupted", ids=dead)
+        log.warning("marked %d run(s) of corpus %r as interrupted: %s", len(dead), corpus,
+                    ", ".join(dead))
+    return dead
 
 
 class IngestSession:
@@ -63,7 +95,9 @@ class IngestSession:
             from kg_platform.graph.schema import apply_migrations
 
             apply_migrations(graph, embedder.dimension, embedder.model_name)
-        graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [])
+        graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [],
+                    host=socket.gethostname(), pid=os.getpid())
+        self.report.interrupted = close_dead_runs(graph, corpus, self.run_id)
         self.existing: dict[str, dict[str, Any]] = {
             r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
 
@@ -128,11 +162,14 @@ class IngestSession:
         batch, self._pending, self._pending_rows = self._pending, [], 0
         plans = [p for p, _ in batch]
         started = time.perf_counter()
+        fault_point("embed")
         self.report.texts_embedded += embed_plans(plans, self.embedder,
                                                   self.settings.ingest.embed_higher_levels)
         self.timings["embed"] += time.perf_counter() - started
         started = time.perf_counter()
+        fault_point("write")
         write_plans(self.graph, plans, self.run_id)
+        fault_point("write")
         self.timings["write"] += time.perf_counter() - started
         for plan, replaced in batch:
             uri = plan.source["props"]["uri"]
@@ -169,6 +206,7 @@ class IngestSession:
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
                 pg = self.settings.piece_graph
+                fault_point("piece_graph")
                 sync = sync_piece_graph(self.graph, self.corpus, pg.k_graph, pg.t_graph)
                 self.timings["piece_graph"] += time.perf_counter() - started
                 if not sync.skipped:

@@ -1,3 +1,3 @@
 CREATE (r:IngestRun {id: $id, corpus: $corpus, started: datetime(), status: 'running',
-                     paths: $paths})
+                     paths: $paths, host: $host, pid: $pid})
 RETURN r.id AS id

@@ -1,0 +1,78 @@
+"""Shared helpers of the fault suite: run ``kgp`` as a real subprocess against the suite's Neo4j,
+and describe a corpus so two ingests can be compared source by source."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+KGP = Path(sys.executable).with_name("kgp")
+
+
+def soak() -> bool:
+    """``KGP_SOAK=1`` runs the long versions (more kill points, more rounds)."""
+    return os.environ.get("KGP_SOAK", "") not in ("", "0")
+
+
+def kgp_env(settings: Any, **extra: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(NEO4J_URI=settings.neo4j.uri,
+               NEO4J_PASSWORD=settings.neo4j.password.get_secret_value(),
+               KGP_DATA_DIR=str(settings.data_dir), HF_HUB_OFFLINE="1",
+               TOKENIZERS_PARALLELISM="false")
+    env.pop("KGP_FAULT_KILL", None)
+    env.update(extra)
+    return env
+
+
+def run_kgp(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
+    return subprocess.run([str(KGP), *args], env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False)
+
+
+def corpus_shape(graph: Any, corpus: str) -> dict[str, tuple[int, int, int, int]]:
+    """Per source file name: (sections, chunks, pieces, characters of chunk text)."""
+    rows = graph.read_raw(
+        "MATCH (s:Source {corpus: $corpus}) "
+        "OPTIONAL MATCH (s)-[:HAS_SECTION*1..]->(sec:Section) "
+        "WITH s, collect(DISTINCT sec) AS secs "
+        "OPTIONAL MATCH (s)-[:HAS_SECTION*1..]->(:Section)-[:HAS_CHUNK]->(c:Chunk) "
+        "WITH s, secs, collect(DISTINCT c) AS chunks "
+        "OPTIONAL MATCH (p:Piece)-[:IN]->(c2:Chunk) WHERE c2 IN chunks "
+        "RETURN s.uri AS uri, size(secs) AS sections, size(chunks) AS chunks, "
+        "count(DISTINCT p) AS pieces, "
+        "reduce(n = 0, c IN chunks | n + size(c.text)) AS chars", corpus=corpus)
+    return {Path(r["uri"]).name: (r["sections"], r["chunks"], r["pieces"], r["chars"])
+            for r in rows}
+
+
+def duplicate_sources(graph: Any, corpus: str) -> list[str]:
+    rows = graph.read_raw("MATCH (s:Source {corpus: $corpus}) WITH s.uri AS uri, count(*) AS n "
+                          "WHERE n > 1 RETURN uri", corpus=corpus)
+    return [r["uri"] for r in rows]
+
+
+def orphans(graph: Any) -> dict[str, int]:
+    """Sections no Source reaches, chunks in no section, pieces in no chunk (whole database)."""
+    rows = graph.read_raw(
+        "CALL () { MATCH (x:Section) WHERE NOT EXISTS { (:Source)-[:HAS_SECTION*1..]->(x) } "
+        "RETURN count(x) AS sections } "
+        "CALL () { MATCH (x:Chunk) WHERE NOT EXISTS { (:Section)-[:HAS_CHUNK]->(x) } "
+        "RETURN count(x) AS chunks } "
+        "CALL () { MATCH (x:Piece) WHERE NOT EXISTS { (x)-[:IN]->(:Chunk) } "
+        "RETURN count(x) AS pieces } "
+        "RETURN sections, chunks, pieces")
+    return {k: v for k, v in dict(rows[0]).items() if v}
+
+
+def similar_edges(graph: Any, corpus: str) -> set[tuple[str, str]]:
+    """SIMILAR edges as (uri:piece text, uri:piece text) pairs, comparable across corpora."""
+    rows = graph.read_raw(
+        "MATCH (a:Piece {corpus: $corpus})-[:SIMILAR]->(b:Piece) "
+        "MATCH (a)-[:IN]->(:Chunk)<-[:HAS_CHUNK]-(:Section)<-[:HAS_SECTION*1..]-(sa:Source) "
+        "MATCH (b)-[:IN]->(:Chunk)<-[:HAS_CHUNK]-(:Section)<-[:HAS_SECTION*1..]-(sb:Source) "
+        "RETURN DISTINCT sa.uri AS ua, a.text AS ta, sb.uri AS ub, b.text AS tb", corpus=corpus)
+    return {(f"{Path(r['ua']).name}:{r['ta']}", f"{Path(r['ub']).name}:{r['tb']}") for r in rows}
