@@ -68,27 +68,46 @@ def desired_edges(rows: list[Any], k_graph: int, t_graph: float) -> dict[tuple[s
     return out
 
 
-def _run_batches(tx: ManagedTransaction, name: str, rows: list[dict], size: int) -> None:
-    query = cypher(name)
-    for start in range(0, len(rows), size):
-        tx.run(query, rows=rows[start:start + size]).consume()
+class _Moved(Exception):
+    """The corpus version moved past the snapshot: nothing more of this snapshot may land."""
 
 
-def _apply(tx: ManagedTransaction, corpus: str, version: int,
-           desired: dict[tuple[str, str], float], batch: int) -> PieceGraphSync | None:
-    """Write the diff and mark clean, or return None when the corpus moved past ``version``."""
+def _locked_batch(tx: ManagedTransaction, corpus: str, version: int,
+                  statements: list[tuple[str, dict[str, Any]]]) -> None:
     row = tx.run(cypher("ingest/corpus_graph_lock"), corpus=corpus).single()
     if row is None or row["version"] != version:
-        return None
+        raise _Moved()
+    for name, params in statements:
+        tx.run(cypher(name), params).consume()
+
+
+def _apply(graph: GraphClient, corpus: str, version: int,
+           desired: dict[tuple[str, str], float]) -> PieceGraphSync | None:
+    """Write the diff and mark clean, or return None when the corpus moved past ``version``.
+
+    Each batch is its own transaction (bounded memory for a first build of a large corpus) that
+    locks the Corpus node and re-checks the version, so once a writer has landed no later batch
+    of this snapshot can. Batches written before that were right for the corpus they saw, and
+    the writer's own sync diffs against them. Two syncs of the same version compute the same
+    graph, so their interleaved batches converge on it.
+    """
     existing = {(r["a"], r["b"]): r["score"]
-                for r in tx.run(cypher("ingest/similar_edges"), corpus=corpus)}
+                for r in graph.read("ingest/similar_edges", corpus=corpus)}
     remove = [{"a": a, "b": b} for (a, b) in existing if (a, b) not in desired]
     upsert = [{"a": a, "b": b, "score": s} for (a, b), s in desired.items()
               if (a, b) not in existing or abs((existing[(a, b)] or 0.0) - s) > _SCORE_EPS]
     added = sum(1 for r in upsert if (r["a"], r["b"]) not in existing)
-    _run_batches(tx, "ingest/delete_similar", remove, batch)
-    _run_batches(tx, "ingest/merge_similar", upsert, batch)
-    tx.run(cypher("ingest/corpus_graph_clean"), corpus=corpus, edges=len(desired)).consume()
+    size = graph.batch_size
+    steps = [("ingest/delete_similar", {"rows": remove[i:i + size]})
+             for i in range(0, len(remove), size)]
+    steps += [("ingest/merge_similar", {"rows": upsert[i:i + size]})
+              for i in range(0, len(upsert), size)]
+    steps.append(("ingest/corpus_graph_clean", {"corpus": corpus, "edges": len(desired)}))
+    try:
+        for step in steps:
+            graph.in_transaction(lambda tx, st=step: _locked_batch(tx, corpus, version, [st]))
+    except _Moved:
+        return None
     return PieceGraphSync(edges=len(desired), added=added, removed=len(remove),
                           updated=len(upsert) - added)
 
@@ -110,8 +129,7 @@ def sync_piece_graph(graph: GraphClient, corpus: str, k_graph: int, t_graph: flo
         desired = desired_edges(rows, k_graph, t_graph)
         compute_s += time.perf_counter() - started
         started = time.perf_counter()
-        done = graph.in_transaction(
-            lambda tx: _apply(tx, corpus, version, desired, graph.batch_size))
+        done = _apply(graph, corpus, version, desired)
         write_s += time.perf_counter() - started
         if done is not None:
             done.pieces, done.conflicts = len(rows), conflicts

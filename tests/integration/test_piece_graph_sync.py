@@ -167,3 +167,37 @@ def test_two_concurrent_ingests_end_with_the_full_edge_set(graph_session, settin
     assert _state(graph, corpus)["dirty"] is False
     _assert_same(_edges(graph, corpus), _rebuilt(graph, corpus, settings))
     drop_corpus(graph, corpus)
+
+
+def test_a_write_between_apply_batches_stops_the_stale_snapshot(graph_session, settings,
+                                                                 embedder, tmp_path, monkeypatch):
+    """The diff lands in batches; a writer landing after the first one stops the rest of it."""
+    graph, corpus = graph_session, "t-pg-batches"
+    drop_corpus(graph, corpus)
+    files = _write_sources(tmp_path / "docs", n_files=3, per_file=3, skip=60)
+    ingest_paths(graph, settings, files[:2], corpus, embedder=embedder)
+    graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]-() DELETE r", c=corpus)
+    graph.write("ingest/mark_corpus_dirty", corpus=corpus)
+    monkeypatch.setattr(graph, "batch_size", 2)       # many small apply batches
+    real_tx = graph.in_transaction
+    seen = {"batches": 0}
+
+    def tx_then_write(work, **kwargs):
+        out = real_tx(work, **kwargs)
+        seen["batches"] += 1
+        if seen["batches"] == 1:                       # a source write lands mid-apply
+            report = ingest_paths(graph, settings, files[2:], corpus, embedder=embedder)
+            assert report.status == "completed", report.summary()
+        return out
+
+    monkeypatch.setattr(graph, "in_transaction", tx_then_write)
+    pg = settings.piece_graph
+    result = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph)
+    monkeypatch.undo()
+    assert seen["batches"] > 1
+    # the nested ingest's sync brought the graph up to date; the stale one stopped and found
+    # the corpus clean on its retry
+    assert result.conflicts >= 1 and not result.stale
+    assert _state(graph, corpus)["dirty"] is False
+    _assert_same(_edges(graph, corpus), _rebuilt(graph, corpus, settings))
+    drop_corpus(graph, corpus)
