@@ -331,6 +331,11 @@ class SageSegmenter:
                 hint=f"use the embedder the model was trained with ({self.model.meta.get('embedder')}) "
                 "or retrain with `kgp segmenter train`",
             )
+        owner = getattr(self._embed, "__self__", None)
+        if owner is not None:  # ingestion reuses these for pieces that are one sentence
+            from kg_platform.embedding.memo import embedder_key, sentence_memo
+
+            sentence_memo().put(embedder_key(owner), sentences, vectors)
         return vectors
 
     def score_adjacent(self, sentences: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:
