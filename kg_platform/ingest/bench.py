@@ -65,7 +65,10 @@ def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | Non
     corpus = f"bench-ingest-{uuid.uuid4().hex[:8]}"
     same, plain, n_paragraphs = _baseline_texts(settings, qa_file, limit, corpus)
     same_before, plain_before = _timed_embed(embedder, same), _timed_embed(embedder, plain)
-    out: dict[str, Any] = {"qa_file": str(qa_file), "questions": limit, "corpus": corpus}
+    out: dict[str, Any] = {"qa_file": str(qa_file), "questions": limit, "corpus": corpus,
+                           "embedder": f"{settings.embedding.provider}:{settings.embedding.model}"
+                           f" ({getattr(embedder, 'quantize', 'none')})",
+                           "segmenter": settings.segment.segmenter}
     with GraphClient.from_settings(settings) as graph:
         try:
             started = time.perf_counter()
@@ -90,6 +93,7 @@ def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | Non
     out.update({
         "sources": sources, "chunks": report.counts.get("chunks", 0),
         "pieces": report.counts.get("pieces", 0), "tokens": report.tokens,
+        "texts_embedded": report.texts_embedded,
         "similar_edges": report.counts.get("similar_edges", 0),
         "pipeline_s": round(wall, 2), "phase_s": report.timings,
         "documents_per_s": round(sources / wall, 2),

@@ -4,7 +4,8 @@ Pieces and level-1 chunks go through the model; a chunk of level >= 2 gets the n
 its children's vectors (``embed_higher_levels = "mean"``, DESIGN §9: no extra model time and no
 truncation at the model's 256 word pieces) or the model on its own text (``"direct"``). Sections
 are embedded by their title path and sources by their title. Identical texts (a QA paragraph's
-title is also its section path) are embedded once.
+title is also its section path) are embedded once, and a text the SAGE segmenter already embedded
+(a piece that is one sentence) is taken from the sentence memo instead of the model.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from kg_platform.embedding.base import Embedder
+from kg_platform.embedding.memo import embedder_key, sentence_memo
 from kg_platform.ingest.plan import SourcePlan
 
 __all__ = ["embed_plans", "texts_to_embed"]
@@ -35,13 +37,17 @@ def texts_to_embed(plans: Sequence[SourcePlan], higher: str) -> list[str]:
 
 
 def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean") -> int:
-    """Attach an ``embedding`` (list of floats) to every row of ``plans``; return texts embedded."""
+    """Attach an ``embedding`` (list of floats) to every row of ``plans``; return the number of
+    texts the model embedded (memo hits excluded)."""
     texts = texts_to_embed(plans, higher)
-    matrix = embedder.embed(texts) if texts else np.zeros((0, embedder.dimension), np.float32)
-    index = {t: i for i, t in enumerate(texts)}
+    known = sentence_memo().take(embedder_key(embedder), texts)
+    todo = [t for t in texts if t not in known]
+    matrix = embedder.embed(todo) if todo else np.zeros((0, embedder.dimension), np.float32)
+    index = {t: i for i, t in enumerate(todo)}
 
     def vec(text: str) -> np.ndarray:
-        return matrix[index[text]]
+        hit = known.get(text)
+        return hit if hit is not None else matrix[index[text]]
 
     for plan in plans:
         plan.source["embedding"] = vec(plan.source["props"]["title"]
@@ -59,4 +65,4 @@ def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "
             chunk["embedding"] = np.asarray(v, dtype=np.float32).tolist()
         for piece in plan.pieces:
             piece["embedding"] = vec(piece["props"]["text"]).tolist()
-    return len(texts)
+    return len(todo)

@@ -165,16 +165,26 @@ def _train(X: np.ndarray, Y: np.ndarray, settings: "Settings", gen: np.random.Ge
 
 # --------------------------------------------------------------------------- loaded router
 class Router:
-    """A trained router: ``weights(query_vector) -> w`` over levels 1..n."""
+    """A trained router: ``weights(query_vector) -> w`` over levels 1..n, in numpy.
+
+    Why numpy: retrieval runs where torch is not installed (torch is in the ``train`` extra).
+    The MLP is ``Linear-ReLU-(Dropout)-Linear-Sigmoid``; dropout is the identity at inference.
+    Weights come from ``weights.npz`` (written by :func:`train_router`); a router trained before
+    that file existed is read from ``model.pt``, which needs torch once.
+    """
 
     def __init__(self, path: Path, version: str, n_levels: int, dim: int, hidden: int,
                  dropout: float) -> None:
-        import torch
-
         self.path, self.version, self.n_levels = path, version, n_levels
-        self.model = build_mlp(dim, n_levels, hidden, dropout)
-        self.model.load_state_dict(torch.load(path / "model.pt", weights_only=True))
-        self.model.eval()
+        state = load_router_state(path)
+        self.w1 = np.ascontiguousarray(state["0.weight"], dtype=np.float32).T
+        self.b1 = np.asarray(state["0.bias"], dtype=np.float32)
+        self.w2 = np.ascontiguousarray(state["3.weight"], dtype=np.float32).T
+        self.b2 = np.asarray(state["3.bias"], dtype=np.float32)
+        if self.w1.shape != (dim, hidden) or self.w2.shape != (hidden, n_levels):
+            raise RetrievalError(
+                f"router weights in {path} do not match its meta.json ({dim}->{hidden}->{n_levels})",
+                hint="retrain the router with `kgp router train`")
 
     @classmethod
     def from_dir(cls, path: Path) -> "Router":
@@ -183,16 +193,42 @@ class Router:
                    meta["dropout"])
 
     def weights(self, qvec: np.ndarray) -> np.ndarray:
-        import torch
-
-        with torch.no_grad():
-            return self.model(torch.tensor(np.asarray(qvec, dtype=np.float32)[None, :]))[0].numpy()
+        return self.weights_batch(np.asarray(qvec, dtype=np.float32)[None, :])[0]
 
     def weights_batch(self, X: np.ndarray) -> np.ndarray:
-        import torch
+        hidden = np.maximum(np.asarray(X, dtype=np.float32) @ self.w1 + self.b1, 0.0)
+        logits = (hidden @ self.w2 + self.b2).astype(np.float64)
+        return (1.0 / (1.0 + np.exp(-logits))).astype(np.float32)
 
-        with torch.no_grad():
-            return self.model(torch.tensor(np.asarray(X, dtype=np.float32))).numpy()
+
+_NPZ = "weights.npz"
+
+
+def save_router_state(state: dict, path: Path) -> None:
+    """Write the MLP weights as numpy arrays (what inference reads, no torch needed)."""
+    np.savez(path / _NPZ, **{k: v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)
+                             for k, v in state.items()})
+
+
+def load_router_state(path: Path) -> dict[str, np.ndarray]:
+    """The router's weights: ``weights.npz``, else the older ``model.pt`` (needs torch)."""
+    if (path / _NPZ).exists():
+        with np.load(path / _NPZ) as data:
+            return {k: data[k] for k in data.files}
+    try:
+        import torch
+    except ImportError as exc:
+        raise RetrievalError(
+            f"router {path} has only model.pt, which needs torch to read",
+            hint="retrain it with `kgp router train` (writes weights.npz), or install the train "
+            "extra once and run any retrieval to convert it",
+        ) from exc
+    state = {k: v.numpy() for k, v in torch.load(path / "model.pt", weights_only=True).items()}
+    try:
+        np.savez(path / _NPZ, **state)
+    except OSError:  # read-only artifact folder: keep working from model.pt
+        pass
+    return state
 
 
 _LOADED: dict[str, Router] = {}
@@ -207,7 +243,7 @@ def load_router(graph: "GraphClient", corpus: str, kind: str) -> Router | None:
     path = Path(rows[0]["path"])
     with _LOCK:
         if str(path) not in _LOADED:
-            if not (path / "model.pt").exists():
+            if not (path / "model.pt").exists() and not (path / _NPZ).exists():
                 raise RetrievalError(
                     f"router {rows[0]['id']} of corpus {corpus!r} points at {path}, which is missing",
                     hint=f"retrain: `kgp router train --corpus {corpus} --dataset FILE.jsonl "
@@ -285,6 +321,7 @@ def train_router(ctx: "RetrievalContext", dataset: Path, kind: str = "mog",
     path = settings.data_dir / "routers" / ctx.corpus / f"{kind}-{version}"
     path.mkdir(parents=True, exist_ok=True)
     torch.save(result.state, path / "model.pt")
+    save_router_state(result.state, path)
     model = build_mlp(X.shape[1], n_levels, settings.mog.router_hidden, settings.mog.router_dropout)
     model.load_state_dict(result.state)
     model.eval()

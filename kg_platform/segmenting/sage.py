@@ -100,11 +100,40 @@ def _build_head(dim: int, hidden: int, dropout: float) -> "torch.nn.Module":
     return SageHead()
 
 
+class NumpySageHead:
+    """The trained head's inference in numpy: ``Linear - GELU(erf) - Linear`` then sigmoid.
+
+    Why: segmentation runs at ingestion, where torch is not installed (it is in the ``train``
+    extra). The weights are the ones :func:`save_model` writes; decisions match the torch head.
+    """
+
+    def __init__(self, state: dict[str, np.ndarray]) -> None:
+        self.w1 = np.ascontiguousarray(state["net.0.weight"], dtype=np.float32).T
+        self.b1 = np.asarray(state["net.0.bias"], dtype=np.float32)
+        self.w2 = np.ascontiguousarray(state["net.3.weight"], dtype=np.float32).T
+        self.b2 = np.asarray(state["net.3.bias"], dtype=np.float32)
+
+    def logits(self, x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
+        from scipy.special import erf
+
+        hidden = pair_features(x1, x2) @ self.w1 + self.b1
+        hidden = 0.5 * hidden * (1.0 + erf(hidden / np.float32(np.sqrt(2.0))))
+        return (hidden @ self.w2 + self.b2)[:, 0]
+
+    def eval(self) -> "NumpySageHead":
+        return self
+
+    def state_dict(self) -> dict[str, np.ndarray]:
+        """The torch layout (``net.0`` / ``net.3``, [out, in]) so :func:`save_model` round-trips."""
+        return {"net.0.weight": self.w1.T, "net.0.bias": self.b1,
+                "net.3.weight": self.w2.T, "net.3.bias": self.b2}
+
+
 @dataclass
 class SageModel:
     """The trained head plus what it was trained for (embedder, dimension, calibration)."""
 
-    head: Any  # torch.nn.Module; typed loosely to keep torch out of import time
+    head: Any  # NumpySageHead when loaded; a torch.nn.Module while training
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -120,9 +149,16 @@ class SageModel:
 
     def score_pairs(self, x1: np.ndarray, x2: np.ndarray, *, batch_size: int = 512) -> np.ndarray:
         """Keep-together scores in [0, 1] for embedded sentence pairs, ``batch_size`` at a time."""
+        out = np.empty(len(x1), dtype=np.float32)
+        if isinstance(self.head, NumpySageHead):
+            for start in range(0, len(x1), batch_size):
+                logits = self.head.logits(np.asarray(x1[start:start + batch_size], np.float32),
+                                          np.asarray(x2[start:start + batch_size], np.float32))
+                out[start:start + len(logits)] = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
+            return out
         import torch
 
-        out = np.empty(len(x1), dtype=np.float32)
+
         self.head.eval()
         with torch.inference_mode():
             for start in range(0, len(x1), batch_size):
@@ -134,12 +170,19 @@ class SageModel:
 
 def save_model(model: SageModel, directory: Path) -> Path:
     """Write the artifact (float16 weights + meta.json) to ``directory``; returns it."""
-    from safetensors.torch import save_file
-
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    state = {k: v.detach().to("cpu").half().contiguous() for k, v in model.head.state_dict().items()}
-    save_file(state, str(directory / _WEIGHTS))
+    if isinstance(model.head, NumpySageHead):
+        from safetensors.numpy import save_file as save_numpy
+
+        save_numpy({k: np.ascontiguousarray(v, dtype=np.float16)
+                    for k, v in model.head.state_dict().items()}, str(directory / _WEIGHTS))
+    else:
+        from safetensors.torch import save_file
+
+        state = {k: v.detach().to("cpu").half().contiguous()
+                 for k, v in model.head.state_dict().items()}
+        save_file(state, str(directory / _WEIGHTS))
     (directory / _WEIGHTS).chmod(0o644)  # shipped as package data: readable by every user
     meta = dict(model.meta)
     meta.setdefault("format", ARTIFACT_FORMAT)
@@ -149,8 +192,11 @@ def save_model(model: SageModel, directory: Path) -> Path:
 
 
 def load_model(directory: Path | None = None) -> SageModel:
-    """Load an artifact written by :func:`save_model` (default: the one shipped in the package)."""
-    from safetensors.torch import load_file
+    """Load an artifact written by :func:`save_model` (default: the one shipped in the package).
+
+    The head comes back as a :class:`NumpySageHead`: inference needs no torch.
+    """
+    from safetensors.numpy import load_file
 
     directory = Path(directory) if directory is not None else default_model_dir()
     meta_path, weights_path = directory / _META, directory / _WEIGHTS
@@ -166,12 +212,8 @@ def load_model(directory: Path | None = None) -> SageModel:
             f"SAGE model in {directory} has format {meta.get('format')}, expected {ARTIFACT_FORMAT}",
             hint="retrain it with `kgp segmenter train` for this kg-platform version",
         )
-    model = SageModel(head=_build_head(int(meta["dim"]), int(meta["hidden"]),
-                                       float(meta.get("dropout", 0.0))), meta=meta)
-    state = {k: v.float() for k, v in load_file(str(weights_path)).items()}
-    model.head.load_state_dict(state)
-    model.head.eval()
-    return model
+    state = {k: v.astype(np.float32) for k, v in load_file(str(weights_path)).items()}
+    return SageModel(head=NumpySageHead(state), meta=meta)
 
 
 # --------------------------------------------------------------------------- cutting
@@ -289,6 +331,11 @@ class SageSegmenter:
                 hint=f"use the embedder the model was trained with ({self.model.meta.get('embedder')}) "
                 "or retrain with `kgp segmenter train`",
             )
+        owner = getattr(self._embed, "__self__", None)
+        if owner is not None:  # ingestion reuses these for pieces that are one sentence
+            from kg_platform.embedding.memo import embedder_key, sentence_memo
+
+            sentence_memo().put(embedder_key(owner), sentences, vectors)
         return vectors
 
     def score_adjacent(self, sentences: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:

@@ -69,3 +69,54 @@ def test_training_learns_a_separable_routing_and_stops_early():
     assert m["val_top1"] >= 0.8   # chance is 0.5
     assert m["epochs"] <= 400 and m["best_epoch"] <= m["epochs"]
     assert m["n_train"] + m["n_val"] == n
+
+
+def test_numpy_router_makes_the_torch_routers_decisions(tmp_path):
+    """Retrieval loads the trained weights without torch and picks the same levels."""
+    import json
+
+    import torch
+
+    from kg_platform.retrieval.router import Router, build_mlp, save_router_state
+
+    rng = np.random.default_rng(1)
+    n, d, levels = 120, 24, 5
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    Y = np.zeros((n, levels), dtype=np.float32)
+    Y[np.arange(n), (X[:, 0] > 0).astype(int) * 3] = 0.8
+    Y[np.arange(n), 1] = 0.2
+    settings = Settings(mog={"router_max_epochs": 60, "router_patience": 10, "router_hidden": 16})
+    state = train_mlp(X, Y, settings).state
+    model = build_mlp(d, levels, 16, settings.mog.router_dropout)
+    model.load_state_dict(state)
+    model.eval()
+    with torch.no_grad():
+        expected = model(torch.tensor(X)).numpy()
+    save_router_state(state, tmp_path)
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"version": "v", "n_levels": levels, "dim": d, "hidden": 16, "dropout": 0.1}))
+    router = Router.from_dir(tmp_path)
+    got = router.weights_batch(X)
+    assert np.abs(got - expected).max() < 1e-5
+    assert np.allclose(router.weights(X[7]), expected[7], atol=1e-5)
+    zero = settings.mog.zero_weight
+    assert [choose_level(w, zero) for w in got] == [choose_level(w, zero) for w in expected]
+    assert len({choose_level(w, zero) for w in expected}) > 1, "a router that routes everything alike"
+
+
+def test_router_from_an_older_model_pt_is_converted(tmp_path):
+    import json
+
+    import torch
+
+    from kg_platform.retrieval.router import Router, build_mlp
+
+    model = build_mlp(8, 3, 4, 0.0)
+    torch.save(model.state_dict(), tmp_path / "model.pt")
+    (tmp_path / "meta.json").write_text(json.dumps(
+        {"version": "v", "n_levels": 3, "dim": 8, "hidden": 4, "dropout": 0.0}))
+    x = np.ones((2, 8), dtype=np.float32)
+    with torch.no_grad():
+        expected = model(torch.tensor(x)).numpy()
+    assert np.allclose(Router.from_dir(tmp_path).weights_batch(x), expected, atol=1e-6)
+    assert (tmp_path / "weights.npz").exists()

@@ -283,3 +283,51 @@ def test_baselines_cut_sentences():
     cuts = TextTilingSegmenter(w=6, k=3).cuts(topic_a + topic_b)
     assert all(0 <= c < 15 for c in cuts)
     assert 7 in cuts
+
+
+def test_numpy_head_makes_the_torch_heads_decisions(tmp_path):
+    """Inference without torch: the loaded (numpy) head scores like the trained torch head, so
+    the cuts at the shipped threshold are the same."""
+    pytest.importorskip("torch", reason="needs the train extra to build the reference head")
+    from kg_platform.segmenting.sage import NumpySageHead
+
+    from safetensors.torch import load_file
+
+    from kg_platform.segmenting.sage import default_model_dir
+
+    loaded = load_model()  # the shipped model
+    assert isinstance(loaded.head, NumpySageHead)
+    torch_ref = SageModel.new(loaded.dim, hidden=int(loaded.meta["hidden"]))
+    torch_ref.head.load_state_dict({k: v.float() for k, v in
+                                    load_file(str(default_model_dir() / "head.safetensors")).items()})
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 384)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    ours, theirs = loaded.score_pairs(x[:-1], x[1:], batch_size=64), torch_ref.score_pairs(x[:-1], x[1:])
+    assert np.abs(ours - theirs).max() < 1e-5
+    threshold = 0.44  # the calibrated default (segment.sage_threshold)
+    cuts = cut_by_scores(theirs, threshold)
+    assert 0 < len(cuts) < len(theirs), "the pairs must fall on both sides of the threshold"
+    assert cut_by_scores(ours, threshold) == cuts
+
+
+def test_shipped_model_loads_without_torch():
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "class Block:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'torch' or name.startswith('torch.'):\n"
+            "            raise ImportError('torch is blocked in this test')\n"
+            "sys.meta_path.insert(0, Block())\n"
+            "import numpy as np\n"
+            "from kg_platform.segmenting.sage import load_model\n"
+            "m = load_model()\n"
+            "x = np.eye(384, dtype=np.float32)[:5]\n"
+            "s = m.score_pairs(x[:-1], x[1:])\n"
+            "assert s.shape == (4,) and ((s >= 0) & (s <= 1)).all(), s\n"
+            "assert 'torch' not in sys.modules\n"
+            "print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

@@ -1,0 +1,77 @@
+"""Ingestion embeds each distinct text once, and not again when SAGE already embedded it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from kg_platform.embedding.memo import SentenceMemo, embedder_key, sentence_memo
+from kg_platform.ingest.embed import embed_plans
+from kg_platform.ingest.plan import SourcePlan
+from kg_platform.segmenting.sage import SageModel, SageSegmenter
+
+
+class CountingEmbedder:
+    """Deterministic vectors from the text's bytes; remembers every text it was asked for."""
+
+    model_name, dimension, max_tokens, quantize = "counting-test", 8, 256, "none"
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.seen.extend(texts)
+        rows = [np.frombuffer((t + "#" * 8).encode()[:8], dtype=np.uint8).astype(np.float32) + 1
+                for t in texts]
+        m = np.asarray(rows, dtype=np.float32).reshape(len(texts), 8)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def _plan() -> SourcePlan:
+    s1, s2 = "Alpha sentence one.", "Beta sentence two."
+    return SourcePlan(
+        source={"props": {"title": "Doc", "uri": "u"}},
+        sections=[{"props": {"path": "Doc", "title": "Doc"}}],
+        chunks=[{"id": "c1", "level": 1, "props": {"text": s1}},
+                {"id": "c2", "level": 1, "props": {"text": f"{s1} {s2}"}},
+                {"id": "c3", "level": 2, "props": {"text": "ignored"}}],
+        part_of=[], chunk_next=[], piece_next=[], tokens=10,
+        pieces=[{"props": {"text": s1}}, {"props": {"text": s2}}],
+        children={"c3": ["c1", "c2"]},
+    )
+
+
+def test_identical_texts_are_embedded_once() -> None:
+    sentence_memo().clear()
+    embedder = CountingEmbedder()
+    plan = _plan()
+    assert embed_plans([plan], embedder) == 4  # "Doc" (title = path), s1, s1+s2, s2
+    assert sorted(embedder.seen) == sorted(set(embedder.seen))
+    assert plan.chunks[0]["embedding"] == plan.pieces[0]["embedding"]
+    mean = np.mean([plan.chunks[0]["embedding"], plan.chunks[1]["embedding"]], axis=0)
+    assert np.allclose(plan.chunks[2]["embedding"], mean / np.linalg.norm(mean), atol=1e-6)
+
+
+def test_sentences_sage_embedded_are_not_embedded_again() -> None:
+    pytest.importorskip("torch", reason="builds an untrained head (train extra)")
+    sentence_memo().clear()
+    embedder = CountingEmbedder()
+    head = SageModel.new(8, hidden=4)
+    segmenter = SageSegmenter(head, embedder.embed, threshold=0.5, coarse_tokens=400,
+                              count_tokens=lambda s: [3] * len(s))
+    segmenter.split(["Alpha sentence one.", "Beta sentence two."])
+    embedder.seen.clear()
+    plan = _plan()
+    fresh = CountingEmbedder()
+    assert embed_plans([plan], embedder) == 2  # only "Doc" and the two-sentence chunk
+    assert set(embedder.seen) == {"Doc", "Alpha sentence one. Beta sentence two."}
+    assert np.allclose(plan.pieces[1]["embedding"], fresh.embed(["Beta sentence two."])[0])
+
+
+def test_memo_is_bounded_and_keyed_by_embedder() -> None:
+    memo = SentenceMemo(max_items=2)
+    a, b = CountingEmbedder(), CountingEmbedder()
+    b.model_name = "another-model"
+    memo.put(embedder_key(a), ["x", "y", "z"], np.eye(3, dtype=np.float32))
+    assert set(memo.take(embedder_key(a), ["x", "y", "z"])) == {"y", "z"}
+    assert memo.take(embedder_key(b), ["y", "z"]) == {}
