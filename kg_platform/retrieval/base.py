@@ -51,6 +51,11 @@ class RetrievalContext:
     corpus: str | None = None                 # restrict to one corpus (None = all)
     _shares: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        from kg_platform.corpus_name import check_corpus
+
+        check_corpus(self.corpus, optional=True)  # "" would mean "all" to some strategies
+
     def index_fetch(self, need: int, ceiling: int, corpora: Sequence[str] | None = None) -> int:
         """Index hits to ask for so that about ``need`` of them belong to the corpora searched.
 
