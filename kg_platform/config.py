@@ -52,6 +52,9 @@ class Neo4jSettings(BaseModel):
     heap: str = Field("1g", description="JVM heap of the local server")
     pagecache: str = Field("512m", description="page cache of the local server")
     start_timeout_s: float = 120.0
+    retry_s: float = Field(10.0, description="how long the driver retries a failed transaction "
+                           "before the command reports Neo4j unavailable (driver default: 30)")
+    connect_timeout_s: float = Field(5.0, description="TCP connect timeout to Neo4j")
 
 
 class EmbeddingSettings(BaseModel):

@@ -104,7 +104,9 @@ def ingest(
     """Ingest documents into a corpus (unchanged files are skipped; changed ones replaced)."""
     from kg_platform.ingest import ingest_paths
 
-    name = corpus or get_settings().corpus
+    from kg_platform.corpus_name import check_corpus
+
+    name = check_corpus(corpus if corpus is not None else get_settings().corpus)
 
     def work(g: Any, s: Any, p: Any) -> Any:
         report = ingest_paths(g, s, paths, name, include=include or None,

@@ -78,6 +78,9 @@ def run(name: str = typer.Argument(..., help="job name (or a path to a spec file
         try:
             result = run_job(spec, graph, settings, trigger="manual")
         except JobLocked as exc:
+            if as_json:  # a scheduler reading stdout must see why nothing ran
+                typer.echo(json.dumps({"job": spec.name, "run_id": None, "status": "locked",
+                                       "reason": str(exc), "exit_code": EXIT_LOCKED}))
             typer.secho(f"skipped: {exc}", fg=typer.colors.YELLOW, err=True)
             raise typer.Exit(EXIT_LOCKED) from None
     if as_json:

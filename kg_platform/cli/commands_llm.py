@@ -39,7 +39,9 @@ def distill(
     from kg_platform.llm import get_llm
 
     settings = get_settings()
-    name = corpus or settings.corpus
+    from kg_platform.corpus_name import check_corpus
+
+    name = check_corpus(corpus if corpus is not None else settings.corpus)
     embedder = get_embedder(settings.embedding)
     llm = get_llm(settings)
     echo = (lambda _m: None) if as_json else typer.echo

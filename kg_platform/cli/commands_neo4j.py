@@ -1,8 +1,9 @@
-"""``kgp neo4j start|stop|status|logs``: the local Neo4j 5.26 server."""
+"""``kgp neo4j start|stop|status|logs|dump|load``: the local Neo4j 5.26 server."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
@@ -70,6 +71,28 @@ def logs(lines: int = typer.Option(50, "-n", help="number of lines")) -> None:
 def password() -> None:
     """Print the generated password of user neo4j (for Neo4j Browser)."""
     typer.echo(LocalNeo4j().password())
+
+
+@app.command()
+def dump(path: Path = typer.Argument(..., help="dump file to write, e.g. backups/kg.dump")) -> None:
+    """Back up the local database to a file (the server is stopped and restarted around it)."""
+    if _external_notice():
+        raise typer.Exit(2)
+    from kg_platform.neo4j_server.backup import dump_database
+
+    out = dump_database(LocalNeo4j(), path)
+    typer.echo(f"dumped database neo4j to {out} ({out.stat().st_size} bytes)")
+
+
+@app.command()
+def load(path: Path = typer.Argument(..., help="a file written by `kgp neo4j dump`")) -> None:
+    """Replace the local database with a dump (the server is stopped and restarted around it)."""
+    if _external_notice():
+        raise typer.Exit(2)
+    from kg_platform.neo4j_server.backup import load_database
+
+    load_database(LocalNeo4j(), path)
+    typer.echo(f"loaded {path} into database neo4j")
 
 
 def status_json() -> dict:

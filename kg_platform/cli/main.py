@@ -29,7 +29,8 @@ def _register() -> None:
     import importlib
 
     for module in ("commands_ingest", "commands_eval", "commands_retrieve", "commands_llm",
-                   "commands_jobs", "commands_segment", "commands_reason", "commands_browser"):
+                   "commands_jobs", "commands_segment", "commands_reason", "commands_browser",
+                   "commands_load"):
         try:
             mod = importlib.import_module(f"kg_platform.cli.{module}")
         except ModuleNotFoundError as exc:

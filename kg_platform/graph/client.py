@@ -70,12 +70,18 @@ class GraphClient:
         database: str = "neo4j",
         *,
         batch_size: int = 500,
+        retry_s: float = 10.0,
+        connect_timeout_s: float = 5.0,
     ) -> None:
         self.uri = uri
         self.database = database
         self.batch_size = batch_size
+        # Short retry and connect budgets: with the driver defaults a dead server took 72-100 s
+        # to surface (transaction retries on top of connection acquisition).
         self._driver: Driver = GraphDatabase.driver(
-            uri, auth=auth, notifications_min_severity="OFF"
+            uri, auth=auth, notifications_min_severity="OFF", max_transaction_retry_time=retry_s,
+            connection_timeout=connect_timeout_s,
+            connection_acquisition_timeout=max(connect_timeout_s * 2, retry_s),
         )
         self._components: tuple[str, str] | None = None
         self._bookmarks = GraphDatabase.bookmark_manager()
@@ -84,7 +90,9 @@ class GraphClient:
     def from_settings(cls, settings: Settings | None = None) -> "GraphClient":
         settings = settings or get_settings()
         uri, auth, database = resolve_connection(settings)
-        return cls(uri, auth, database, batch_size=settings.write_batch_size)
+        return cls(uri, auth, database, batch_size=settings.write_batch_size,
+                   retry_s=settings.neo4j.retry_s,
+                   connect_timeout_s=settings.neo4j.connect_timeout_s)
 
     # ----------------------------------------------------------- lifecycle
     def close(self) -> None:
@@ -167,6 +175,6 @@ class GraphClient:
             raise GraphError(f"Neo4j error {exc.code}: {exc.message}") from exc
         except ServiceUnavailable as exc:
             raise GraphError(
-                f"Neo4j at {self.uri} is unavailable: {exc}",
+                f"Neo4j at {self.uri} is unavailable: {' '.join(str(exc).split())}",
                 hint="is the server running? `kgp neo4j status`",
             ) from exc

@@ -24,6 +24,7 @@ from typing import Any
 
 from kg_platform._faults import fault_point
 from kg_platform.config import Settings
+from kg_platform.corpus_name import check_corpus
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import KGPError
 from kg_platform.graph.client import GraphClient
@@ -79,6 +80,7 @@ class IngestSession:
             from kg_platform.embedding import get_embedder
 
             embedder = get_embedder(settings.embedding)
+        check_corpus(corpus)
         self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
         self._progress = progress
         self.pipeline = pipeline_signature(settings, embedder.model_name)

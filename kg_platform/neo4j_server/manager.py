@@ -150,7 +150,7 @@ class LocalNeo4j:
         """The server's password, generated on first use and kept with mode 0600."""
         if self.password_file.exists():
             return self.password_file.read_text().strip()
-        self.home.mkdir(parents=True, exist_ok=True)
+        self._private_home()
         pw = secrets.token_urlsafe(18)
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as fh:
@@ -178,8 +178,15 @@ class LocalNeo4j:
         return f"bolt://127.0.0.1:{port}"
 
     # ---------------------------------------------------------------- start
+    def _private_home(self) -> None:
+        """Create the home folder with mode 0700: the store, the auth file and the password
+        inside it are readable by this user only (Neo4j itself writes them 0644)."""
+        self.home.mkdir(parents=True, exist_ok=True)
+        os.chmod(self.home, 0o700)
+
     def _write_conf(self) -> None:
         cfg = self.settings.neo4j
+        self._private_home()
         conf_dir = self.home / "conf"
         conf_dir.mkdir(parents=True, exist_ok=True)
         for sub in ("data", "logs", "run", "plugins", "import"):
@@ -222,11 +229,23 @@ class LocalNeo4j:
         ).exists():
             return
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.home / "conf")}
-        proc = subprocess.run(
-            [java, "-cp", f"{self.lib_dir}/*", ADMIN_ENTRY_POINT, "dbms",
-             "set-initial-password", self.password()],
-            env=env, capture_output=True, text=True, check=False,
-        )
+        # The password goes through a 0600 argument file (picocli's @file), never on the
+        # command line, where any local user could read it in the process list.
+        args = self.home / "run" / "initial-password.args"
+        args.parent.mkdir(parents=True, exist_ok=True)
+        args.unlink(missing_ok=True)
+        fd = os.open(args, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        quoted = self.password().replace("\\", "\\\\").replace('"', '\\"')
+        with os.fdopen(fd, "w") as fh:
+            fh.write(f'"{quoted}"\n')
+        try:
+            proc = subprocess.run(
+                [java, "-cp", f"{self.lib_dir}/*", ADMIN_ENTRY_POINT, "dbms",
+                 "set-initial-password", f"@{args}"],
+                env=env, capture_output=True, text=True, check=False, umask=0o077,
+            )
+        finally:
+            args.unlink(missing_ok=True)
         if proc.returncode != 0:
             raise Neo4jServerError(f"could not set the initial password: {proc.stderr[-1000:]}")
 
@@ -262,7 +281,7 @@ class LocalNeo4j:
         with open(self.console_log, "ab") as log:
             proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
                 cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, cwd=self.home,
+                start_new_session=True, cwd=self.home, umask=0o077,
             )
         self.state_file.write_text(json.dumps({
             "pid": proc.pid, "bolt_port": self.bolt_port, "http_port": self.http_port,

@@ -73,6 +73,11 @@ class RetrievalContext:
             return need
         return max(need, min(ceiling, int(need * 4 / max(share, 1e-6)) + 1))
 
+    def __post_init__(self) -> None:
+        from kg_platform.corpus_name import check_corpus
+
+        check_corpus(self.corpus, optional=True)  # "" would mean "all" to some strategies
+
     def index_fetch(self, need: int, ceiling: int, corpora: Sequence[str] | None = None) -> int:
         """Index hits to ask for so that about ``need`` of them belong to the corpora searched.
 

