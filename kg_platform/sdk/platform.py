@@ -193,18 +193,22 @@ class KnowledgePlatform:
         return items, answer_id
 
     def ask(self, question: str, *, corpus: str | None = None, strategy: str | None = None,
-            mode: str = "auto", feedback: bool = False) -> "Answer":
+            mode: str = "auto", feedback: bool = False,
+            scope: Sequence[str] | None = None) -> "Answer":
         """Answer with citations (LLM when configured; otherwise the best evidence sentences).
 
         ``mode``: ``auto`` (classify, then factual or decompose), ``factual``, ``decompose``.
+        ``scope``: answer from these documents only (as in :meth:`retrieve`).
         """
         from kg_platform.reasoning import Reasoner
         from kg_platform.llm import get_llm
 
         llm = get_llm(self.settings)
         try:
+            from kg_platform.retrieval.scope import resolve_scope
+
             reasoner = Reasoner(graph=self.graph, embedder=self.embedder, settings=self.settings,
-                                llm=llm)
+                                llm=llm, sources=resolve_scope(self.graph, scope, corpus))
             return reasoner.ask(question, corpus=corpus, strategy=strategy, mode=mode,
                                 feedback=feedback)
         finally:

@@ -108,3 +108,12 @@ def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, settings, monk
     top3 = "\n".join(it["text"] for it in items)
     missing = [f for f in FORMATS if f not in top3]
     assert not missing, f"top 3 lack {missing}:\n{top3}"
+
+
+def test_ask_with_a_scope_cites_only_that_document(kp) -> None:
+    if kp.settings.llm.base_url:
+        pytest.skip("an LLM is configured; this checks the no-LLM evidence answer")
+    answer = kp.ask("Where is IBM headquartered?", corpus=CORPUS, strategy="hybrid",
+                    scope=["MarkItDown"])
+    assert answer.citations
+    assert {Path(c.source_uri or "").name for c in answer.citations} == {"markitdown-README.md"}
