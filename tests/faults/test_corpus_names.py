@@ -43,7 +43,9 @@ def test_kgp_ingest_with_an_empty_corpus_exits_2_with_one_line(settings):
     assert res.returncode == 2
     assert "Traceback" not in res.stderr
     assert res.stderr.startswith("error: the corpus name ''"), res.stderr[-2000:]
-    assert len(res.stderr.strip().splitlines()) == 1  # refused before the model loads
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 2 and lines[1].lstrip().startswith("hint:"), lines  # reason, hint
+    assert "Loading weights" not in res.stderr  # refused before the model loads
 
 
 def test_hostile_corpus_names_are_plain_data(graph_session, settings, embedder, platform):
