@@ -86,6 +86,12 @@ class GraphClient:
         self._components: tuple[str, str] | None = None
         self._bookmarks = GraphDatabase.bookmark_manager()
 
+    def forget_bookmarks(self) -> None:
+        """Start a new causal chain. A restore (``neo4j-admin database load``) rewinds the
+        database's transaction ids, so bookmarks taken before it name transactions the restored
+        database never reaches and every later read would wait for them until it times out."""
+        self._bookmarks = GraphDatabase.bookmark_manager()
+
     @classmethod
     def from_settings(cls, settings: Settings | None = None) -> "GraphClient":
         settings = settings or get_settings()
