@@ -68,11 +68,33 @@ def orphans(graph: Any) -> dict[str, int]:
     return {k: v for k, v in dict(rows[0]).items() if v}
 
 
-def similar_edges(graph: Any, corpus: str) -> set[tuple[str, str]]:
-    """SIMILAR edges as (uri:piece text, uri:piece text) pairs, comparable across corpora."""
-    rows = graph.read_raw(
-        "MATCH (a:Piece {corpus: $corpus})-[:SIMILAR]->(b:Piece) "
-        "MATCH (a)-[:IN]->(:Chunk)<-[:HAS_CHUNK]-(:Section)<-[:HAS_SECTION*1..]-(sa:Source) "
-        "MATCH (b)-[:IN]->(:Chunk)<-[:HAS_CHUNK]-(:Section)<-[:HAS_SECTION*1..]-(sb:Source) "
-        "RETURN DISTINCT sa.uri AS ua, a.text AS ta, sb.uri AS ub, b.text AS tb", corpus=corpus)
-    return {(f"{Path(r['ua']).name}:{r['ta']}", f"{Path(r['ub']).name}:{r['tb']}") for r in rows}
+def stored_and_rebuilt_edges(graph: Any, settings: Any,
+                             corpus: str) -> tuple[dict[tuple[str, str], float],
+                                                   dict[tuple[str, str], float]]:
+    """The corpus's SIMILAR edges (piece id pairs with scores) as stored, then after wiping them
+    and rebuilding the piece graph from scratch.
+
+    The rebuild is the reference a stored graph must equal: within one corpus the sync is
+    deterministic (ties broken by piece order), while a second corpus of the same files has other
+    piece ids and may break score ties the other way, so it is no reference for edges."""
+    from kg_platform.ingest.similar import sync_piece_graph
+
+    def edges() -> dict[tuple[str, str], float]:
+        rows = graph.read_raw("MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
+                              "RETURN a.id AS a, b.id AS b, r.score AS s", c=corpus)
+        return {(r["a"], r["b"]): r["s"] for r in rows}
+
+    stored = edges()
+    graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]-() DELETE r", c=corpus)
+    pg = settings.piece_graph
+    sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
+    return stored, edges()
+
+
+def assert_same_edges(stored: dict[tuple[str, str], float],
+                      rebuilt: dict[tuple[str, str], float]) -> None:
+    assert rebuilt, "the rebuild made no SIMILAR edges: the comparison would prove nothing"
+    missing, extra = set(rebuilt) - set(stored), set(stored) - set(rebuilt)
+    assert not missing and not extra, f"{len(missing)} edges missing, {len(extra)} extra"
+    worst = max(abs(stored[k] - rebuilt[k]) for k in rebuilt)
+    assert worst < 1e-6, worst
