@@ -187,25 +187,31 @@ def reference_select(
     chunk ``c`` (``ancestors[c][1] == c``); ``corpus_of`` maps level-1 chunk ids to corpora.
     """
     scores: dict[str, float] = {}
+    ties: dict[str, float] = {}  # weighted raw scores: the order among equal scores
     finest_plan: dict[str, CorpusPlan] = {}
     for plan in plans:
         t_rs: dict[str, dict[int, float]] = {}
+        raw_rs: dict[str, dict[int, float]] = {}
         for g in range(1, len(plan.w) + 1):
             top = sorted(hits.get((plan.corpus, g), []), key=lambda h: (-h[1], h[0]))[:k_r]
             norm = normalise_scores([s for _, s in top], normalise)
             level_t = {pid: t for (pid, _), t in zip(top, norm)}
+            level_raw = dict(top)
             for c, anc in ancestors.items():
                 if corpus_of[c] == plan.corpus and anc.get(g) in level_t:
                     t_rs.setdefault(c, {})[g] = level_t[anc[g]]
+                    raw_rs.setdefault(c, {})[g] = level_raw[anc[g]]
         for c, per in t_rs.items():
             scores[c] = sum(plan.w[g - 1] * t for g, t in per.items())
+            ties[c] = sum(plan.w[g - 1] * raw for g, raw in raw_rs[c].items())
             finest_plan[c] = plan
     best: dict[str, tuple[float, str]] = {}
-    for c in sorted(scores, key=lambda c: (-round(scores[c], 9), c)):
+    for c in sorted(scores, key=lambda c: (-round(scores[c], 9), -round(ties[c], 9), c)):
         anc = ancestors[c]
         level = max(g for g in anc if g <= finest_plan[c].g_r)
         container = anc[level]
         if container not in best:
             best[container] = (scores[c], c)
-    ranked = sorted(best.items(), key=lambda kv: (-round(kv[1][0], 9), kv[0]))[:k]
+    ranked = sorted(best.items(),
+                    key=lambda kv: (-round(kv[1][0], 9), -round(ties[kv[1][1]], 9), kv[0]))[:k]
     return [(cid, s, c) for cid, (s, c) in ranked]

@@ -31,19 +31,22 @@ WITH pl, g, h.p AS p, h.s AS raw,
 MATCH (p)<-[:PART_OF*0..5]-(c:L1)
 WITH pl, c, collect({g: g, t: t, raw: raw, p: p.id}) AS per
 // Step 3: weighted score of each finest chunk: sum_g w[g] * t_rs(c)[g] (0 where not retrieved).
-WITH pl, c, per, reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.t) AS score
+// Min-max puts the k_r-th hit of a level at 0, level with chunks no weighted level found, so
+// equal scores are ordered by the weighted raw scores (tie) before the id.
+WITH pl, c, per, reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.t) AS score,
+     reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.raw) AS tie
 // Step 4: expand each finest chunk to its container at the router level g_r (or the highest
 // level below it when the document is too short to have one).
 MATCH (c)-[:PART_OF*0..5]->(a:Chunk)
 WHERE a.level <= pl.g_r
-WITH pl, c, per, score, a ORDER BY a.level DESC
-WITH pl, c, per, score, head(collect(a)) AS container
+WITH pl, c, per, score, tie, a ORDER BY a.level DESC
+WITH pl, c, per, score, tie, head(collect(a)) AS container
 // Step 5: pool all corpora; two finest chunks with the same container count once (the better).
-WITH pl, c, per, score, container ORDER BY round(score, 9) DESC, c.id ASC
+WITH pl, c, per, score, tie, container ORDER BY round(score, 9) DESC, round(tie, 9) DESC, c.id ASC
 WITH container, pl.corpus AS corpus,
-     collect({c: c.id, score: score, per: per}) AS members
-WITH container, corpus, members, members[0].score AS score
-ORDER BY round(score, 9) DESC, container.id ASC
+     collect({c: c.id, score: score, tie: tie, per: per}) AS members
+WITH container, corpus, members, members[0].score AS score, members[0].tie AS tie
+ORDER BY round(score, 9) DESC, round(tie, 9) DESC, container.id ASC
 LIMIT $k
 OPTIONAL MATCH (src:Source {id: container.source_id})
 OPTIONAL MATCH (sec:Section {id: container.section_id})
