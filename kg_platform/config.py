@@ -235,10 +235,24 @@ class DecompositionSettings(BaseModel):
     correct_f1: float = Field(0.8, description="answer F1 from which a collected run is correct")
 
 
+class RetrieveSettings(BaseModel):
+    """Defaults of every front door that retrieves (SDK, ``kgp retrieve``, LangChain, ``ask``).
+
+    ``hybrid`` is the default because it is the best-measured strategy that needs nothing trained
+    or fitted (README table, 512-token budget); ``propagate`` scores higher there but its layer
+    weights were fitted on dev questions, so it is a choice a deployment makes on its own data.
+    """
+
+    strategy: str = Field("hybrid", description="strategy used when a caller names none")
+    k: int = Field(5, ge=1, description="items returned when a caller names no k")
+    select: Literal["none", "sage"] = Field("none", description="selection post-processor")
+
+
 class ReasoningSettings(BaseModel):
     """``kgp ask``: which strategy feeds the answer, and what is shown without an LLM."""
 
-    strategy: str = Field("hybrid", description="retrieval strategy of the factual pipeline")
+    strategy: str | None = Field(None, description="retrieval strategy of the factual pipeline "
+                                 "(unset: retrieve.strategy)")
     feedback_bias: bool = Field(False, description="SAGE feedback prompt's 60/40 shrink bias")
     max_passage_tokens: int = Field(400, description="longest passage shown to the LLM")
     evidence_chunks: int = Field(5, description="chunks searched for evidence without an LLM")
@@ -294,6 +308,7 @@ class Settings(BaseSettings):
     sage: SageSelectSettings = SageSelectSettings()
     llm: LLMSettings = LLMSettings()
     decomposition: DecompositionSettings = DecompositionSettings()
+    retrieve: RetrieveSettings = RetrieveSettings()
     reasoning: ReasoningSettings = ReasoningSettings()
     local_llm: LocalLLMSettings = LocalLLMSettings()
     distill: DistillSettings = DistillSettings()

@@ -17,18 +17,14 @@ def init(
         False, help="drop vector indexes first (after changing the embedding model)"),
 ) -> None:
     """Apply the schema migrations (constraints, fulltext and vector indexes)."""
-    from kg_platform.embedding import get_embedder
-    from kg_platform.graph import GraphClient
-    from kg_platform.graph import schema
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
-    embedder = get_embedder(settings.embedding)
-    with GraphClient.from_settings(settings) as graph:
+    with KnowledgePlatform(get_settings()) as kp:
         if drop_vector_indexes:
-            dropped = schema.drop_vector_indexes(graph)
-            typer.echo(f"dropped {len(dropped)} vector indexes")
-        version = schema.apply_migrations(graph, embedder.dimension, embedder.model_name)
-    typer.echo(f"schema version {version} (vector dimension {embedder.dimension})")
+            typer.echo(f"dropped {len(kp.drop_vector_indexes())} vector indexes")
+        version = kp.init_schema()
+        dimension = kp.embedder.dimension
+    typer.echo(f"schema version {version} (vector dimension {dimension})")
 
 
 def demo() -> None:

@@ -65,24 +65,21 @@ def eval_command(
     from rich.console import Console
 
     from kg_platform.config import get_settings
-    from kg_platform.embedding import get_embedder
-    from kg_platform.evaluation.harness import EvalConfig, run_evaluation
     from kg_platform.evaluation.report import render_table, write_json, write_per_question
-    from kg_platform.graph import GraphClient
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    cfg = EvalConfig(dataset=dataset, strategies=names, k=k, budget_tokens=budget_tokens,
-                     limit=limit, corpus=corpus, corpus_limit=corpus_limit, ingest=ingest,
-                     select=select, fetch_k=fetch_k, scope=scope)
-    settings = get_settings()
     console = Console(stderr=True)
 
     def progress(name: str, done: int, total: int) -> None:
         if not quiet and (done == total or done % 25 == 0):
             console.print(f"  {name}: {done}/{total}")
 
-    embedder = get_embedder(settings.embedding)
-    with GraphClient.from_settings(settings) as graph:
-        result = run_evaluation(cfg, graph, embedder, settings, progress=progress)
+    with KnowledgePlatform(get_settings()) as kp:
+        result = kp.evaluate(dataset, names, k=k, limit=limit, corpus=corpus,
+                             progress=progress, budget_tokens=budget_tokens,
+                             corpus_limit=corpus_limit, ingest=ingest, select=select,
+                             fetch_k=fetch_k, scope=scope)
+    cfg = result.config
     report = result.to_json()
     out = Console()
     if not out.is_terminal:  # logs and pipes: do not squeeze the table to 80 columns

@@ -75,17 +75,17 @@ class _Bar:
             self.progress.update(self.task, description=str(event.get("name")))
 
 
-def _run(work: Callable[[Any], Any], as_json: bool) -> None:
-    from kg_platform.graph import GraphClient
+def _run(work: Callable[[Any, Any], Any], as_json: bool) -> None:
+    """Call ``work(platform, progress)`` with JSON lines or a progress bar; exit with its code."""
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
-    with GraphClient.from_settings(settings) as graph:
+    with KnowledgePlatform(get_settings()) as kp:
         if as_json:
-            report = work(graph, settings, _json_progress)
+            report = work(kp, _json_progress)
             sys.stdout.write(json.dumps({"event": "report", **report.model_dump()}) + "\n")
         else:
             with _Bar() as bar:
-                report = work(graph, settings, bar)
+                report = work(kp, bar)
             typer.echo(report.summary())
     raise typer.Exit(report.exit_code)
 
@@ -102,39 +102,13 @@ def ingest(
                                      "atomic,entities,tags (resumable; recorded in the run)"),
 ) -> None:
     """Ingest documents into a corpus (unchanged files are skipped; changed ones replaced)."""
-    from kg_platform.ingest import ingest_paths
-
     from kg_platform.corpus_name import check_corpus
 
     name = check_corpus(corpus if corpus is not None else get_settings().corpus)
-
-    def work(g: Any, s: Any, p: Any) -> Any:
-        report = ingest_paths(g, s, paths, name, include=include or None,
-                              exclude=exclude or None, prune=prune, progress=p)
-        if distill:
-            _distill_after(g, s, name, distill, report.run_id, as_json)
-        return report
-
-    _run(work, as_json)
-
-
-def _distill_after(graph: Any, settings: Any, corpus: str, steps: str, run_id: str,
-                   as_json: bool) -> None:
-    """``--distill``: the distilled layer over the corpus's pending chunks, in the same run."""
-    from kg_platform.distilling import distill_corpus, record_distillation
-    from kg_platform.embedding import get_embedder
-    from kg_platform.llm import get_llm
-
-    llm = get_llm(settings)
     echo = (lambda m: sys.stderr.write(m + "\n")) if as_json else typer.echo
-    try:
-        report = distill_corpus(graph, get_embedder(settings.embedding), llm, settings,
-                                corpus=corpus, steps=steps, echo=echo)
-    finally:
-        if llm is not None:
-            llm.close()
-    if not report.skipped:
-        record_distillation(graph, run_id, report)
+    _run(lambda kp, p: kp.ingest(paths, name, include=include or None, exclude=exclude or None,
+                                 prune=prune, progress=p, distill=distill or None, echo=echo),
+         as_json)
 
 
 def ingest_qa_cmd(
@@ -144,9 +118,7 @@ def ingest_qa_cmd(
     as_json: bool = typer.Option(False, "--json", help="JSON lines instead of a progress bar"),
 ) -> None:
     """Ingest the candidate paragraphs of a QA file (one Source per distinct paragraph)."""
-    from kg_platform.ingest.qa import ingest_qa
-
-    _run(lambda g, s, p: ingest_qa(g, s, file, corpus, limit=limit, progress=p), as_json)
+    _run(lambda kp, p: kp.ingest_qa(file, corpus, limit=limit, progress=p), as_json)
 
 
 def bench_ingest(

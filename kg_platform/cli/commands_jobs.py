@@ -69,14 +69,12 @@ def run(name: str = typer.Argument(..., help="job name (or a path to a spec file
         as_json: bool = typer.Option(False, "--json", help="print the result as JSON")) -> None:
     """Run one job now, under its Neo4j lock (exit 3 if it is already running elsewhere)."""
     from kg_platform.errors import JobLocked
-    from kg_platform.graph import GraphClient
-    from kg_platform.jobs import find_spec, run_job
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
-    spec = find_spec(_dir(directory), name)
-    with GraphClient.from_settings(settings) as graph:
+    with KnowledgePlatform(get_settings()) as kp:
+        spec = kp.find_job(name, _dir(directory))
         try:
-            result = run_job(spec, graph, settings, trigger="manual")
+            result = kp.run_job(spec, trigger="manual")
         except JobLocked as exc:
             if as_json:  # a scheduler reading stdout must see why nothing ran
                 typer.echo(json.dumps({"job": spec.name, "run_id": None, "status": "locked",
@@ -98,13 +96,13 @@ def run(name: str = typer.Argument(..., help="job name (or a path to a spec file
 def status(directory: Path = DirOption,
            as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
     """Per job: is it running now (lock holder), its last run, and its next fire time."""
-    from kg_platform.graph import GraphClient
     from kg_platform.jobs import load_specs, lock_states
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
     specs = load_specs(_dir(directory))
     rows = []
-    with GraphClient.from_settings(settings) as graph:
+    with KnowledgePlatform(get_settings()) as kp:
+        graph = kp.graph
         locks = lock_states(graph, [s.name for s in specs])
         for s in specs:
             last = graph.read("jobs/history", job=s.name, limit=1)
@@ -130,11 +128,10 @@ def history(name: str = typer.Argument(None, help="job name (default: all jobs)"
             limit: int = typer.Option(20, "-n", "--limit", help="number of runs"),
             as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
     """The latest runs ((:IngestRun) nodes) of a job: status, counts, errors, tokens, duration."""
-    from kg_platform.graph import GraphClient
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
-    with GraphClient.from_settings(settings) as graph:
-        rows = [dict(r) for r in graph.read("jobs/history", job=name, limit=limit)]
+    with KnowledgePlatform(get_settings()) as kp:
+        rows = [dict(r) for r in kp.graph.read("jobs/history", job=name, limit=limit)]
     for r in rows:
         for key in ("counts", "errors"):
             try:

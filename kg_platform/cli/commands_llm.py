@@ -33,23 +33,11 @@ def distill(
 
     Resumable: chunks already done at the current prompt version are skipped and every reply is
     cached, so an interrupted run continues and a repeated run costs nothing."""
-    from kg_platform.distilling import distill_corpus
-    from kg_platform.embedding import get_embedder
-    from kg_platform.graph import GraphClient
-    from kg_platform.llm import get_llm
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
-    from kg_platform.corpus_name import check_corpus
-
-    name = check_corpus(corpus if corpus is not None else settings.corpus)
-    embedder = get_embedder(settings.embedding)
-    llm = get_llm(settings)
     echo = (lambda _m: None) if as_json else typer.echo
-    with GraphClient.from_settings(settings) as graph:
-        report = distill_corpus(graph, embedder, llm, settings, corpus=name, steps=steps,
-                                echo=echo)
-    if llm is not None:
-        llm.close()
+    with KnowledgePlatform(get_settings()) as kp:
+        report = kp.distill(corpus, steps, echo=echo)
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return

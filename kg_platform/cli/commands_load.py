@@ -16,7 +16,8 @@ def register(app: typer.Typer) -> None:  # noqa: ARG001 - adds to the bench grou
 def bench_load(
     clients: int = typer.Option(8, "--clients", help="concurrent client threads (1..64)"),
     seconds: float = typer.Option(20.0, "--seconds", help="duration (at most 600)"),
-    strategy: str = typer.Option("hybrid", "--strategy", help="retrieval strategy"),
+    strategy: str = typer.Option(None, "--strategy",
+                                 help="retrieval strategy (default: KGP_RETRIEVE__STRATEGY)"),
     corpus: str = typer.Option(None, "--corpus", help="corpus to query (default: all)"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
@@ -25,7 +26,8 @@ def bench_load(
     from kg_platform.sdk.platform import KnowledgePlatform
 
     with KnowledgePlatform() as kp:
-        summary = run_load(kp, clients=clients, seconds=seconds, strategy=strategy,
+        summary = run_load(kp, clients=clients, seconds=seconds,
+                           strategy=strategy or kp.settings.retrieve.strategy,
                            corpus=corpus).summary()
     if as_json:
         typer.echo(json.dumps(summary))

@@ -20,52 +20,42 @@ def register(app: typer.Typer) -> None:
     bench_app.command("retrieve")(bench_retrieve)
 
 
-def _context(corpus: str | None):  # noqa: ANN202
-    from kg_platform.embedding import get_embedder
-    from kg_platform.graph import GraphClient
-    from kg_platform.retrieval.base import RetrievalContext
+def _platform():  # noqa: ANN202 - the SDK type is imported lazily to keep `--help` light
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    settings = get_settings()
-    graph = GraphClient.from_settings(settings)
-    return RetrievalContext(graph=graph, embedder=get_embedder(settings.embedding),
-                            settings=settings, corpus=corpus)
+    return KnowledgePlatform(get_settings())
 
 
 def retrieve(
     question: str = typer.Argument(..., help="the question text"),
-    strategy: str = typer.Option("mog", "--strategy", "-s", help="a registered strategy"),
-    k: int = typer.Option(5, "--k", "-k", help="results to return"),
-    select: str = typer.Option("none", "--select", help="post-processor: none | sage"),
+    strategy: str | None = typer.Option(None, "--strategy", "-s",
+                                        help="a registered strategy (default: "
+                                             "KGP_RETRIEVE__STRATEGY, hybrid)"),
+    k: int | None = typer.Option(None, "--k", "-k", help="results to return (default: 5)"),
+    select: str | None = typer.Option(None, "--select", help="post-processor: none | sage"),
     explain: bool = typer.Option(False, "--explain", help="print breakdowns and a Browser query"),
     corpus: str | None = typer.Option(None, "--corpus", help="restrict to one corpus"),
     scope: list[str] = typer.Option(None, "--scope",
                                     help="only these documents: source id, title, path or file "
                                          "name (repeatable)"),
+    record: bool = typer.Option(False, "--record",
+                                help="store the ranking for the Browser guide's 'why was this "
+                                     "chunk retrieved' query"),
     as_json: bool = typer.Option(False, "--json", help="print results as JSON"),
 ) -> None:
     """Retrieve evidence for a question with one strategy (and optional SAGE selection)."""
     import logging
 
-    from kg_platform.retrieval.base import get_strategy
     from kg_platform.retrieval.explain import browser_snippet, explain_lines
-    from kg_platform.retrieval.scope import resolve_scope
-    from kg_platform.retrieval.selection import apply_selection, candidates_needed
 
     if explain:
         logging.getLogger("kg_platform.retrieval").setLevel(logging.INFO)
-    ctx = _context(corpus)
-    try:
-        ctx.sources = resolve_scope(ctx.graph, scope, corpus)
-        strat = get_strategy(strategy, ctx)
-        items = strat.retrieve(question, candidates_needed(select, k, ctx))
-        items = apply_selection(select, question, items, ctx)
-        if select in ("none", ""):
-            items = items[:k]
-    finally:
-        ctx.graph.close()
+    with _platform() as kp:
+        found = kp.search(question, strategy=strategy, k=k, select=select, corpus=corpus,
+                          scope=scope, record=record)
+    items = found.items
     if as_json:
-        payload = {"question": question, "strategy": strategy, "select": select,
-                   "items": [it.to_dict() for it in items]}
+        payload = found.to_dict()
         if explain:
             payload["browser"] = browser_snippet(items)
         typer.echo(json.dumps(payload, indent=2, default=str))
@@ -74,6 +64,8 @@ def retrieve(
         where = it.source_title or it.source_id or ""
         typer.echo(f"{rank}. [{it.score:.3f}] {where} ({it.kind} L{it.level}, {it.tokens} tok)")
         typer.echo("   " + " ".join((it.text or "").split())[:300])
+    if found.answer_id:
+        typer.echo(f"answer: MATCH (t:Trajectory {{id: '{found.answer_id}'}}) RETURN t")
     if explain:
         typer.echo("\n".join(["", "explanation:", *explain_lines(items), "",
                               "Neo4j Browser (paste):", browser_snippet(items)]))
@@ -89,13 +81,8 @@ def router_train(
     limit: int | None = typer.Option(None, "--limit", help="use only the first N questions"),
 ) -> None:
     """Train a router with soft labels, save it versioned and register it as (:Router)."""
-    from kg_platform.retrieval.router import train_router
-
-    ctx = _context(corpus)
-    try:
-        out = train_router(ctx, dataset, kind, limit=limit, echo=typer.echo)
-    finally:
-        ctx.graph.close()
+    with _platform() as kp:
+        out = kp.train_router(dataset, corpus, kind=kind, limit=limit, echo=typer.echo)
     typer.echo(json.dumps(out, indent=2))
 
 
@@ -103,11 +90,8 @@ def router_train(
 def router_show(corpus: str = typer.Option(..., "--corpus"),
                 kind: str = typer.Option("mog", "--kind")) -> None:
     """Print the newest router of a corpus and its metrics."""
-    ctx = _context(corpus)
-    try:
-        rows = ctx.graph.read("retrieval/mog_router_latest", corpus=corpus, kind=kind)
-    finally:
-        ctx.graph.close()
+    with _platform() as kp:
+        rows = kp.graph.read("retrieval/mog_router_latest", corpus=corpus, kind=kind)
     if not rows:
         typer.echo(f"no {kind} router for corpus {corpus!r}; MoG uses the fixed level")
         raise typer.Exit(1)
@@ -158,7 +142,8 @@ def fit_propagation(
     every = round(1 / holdout) if holdout > 0 else 0
     held = [i for i in range(len(examples)) if every and i % every == every - 1]
     train = sorted(set(range(len(examples))) - set(held))
-    ctx = _context(corpus)
+    kp = _platform()
+    ctx = kp.retrieval_context(corpus)
 
     def recall(i: int, items) -> float:  # noqa: ANN001
         return ranking_score(items, examples[i].gold, k=k, budget=budget_tokens).paragraph_recall
@@ -168,7 +153,7 @@ def fit_propagation(
         lam, fit_score, cached = fit_weights(ctx, [ex.question for ex in examples], recall, fetch,
                                              aggregate=aggregate, train=train)
     finally:
-        ctx.graph.close()
+        kp.close()
     out = {"weights": lam, "aggregate": aggregate, "paragraph_recall_train": round(fit_score, 4),
            "train_questions": len(train), "heldout_questions": len(held),
            "cut": {"budget_tokens": budget_tokens} if budget_tokens else {"k": k}}

@@ -22,13 +22,13 @@ Resolution rules (why: titles are not unique in MuSiQue):
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
 from kg_platform.evaluation.metrics import GoldFact, normalise
 
@@ -136,33 +136,15 @@ def resolve_gold(row: dict[str, Any]) -> list[GoldFact]:
 def load_dataset(path: str | Path, *, limit: int | None = None) -> list[QAExample]:
     """Read a ``.jsonl`` QA file; ``limit`` keeps the first N questions."""
     path = Path(path)
-    if not path.is_file():
-        raise EvaluationError(f"dataset file {path} does not exist",
-                              hint="pass a file such as ../shared/bench/dev/hotpotqa.jsonl")
-    examples: list[QAExample] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EvaluationError(f"{path}:{lineno} is not valid JSON: {exc}",
-                                      hint="one JSON object per line (JSONL)") from exc
-            if "question" not in row:
-                raise EvaluationError(f"{path}:{lineno} has no 'question'",
-                                      hint="see bench/README.md for the schema")
-            examples.append(QAExample(
-                id=str(row.get("id", lineno)),
-                question=row["question"],
-                answer=str(row.get("answer", "")),
-                dataset=str(row.get("dataset") or path.stem),
-                gold=resolve_gold(row),
-                paragraphs=row.get("paragraphs") or [],
-                type=row.get("type"),
-            ))
-            if limit is not None and len(examples) >= limit:
-                break
+    examples = [QAExample(
+        id=str(row.get("id", lineno)),
+        question=row["question"],
+        answer=str(row.get("answer", "")),
+        dataset=str(row.get("dataset") or path.stem),
+        gold=resolve_gold(row),
+        paragraphs=row.get("paragraphs") or [],
+        type=row.get("type"),
+    ) for lineno, row in read_qa_rows(path, limit=limit)]
     if not examples:
         raise EvaluationError(f"{path} holds no questions", hint="is it the right file?")
     return examples

@@ -22,13 +22,13 @@ normalised as every other metric) are each contained in one retrieved result. Pe
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
 from kg_platform.evaluation.metrics import GoldFact, QuestionScore, Ranked, normalise
 
@@ -79,31 +79,28 @@ def load_docqa(folder: str | Path, *, limit: int | None = None) -> list[DocQuest
     folder = Path(folder).resolve()
     path = folder / QUESTIONS
     out: list[DocQuestion] = []
-    with path.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                sets = row.get("evidence_sets") or [row.get("evidence") or []]
-                doc = folder / PAPERS / f"{row['doc_id']}.md"
-                q = DocQuestion(id=str(row["id"]), question=row["question"],
-                                answer=str(row.get("answer", "")), doc_id=str(row["doc_id"]),
-                                title=str(row.get("title", "")),
-                                evidence_sets=[[p for p in s if p.strip()] for s in sets],
-                                document=doc, dataset=str(row.get("dataset", "docqa")),
-                                type=row.get("answer_type"))
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise EvaluationError(f"{path}:{n}: not a document-QA row ({exc})",
-                                      hint="each line needs id, question, doc_id and "
-                                           "evidence_sets (see bench/longdoc/README.md)") from exc
-            if not doc.is_file():
-                raise EvaluationError(f"{path}:{n}: the document {doc} does not exist",
-                                      hint=f"put the document at {PAPERS}/<doc_id>.md")
-            q.evidence_sets = [s for s in q.evidence_sets if s]
-            out.append(q)
-            if limit is not None and len(out) >= limit:
-                break
+    hint = ("each line needs id, question, doc_id and evidence_sets "
+            "(see bench/longdoc/README.md)")
+    for n, row in read_qa_rows(path, required=("id", "question", "doc_id"), hint=hint):
+        try:
+            sets = row.get("evidence_sets") or [row.get("evidence") or []]
+            doc = folder / PAPERS / f"{row['doc_id']}.md"
+            q = DocQuestion(id=str(row["id"]), question=row["question"],
+                            answer=str(row.get("answer", "")), doc_id=str(row["doc_id"]),
+                            title=str(row.get("title", "")),
+                            evidence_sets=[[p for p in s if p.strip()] for s in sets],
+                            document=doc, dataset=str(row.get("dataset", "docqa")),
+                            type=row.get("answer_type"))
+        except (KeyError, TypeError) as exc:
+            raise EvaluationError(f"{path}:{n}: not a document-QA row ({exc})",
+                                  hint=hint) from exc
+        if not doc.is_file():
+            raise EvaluationError(f"{path}:{n}: the document {doc} does not exist",
+                                  hint=f"put the document at {PAPERS}/<doc_id>.md")
+        q.evidence_sets = [s for s in q.evidence_sets if s]
+        out.append(q)
+        if limit is not None and len(out) >= limit:
+            break
     return out
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
+from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError, IngestionError
 from kg_platform.graph.client import GraphClient
 from kg_platform.ingest.ids import source_id
@@ -44,26 +45,8 @@ def paragraph_uri(dataset: str, doc_id: str) -> str:
 
 
 def read_questions(path: str | Path, limit: int | None = None) -> Iterator[dict[str, Any]]:
-    path = Path(path)
-    if not path.exists():
-        raise EvaluationError(f"{path} does not exist", hint="dev files are in bench/dev/*.jsonl")
-    with path.open(encoding="utf-8") as fh:
-        count = 0
-        for lineno, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            if limit is not None and count >= limit:
-                return
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EvaluationError(f"{path}:{lineno} is not valid JSON: {exc}",
-                                      hint="the file must hold one JSON object per line") from exc
-            if not isinstance(row, dict) or "paragraphs" not in row:
-                raise EvaluationError(f"{path}:{lineno} has no 'paragraphs' field",
-                                      hint="see bench/README.md for the unified schema")
-            count += 1
-            yield row
+    for _, row in read_qa_rows(path, required=("paragraphs",), limit=limit):
+        yield row
 
 
 def _paragraph_input(corpus: str, dataset: str, para: dict[str, Any]) -> SourceInput:

@@ -44,11 +44,11 @@ if TYPE_CHECKING:
 def item_to_document(item: "RetrievedItem", strategy: str,
                      answer_id: str | None = None) -> Document:
     """One retrieved item as a LangChain ``Document`` (metadata documented in the module)."""
-    chunk_id = getattr(item, "chunk_id", None) or (item.id if item.kind == "chunk" else None)
+    chunk_id = item.chunk_id or (item.id if item.kind == "chunk" else None)
     metadata: dict[str, Any] = {
-        "source": item.source_title or getattr(item, "source_uri", None) or item.source_id,
+        "source": item.source_title or item.source_uri or item.source_id,
         "source_id": item.source_id,
-        "source_uri": getattr(item, "source_uri", None),
+        "source_uri": item.source_uri,
         "section": item.section_title,
         "page": item.page,
         "chunk_id": chunk_id,
@@ -73,8 +73,10 @@ class KGPlatformRetriever(BaseRetriever):
     Args:
         platform: the :class:`~kg_platform.KnowledgePlatform` to query.
         strategy: any name of ``KnowledgePlatform.strategies()`` (``bm25``, ``vector``,
-            ``hybrid``, ``mog``, ``mogg``, ``propagate``, ``atomic``, ...).
-        k: number of documents returned.
+            ``hybrid``, ``mog``, ``mogg``, ``propagate``, ``atomic``, ...); None: the
+            platform's default (``settings.retrieve.strategy``), as everywhere else.
+        k: number of documents returned (None: ``settings.retrieve.k``).
+        select: selection post-processor (``none`` | ``sage``; None: ``settings.retrieve``).
         corpus: restrict to one corpus (None: all corpora).
         scope: restrict to some documents (source ids, titles, paths or file names; None:
             the whole corpus), applied inside the strategy's Cypher.
@@ -85,16 +87,20 @@ class KGPlatformRetriever(BaseRetriever):
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     platform: Any = Field(description="a kg_platform.KnowledgePlatform")
-    strategy: str = "hybrid"
-    k: int = Field(5, ge=1)
+    strategy: str | None = None
+    k: int | None = Field(None, ge=1)
+    select: str | None = None
     corpus: str | None = None
     scope: list[str] | None = None
     record: bool = False
 
     @field_validator("strategy")
     @classmethod
-    def _known(cls, value: str) -> str:
+    def _known(cls, value: str | None) -> str | None:
         from kg_platform.errors import RetrievalError
+
+        if value is None:
+            return None
         from kg_platform.retrieval.base import list_strategies
 
         known = list_strategies()
@@ -112,10 +118,9 @@ class KGPlatformRetriever(BaseRetriever):
 
     def _retrieve(self, query: str) -> list[Document]:
         kp: KnowledgePlatform = self.platform
-        items, answer_id = kp.retrieve_recorded(query, strategy=self.strategy, k=self.k,
-                                                corpus=self.corpus, record=self.record,
-                                                scope=self.scope)
-        return [item_to_document(it, self.strategy, answer_id) for it in items]
+        found = kp.search(query, strategy=self.strategy, k=self.k, corpus=self.corpus,
+                          record=self.record, scope=self.scope, select=self.select)
+        return [item_to_document(it, found.strategy, found.answer_id) for it in found.items]
 
     def _get_relevant_documents(self, query: str, *,
                                 run_manager: CallbackManagerForRetrieverRun) -> list[Document]:

@@ -158,20 +158,14 @@ def _distill(spec: JobSpec, graph: GraphClient, cfg: Settings, embedder: "Embedd
              result: JobRunResult) -> None:
     """Run the job's distillation steps; without an LLM they are skipped with a note."""
     try:
-        from kg_platform.distilling.runner import distill_corpus
-        from kg_platform.llm import get_llm
+        from kg_platform.distilling.configured import distill_with_configured_llm
 
         if embedder is None:
             from kg_platform.embedding import get_embedder
 
             embedder = get_embedder(cfg.embedding)
-        llm = get_llm(cfg)
-        try:
-            rep = distill_corpus(graph, embedder, llm, cfg, corpus=spec.corpus,
-                                 steps=list(spec.options.distill))
-        finally:
-            if llm is not None:
-                llm.close()
+        rep = distill_with_configured_llm(graph, embedder, cfg, corpus=spec.corpus,
+                                          steps=list(spec.options.distill))
         result.distill = rep.to_dict()
         result.llm_tokens = int(rep.usage.get("total_tokens", 0) or 0)
         if rep.failed:

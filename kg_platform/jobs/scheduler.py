@@ -21,13 +21,14 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg_platform.config import Settings
 from kg_platform.errors import JobError, JobLocked
-from kg_platform.graph import GraphClient
-from kg_platform.jobs.runner import run_job
-from kg_platform.jobs.spec import find_spec, load_specs
+from kg_platform.jobs.spec import load_specs
+
+if TYPE_CHECKING:
+    from kg_platform.sdk.platform import KnowledgePlatform
 
 log = logging.getLogger(__name__)
 
@@ -42,17 +43,16 @@ def json_emit(event: dict[str, Any]) -> None:
 class JobScheduler:
     """Fires the jobs of ``directory`` on their cron schedules until :meth:`stop` is called."""
 
-    def __init__(self, settings: Settings, directory: Path, *, graph: GraphClient | None = None,
-                 emit: Emit = json_emit, only: list[str] | None = None,
+    def __init__(self, settings: Settings, directory: Path, *,
+                 platform: "KnowledgePlatform | None" = None, emit: Emit = json_emit, only: list[str] | None = None,
                  run_now: bool = False) -> None:
         self.settings = settings
         self.directory = directory
         self.emit = emit
         self.only = set(only or [])
         self.run_now = run_now
-        self._graph = graph
-        self._own_graph = graph is None
-        self._embedder: Any = None
+        self._platform = platform
+        self._own_platform = platform is None
         self._stopping = threading.Event()
         self._running: set[str] = set()
         self._lock = threading.Lock()
@@ -61,18 +61,13 @@ class JobScheduler:
 
     # ------------------------------------------------------------------ parts
     @property
-    def graph(self) -> GraphClient:
-        if self._graph is None:
-            self._graph = GraphClient.from_settings(self.settings)
-        return self._graph
+    def platform(self) -> "KnowledgePlatform":
+        """The front door every run goes through (one graph client and one embedder, shared)."""
+        if self._platform is None:
+            from kg_platform.sdk.platform import KnowledgePlatform
 
-    def _get_embedder(self) -> Any:
-        """Loaded once and shared by every run (the model takes seconds to load)."""
-        if self._embedder is None:
-            from kg_platform.embedding import get_embedder
-
-            self._embedder = get_embedder(self.settings.embedding)
-        return self._embedder
+            self._platform = KnowledgePlatform(self.settings)
+        return self._platform
 
     # -------------------------------------------------------------- one fire
     def fire(self, name: str, trigger: str = "schedule") -> None:
@@ -86,9 +81,7 @@ class JobScheduler:
         self.emit({"event": "fired", "job": name})
         try:
             # Re-read the spec so edits apply without restarting the scheduler.
-            spec = find_spec(self.directory, name)
-            result = run_job(spec, self.graph, self.settings, trigger=trigger,  # type: ignore[arg-type]
-                             embedder=self._get_embedder())
+            result = self.platform.run_job(name, self.directory, trigger=trigger)
             if result.status != "completed":
                 self.failures += 1
             self.emit({"event": "finished", "job": name, "run_id": result.run_id,
@@ -159,8 +152,8 @@ class JobScheduler:
         while self._running and time.monotonic() < end:
             time.sleep(0.2)
         unfinished = sorted(self._running)
-        if self._own_graph and self._graph is not None and not unfinished:
-            self._graph.close()
+        if self._own_platform and self._platform is not None and not unfinished:
+            self._platform.close()
         self.emit({"event": "stopped", "fired": self.fired, "failures": self.failures,
                    "unfinished": unfinished})
         if unfinished:

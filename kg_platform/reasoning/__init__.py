@@ -2,8 +2,8 @@
 
 Public surface::
 
-    answer = ask("question", corpus="docs", mode="auto", feedback=False)   # -> Answer
-    Reasoner(graph, embedder, settings, llm).ask(...)                       # same, with parts
+    Reasoner(graph, embedder, settings, llm).ask("question", corpus="docs")  # -> Answer
+    (KnowledgePlatform.ask wires the parts from the settings)
     Decomposer(steps, GraphCandidates(...)).run(question)                   # Algorithm 1
     Collector(steps, GraphCandidates(...)).collect(items)                   # Algorithm 2 + 3
 
@@ -13,9 +13,9 @@ citations), ``feedback`` (SAGE loop), ``fallback`` (no-LLM evidence answer), ``p
 task classification), ``trajectory`` (``(:Trajectory)`` storage), ``llm_steps`` (the prompts).
 """
 
-from kg_platform.reasoning.pipeline import MODES, Reasoner, ask
+from kg_platform.reasoning.pipeline import MODES, Reasoner
 from kg_platform.reasoning.types import (
     NO_LLM_MARK, Answer, Citation, Evidence, TraceEvent, Usage)
 
 __all__ = ["MODES", "NO_LLM_MARK", "Answer", "Citation", "Evidence", "Reasoner", "TraceEvent",
-           "Usage", "ask"]
+           "Usage"]

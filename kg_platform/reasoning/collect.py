@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
 from kg_platform.reasoning.candidates import Candidate, CandidateSource
 from kg_platform.reasoning.decompose import (
@@ -193,27 +194,12 @@ class QAItem:
 
 def read_questions(path: str | Path, limit: int | None = None) -> list[QAItem]:
     """Questions and gold answers (answer + answer_aliases) of a ``bench/dev`` JSONL file."""
-    path = Path(path)
-    if not path.is_file():
-        raise EvaluationError(f"dataset file {path} does not exist",
-                              hint="pass a file such as ../shared/bench/dev/hotpotqa.jsonl")
-    items: list[QAItem] = []
-    with path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise EvaluationError(f"{path}:{lineno} is not valid JSON: {exc}",
-                                      hint="one JSON object per line") from exc
-            if "question" not in row or "answer" not in row:
-                raise EvaluationError(f"{path}:{lineno} needs 'question' and 'answer'",
-                                      hint="Algorithm 2 scores runs against the gold answer")
-            answers = [str(row["answer"]), *[str(a) for a in row.get("answer_aliases") or []]]
-            items.append(QAItem(str(row.get("id", lineno)), row["question"], answers))
-            if limit is not None and len(items) >= limit:
-                break
+    items = [QAItem(str(row.get("id", lineno)), row["question"],
+                    [str(row["answer"]), *[str(a) for a in row.get("answer_aliases") or []]])
+             for lineno, row in read_qa_rows(
+                 path, required=("question", "answer"), limit=limit,
+                 hint="Algorithm 2 scores runs against the gold answer: every line needs "
+                      "'question' and 'answer'")]
     if not items:
         raise EvaluationError(f"{path} holds no questions", hint="is it the right file?")
     return items

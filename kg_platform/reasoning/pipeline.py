@@ -66,7 +66,11 @@ class Ranked:
 
 @dataclass
 class Reasoner:
-    """Answers questions over one graph. Build with :meth:`from_settings` or pass the parts."""
+    """Answers questions over one graph from the parts it is given.
+
+    :meth:`kg_platform.KnowledgePlatform.ask` builds one per question with the configured LLM
+    (and closes the LLM afterwards); tests pass scripted steps instead.
+    """
 
     graph: "GraphClient"
     embedder: "Embedder"
@@ -83,14 +87,6 @@ class Reasoner:
             self.steps = LLMSteps(self.llm, feedback_bias=cfg.feedback_bias,
                                   max_passage_tokens=cfg.max_passage_tokens)
 
-    @classmethod
-    def from_settings(cls, settings: "Settings", graph: "GraphClient") -> "Reasoner":
-        from kg_platform.embedding import get_embedder
-        from kg_platform.llm import get_llm
-
-        return cls(graph=graph, embedder=get_embedder(settings.embedding), settings=settings,
-                   llm=get_llm(settings))
-
     # ------------------------------------------------------------------ public
     def ask(self, question: str, *, corpus: str | None = None, strategy: str | None = None,
             mode: str = "auto", feedback: bool = False) -> Answer:
@@ -100,7 +96,8 @@ class Reasoner:
         if mode not in MODES:
             raise ConfigError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
         corpus = corpus if corpus is not None else self.settings.corpus
-        strategy = strategy or self.settings.reasoning.strategy
+        strategy = (strategy or self.settings.reasoning.strategy
+                    or self.settings.retrieve.strategy)
         if self.steps is None:
             return self._no_llm(question, corpus, strategy, mode, feedback)
         before = self.steps.usage()
@@ -270,24 +267,3 @@ class Reasoner:
             skipped.append("self-feedback")
         return evidence_answer(question, context, self.embedder, skipped=skipped,
                                strategy=strategy, top=self.settings.reasoning.evidence_sentences)
-
-
-def ask(question: str, *, corpus: str | None = None, strategy: str | None = None,
-        mode: str = "auto", feedback: bool = False, settings: "Settings | None" = None,
-        graph: "GraphClient | None" = None) -> Answer:
-    """SDK entry point: answer one question with the configured graph, embedder and LLM."""
-    from kg_platform.config import get_settings
-    from kg_platform.graph import GraphClient
-
-    settings = settings or get_settings()
-    if graph is not None:
-        return Reasoner.from_settings(settings, graph).ask(
-            question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback)
-    with GraphClient.from_settings(settings) as own:
-        reasoner = Reasoner.from_settings(settings, own)
-        try:
-            return reasoner.ask(question, corpus=corpus, strategy=strategy, mode=mode,
-                                feedback=feedback)
-        finally:
-            if reasoner.llm is not None:
-                reasoner.llm.close()

@@ -38,6 +38,8 @@ class RetrievedItem:
     breakdown: dict[str, float] = field(default_factory=dict)  # per-level / per-layer scores
     path: list[str] = field(default_factory=list)              # ids of nodes on the path found
     query: str = ""                                            # named Cypher that found it
+    source_uri: str | None = None             # filled by the SDK from the graph when known
+    chunk_id: str | None = None               # the level chunk holding a piece or group
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)

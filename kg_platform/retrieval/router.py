@@ -254,14 +254,11 @@ def load_router(graph: "GraphClient", corpus: str, kind: str) -> Router | None:
 
 
 # --------------------------------------------------------------------------- training job
-def read_dataset(path: Path) -> list[dict]:
-    try:
-        rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()
-                if line.strip()]
-    except (OSError, json.JSONDecodeError) as exc:
-        raise EvaluationError(f"cannot read dataset {path}: {exc}",
-                              hint="pass a JSONL file in the bench schema (one question per line)")
-    if not rows or "question" not in rows[0]:
+def read_dataset(path: Path) -> list[dict[str, Any]]:
+    from kg_platform.qa_file import read_qa_rows
+
+    rows = [row for _, row in read_qa_rows(path)]
+    if not rows:
         raise EvaluationError(f"{path} has no questions", hint="each line needs a 'question' field")
     return rows
 

@@ -1,29 +1,39 @@
-"""``KnowledgePlatform``: the one object a Python user needs.
+"""``KnowledgePlatform``: the one front door of kg-platform.
 
-It owns a graph connection and an embedder (both created lazily, so constructing it is free) and
-delegates every verb to the feature module that implements it: ``ingest`` to
-:mod:`kg_platform.ingest`, ``retrieve`` to the strategy registry of :mod:`kg_platform.retrieval`,
-``ask`` to :mod:`kg_platform.reasoning`, ``train_router`` to :mod:`kg_platform.retrieval.router`,
-``evaluate`` to :mod:`kg_platform.evaluation`, ``run_job`` to :mod:`kg_platform.jobs`.
+It is the only place that wires settings, the graph connection, the embedder, the LLM and the
+retrieval strategies together; ``kgp`` commands parse their arguments, call one of its methods and
+print the typed result, and the jobs runner and the LangChain retriever call the same methods.
+A feature therefore changes in its feature module (``ingest``, ``retrieval``, ``reasoning``,
+``distilling``, ``jobs``) and is reachable from every entry point at once.
+
+The graph and the embedder are created lazily (constructing the object is free and imports
+neither the Neo4j driver nor ONNX Runtime), and the object holds no per-call state, so one
+instance may serve many threads.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg_platform.sdk.results import Retrieval
+
 if TYPE_CHECKING:
     from kg_platform.config import Settings
+    from kg_platform.distilling import DistillReport
     from kg_platform.embedding import Embedder
     from kg_platform.evaluation.harness import EvalResult
     from kg_platform.graph import GraphClient
     from kg_platform.ingest import IngestReport
-    from kg_platform.jobs import JobRunResult
+    from kg_platform.jobs import JobRunResult, JobSpec
+    from kg_platform.jobs.runner import Trigger
     from kg_platform.reasoning import Answer
-    from kg_platform.retrieval.base import RetrievedItem
+    from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
+
+__all__ = ["KnowledgePlatform", "Retrieval"]
 
 
 class KnowledgePlatform:
@@ -70,7 +80,7 @@ class KnowledgePlatform:
     # ------------------------------------------------------------------ parts
     @property
     def graph(self) -> "GraphClient":
-        """The Neo4j client (connects on first use)."""
+        """The Neo4j client (connects on first use; the one place a client is built)."""
         if self._graph is None:
             from kg_platform.graph import GraphClient
 
@@ -85,6 +95,21 @@ class KnowledgePlatform:
 
             self._embedder = get_embedder(self.settings.embedding)
         return self._embedder
+
+    def corpus_name(self, corpus: str | None) -> str:
+        """``corpus``, or the configured default, checked (names become Cypher parameters)."""
+        from kg_platform.corpus_name import check_corpus
+
+        return check_corpus(self.settings.corpus if corpus is None else corpus)
+
+    def retrieval_context(self, corpus: str | None = None,
+                          scope: Sequence[str] | None = None) -> "RetrievalContext":
+        """What a strategy needs: graph, embedder, settings, corpus and resolved document scope."""
+        from kg_platform.retrieval.base import RetrievalContext
+        from kg_platform.retrieval.scope import resolve_scope
+
+        return RetrievalContext(self.graph, self.embedder, self.settings, corpus,
+                                sources=resolve_scope(self.graph, scope, corpus))
 
     def close(self) -> None:
         """Close the graph connection if this object opened it."""
@@ -101,50 +126,84 @@ class KnowledgePlatform:
     # ------------------------------------------------------------------ write
     def init_schema(self) -> int:
         """Apply the schema migrations (idempotent); return the schema version."""
-        from kg_platform.graph.schema import apply_migrations
+        from kg_platform.graph import schema
 
-        return apply_migrations(self.graph, self.embedder.dimension, self.embedder.model_name)
+        return schema.apply_migrations(self.graph, self.embedder.dimension,
+                                       self.embedder.model_name)
+
+    def drop_vector_indexes(self) -> list[str]:
+        """Drop the vector indexes (after changing the embedding model, whose dimension they
+        were built for); :meth:`init_schema` then rebuilds them. Returns the dropped names."""
+        from kg_platform.graph import schema
+
+        return list(schema.drop_vector_indexes(self.graph))
 
     def ingest(self, paths: Sequence[str | Path], corpus: str | None = None, *,
                include: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
-               prune: bool = False, progress: Any = None) -> "IngestReport":
+               prune: bool = False, progress: Any = None,
+               distill: str | Sequence[str] | None = None,
+               echo: Callable[[str], None] | None = None) -> "IngestReport":
         """Ingest files and folders into ``corpus`` (default: ``settings.corpus``).
 
         Unchanged files are skipped, changed ones replaced; bad files are listed in
         ``report.errors`` and never stop the batch. The run is recorded as ``(:IngestRun)``.
+        ``distill`` (steps such as ``"atomic,entities"``) then distils the corpus's pending
+        chunks with the configured LLM and adds that to the run's record.
         """
         from kg_platform.ingest import ingest_paths
 
-        return ingest_paths(self.graph, self.settings, list(paths),
-                            self.settings.corpus if corpus is None else corpus,
-                            include=include, exclude=exclude, prune=prune, progress=progress,
-                            embedder=self.embedder)
+        name = self.corpus_name(corpus)
+        report = ingest_paths(self.graph, self.settings, [Path(p) for p in paths], name,
+                              include=list(include) if include else None,
+                              exclude=list(exclude) if exclude else None, prune=prune,
+                              progress=progress, embedder=self._embedder)
+        if distill:
+            from kg_platform.distilling import record_distillation
 
-    def distill(self, corpus: str | None = None, steps: Sequence[str] | None = None) -> Any:
+            done = self.distill(name, distill, echo=echo)
+            if not done.skipped:
+                record_distillation(self.graph, report.run_id, done)
+        return report
+
+    def ingest_qa(self, file: str | Path, corpus: str, *, limit: int | None = None,
+                  progress: Any = None) -> "IngestReport":
+        """Ingest the candidate paragraphs of a QA jsonl file (one Source per paragraph)."""
+        from kg_platform.ingest.qa import ingest_qa
+
+        return ingest_qa(self.graph, self.settings, Path(file), self.corpus_name(corpus),
+                         limit=limit, progress=progress)
+
+    def distill(self, corpus: str | None = None, steps: str | Sequence[str] | None = None, *,
+                echo: Callable[[str], None] | None = None) -> "DistillReport":
         """Run the distillation steps (atomic questions, entities, tags) over a corpus.
 
         Without an LLM the steps are skipped with a note in the returned report.
         """
-        from kg_platform.corpus_name import check_corpus
-        from kg_platform.distilling.runner import distill_corpus
-        from kg_platform.llm import get_llm
+        from kg_platform.distilling.configured import distill_with_configured_llm
 
-        check_corpus(self.settings.corpus if corpus is None else corpus)
-        llm = get_llm(self.settings)
-        try:
-            return distill_corpus(self.graph, self.embedder, llm, self.settings,
-                                  corpus=self.settings.corpus if corpus is None else corpus,
-                                  steps=list(steps) if steps is not None else None)
-        finally:
-            if llm is not None:
-                llm.close()
+        name = self.corpus_name(corpus)      # before connecting: a bad name fails at once
+        return distill_with_configured_llm(self.graph, self.embedder, self.settings,
+                                           corpus=name, steps=steps, echo=echo)
 
-    def run_job(self, name: str, directory: str | Path | None = None) -> "JobRunResult":
-        """Run an ingestion job spec by name (``ingestion/<name>.toml``) under its Neo4j lock."""
-        from kg_platform.jobs import find_spec, run_job
+    def find_job(self, name: str, directory: str | Path | None = None) -> "JobSpec":
+        """The job spec ``name`` (or a spec file's path) in ``directory`` (default: settings)."""
+        from kg_platform.jobs import find_spec
 
-        spec = find_spec(Path(directory or self.settings.jobs.dir), name)
-        return run_job(spec, self.graph, self.settings, embedder=self.embedder)
+        return find_spec(Path(directory or self.settings.jobs.dir), name)
+
+    def run_job(self, job: "str | JobSpec", directory: str | Path | None = None, *,
+                trigger: "Trigger" = "manual") -> "JobRunResult":
+        """Run an ingestion job (a spec, or its name in ``ingestion/``) under its Neo4j lock.
+
+        Raises :class:`~kg_platform.errors.JobLocked` when it runs elsewhere; any other failure
+        is recorded as a failed run and returned. The embedder is passed only once loaded, so
+        an embedder that cannot load is recorded as the run's failure, not raised here.
+        """
+        from kg_platform.jobs import run_job
+
+        spec = self.find_job(job, directory) if isinstance(job, str) else job
+        return run_job(spec, self.graph, self.settings, trigger=trigger,
+                       embedder=self._embedder)
 
     # ------------------------------------------------------------------- read
     def strategies(self) -> dict[str, str]:
@@ -157,40 +216,44 @@ class KnowledgePlatform:
 
         return list_strategies()
 
-    def retrieve(self, query: str, *, strategy: str = "hybrid", k: int = 5,
+    def retrieve(self, query: str, *, strategy: str | None = None, k: int | None = None,
                  corpus: str | None = None, record: bool = False,
-                 scope: Sequence[str] | None = None) -> list["RetrievedItem"]:
-        """The top ``k`` items for ``query`` from one strategy, with the evidence of each
-        (score breakdown, path, the named Cypher that found it) and its source and section.
+                 scope: Sequence[str] | None = None,
+                 select: str | None = None) -> list["RetrievedItem"]:
+        """The top items for ``query`` (see :meth:`search`, which also returns the answer id)."""
+        return self.search(query, strategy=strategy, k=k, corpus=corpus, record=record,
+                           scope=scope, select=select).items
 
-        ``record=True`` stores the result as an answer (``(:Trajectory {kind: 'retrieve'})``
-        with ``CHOSE`` edges carrying rank, score and breakdown) whose id is then in
-        :attr:`last_answer_id`, so the Browser guide's "why was this chunk retrieved" query can
-        show it. Items also get a ``source_uri`` attribute when the graph knows it.
+    def search(self, query: str, *, strategy: str | None = None, k: int | None = None,
+               corpus: str | None = None, record: bool = False,
+               scope: Sequence[str] | None = None, select: str | None = None) -> Retrieval:
+        """Retrieve with one strategy; every item carries its evidence and where it came from.
 
-        ``scope`` restricts retrieval to some documents ("ask this document"): source ids,
-        titles, paths or file names, several allowed; the restriction runs inside the Cypher.
+        Defaults (``strategy``, ``k``, ``select``) come from ``settings.retrieve``. Each item has
+        its score breakdown, path, the named Cypher that found it, and its source (id, title,
+        uri), section, page and chunk id. ``select="sage"`` asks the strategy for
+        ``settings.sage.n_candidates`` items and keeps SAGE's gradient cut of them (so the number
+        returned is the cut's, not ``k``). ``scope`` restricts retrieval to some documents
+        (source ids, titles, paths or file names), inside the Cypher. ``record=True`` stores the
+        result as ``(:Trajectory {kind: 'retrieve'})`` and returns its id as ``answer_id``, so
+        the Browser guide's "why was this chunk retrieved" query can show it.
         """
-        items, self.last_answer_id = self.retrieve_recorded(
-            query, strategy=strategy, k=k, corpus=corpus, record=record, scope=scope)
-        return items
+        from kg_platform.retrieval.base import get_strategy
+        from kg_platform.retrieval.selection import apply_selection, candidates_needed
 
-    last_answer_id: str | None = None
-
-    def retrieve_recorded(self, query: str, *, strategy: str = "hybrid", k: int = 5,
-                          corpus: str | None = None, record: bool = True,
-                          scope: Sequence[str] | None = None,
-                          ) -> tuple[list["RetrievedItem"], str | None]:
-        """:meth:`retrieve` returning ``(items, answer_id)`` (thread-safe: no shared state)."""
-        from kg_platform.retrieval.base import RetrievalContext, get_strategy
-        from kg_platform.retrieval.scope import resolve_scope
-
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus,
-                               sources=resolve_scope(self.graph, scope, corpus))
-        items = get_strategy(strategy, ctx).retrieve(query, k)
+        defaults = self.settings.retrieve
+        strategy = strategy or defaults.strategy
+        k = defaults.k if k is None else k
+        select = select or defaults.select
+        ctx = self.retrieval_context(corpus, scope)
+        items = get_strategy(strategy, ctx).retrieve(query, candidates_needed(select, k, ctx))
+        items = apply_selection(select, query, items, ctx)
+        if select in ("none", ""):
+            items = items[:k]
         _enrich(self.graph, items)
         answer_id = _record(self.graph, query, corpus, strategy, items) if record else None
-        return items, answer_id
+        return Retrieval(query=query, strategy=strategy, select=select, items=items,
+                         answer_id=answer_id)
 
     def ask(self, question: str, *, corpus: str | None = None, strategy: str | None = None,
             mode: str = "auto", feedback: bool = False,
@@ -198,45 +261,43 @@ class KnowledgePlatform:
         """Answer with citations (LLM when configured; otherwise the best evidence sentences).
 
         ``mode``: ``auto`` (classify, then factual or decompose), ``factual``, ``decompose``.
-        ``scope``: answer from these documents only (as in :meth:`retrieve`).
+        ``scope``: answer from these documents only (as in :meth:`search`).
         """
+        from kg_platform.llm.session import open_llm
         from kg_platform.reasoning import Reasoner
-        from kg_platform.llm import get_llm
+        from kg_platform.retrieval.scope import resolve_scope
 
-        llm = get_llm(self.settings)
-        try:
-            from kg_platform.retrieval.scope import resolve_scope
-
+        sources = resolve_scope(self.graph, scope,
+                                corpus if corpus is not None else self.settings.corpus)
+        with open_llm(self.settings) as llm:
             reasoner = Reasoner(graph=self.graph, embedder=self.embedder, settings=self.settings,
-                                llm=llm, sources=resolve_scope(self.graph, scope, corpus))
+                                llm=llm, sources=sources)
             return reasoner.ask(question, corpus=corpus, strategy=strategy, mode=mode,
                                 feedback=feedback)
-        finally:
-            if llm is not None:
-                llm.close()
 
     def train_router(self, dataset: str | Path, corpus: str, *, kind: str = "mog",
-                     limit: int | None = None) -> dict[str, Any]:
+                     limit: int | None = None,
+                     echo: Callable[..., None] | None = None) -> dict[str, Any]:
         """Train and register the MoG (or MoGG) router of ``corpus`` from a QA jsonl file."""
-        from kg_platform.retrieval.base import RetrievalContext
         from kg_platform.retrieval.router import train_router
 
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus)
-        return train_router(ctx, Path(dataset), kind=kind, limit=limit, echo=lambda *_: None)
+        return train_router(self.retrieval_context(corpus), Path(dataset), kind=kind,
+                            limit=limit, echo=echo or (lambda *_: None))
 
     def evaluate(self, dataset: str | Path, strategies: Sequence[str], *, k: int = 5,
                  limit: int | None = None, corpus: str | None = None,
+                 progress: Callable[[str, int, int], None] | None = None,
                  **options: Any) -> "EvalResult":
         """Score strategies on a QA jsonl file (supporting-fact recall@k and friends)."""
         from kg_platform.evaluation.harness import EvalConfig, run_evaluation
 
         cfg = EvalConfig(dataset=Path(dataset), strategies=list(strategies), k=k, limit=limit,
                          corpus=corpus, **options)
-        return run_evaluation(cfg, self.graph, self.embedder, self.settings)
+        return run_evaluation(cfg, self.graph, self.embedder, self.settings, progress=progress)
 
 
 def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
-    """Fill source title/uri, section path and page where a strategy left them out."""
+    """Fill source title/uri, section path, page and chunk id where a strategy left them out."""
     if not items:
         return
     rows = {r["id"]: r for r in graph.read("sdk/item_context", ids=[it.id for it in items])}
@@ -250,9 +311,8 @@ def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
         it.page = it.page if it.page is not None else row["page"]
         if it.level is None and row["level"] is not None:
             it.level = int(row["level"])
-        # Extra attributes (RetrievedItem is a plain dataclass): the LangChain adapter reads them.
-        setattr(it, "source_uri", row["source_uri"])
-        setattr(it, "chunk_id", row["chunk_id"])
+        it.source_uri = it.source_uri or row["source_uri"]
+        it.chunk_id = it.chunk_id or row["chunk_id"]
 
 
 def _record(graph: "GraphClient", query: str, corpus: str | None, strategy: str,

@@ -67,8 +67,9 @@ def populated(graph_session, settings, embedder, tmp_path_factory):
             llm.close()
     assert rep.results["atomic"]["written"] > 0, rep.to_dict()
     kp = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
-    items, answer_id = kp.retrieve_recorded("Where is IBM headquartered?", strategy="hybrid",
-                                            k=3, corpus=CORPUS, record=True)
+    found = kp.search("Where is IBM headquartered?", strategy="hybrid", k=3, corpus=CORPUS,
+                      record=True)
+    items, answer_id = found.items, found.answer_id
     assert items and answer_id
     chunk_ids = [r["id"] for r in graph_session.read_raw(
         "MATCH (c:L1 {corpus: $corpus}) RETURN c.id AS id ORDER BY c.id LIMIT 2", corpus=CORPUS)]

@@ -1,0 +1,29 @@
+"""Typed results of :class:`~kg_platform.sdk.platform.KnowledgePlatform` verbs not owned by a
+feature module (ingestion reports, answers and job results are declared where they are built)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kg_platform.retrieval.base import RetrievedItem
+
+
+@dataclass
+class Retrieval:
+    """One retrieval: the ranked items and, when it was recorded, the stored answer's id.
+
+    The answer id travels with the result (not on the platform object) so concurrent callers
+    never read each other's ids.
+    """
+
+    query: str
+    strategy: str
+    select: str
+    items: list["RetrievedItem"] = field(default_factory=list)
+    answer_id: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"question": self.query, "strategy": self.strategy, "select": self.select,
+                "answer_id": self.answer_id, "items": [it.to_dict() for it in self.items]}
