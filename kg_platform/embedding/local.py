@@ -10,6 +10,7 @@ package; any other value must be a local model directory.
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,13 @@ class SentenceTransformerEmbedder:
                 hint="pip install 'kg-platform[train]', or use the default "
                 "KGP_EMBEDDING__PROVIDER=onnx (same model, same vectors, no torch)",
             ) from exc
+        if not sys.stderr.isatty():
+            # transformers draws a "Loading weights" bar on every load; in logs and pipes it is
+            # noise (and a carriage-return mess), so it shows only on a terminal.
+            os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()
         try:
             self._model = SentenceTransformer(str(path), device=device)
         except Exception as exc:  # noqa: BLE001 - any loader failure becomes our error

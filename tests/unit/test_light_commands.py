@@ -1,0 +1,41 @@
+"""`kgp --help` and `kgp neo4j status` stay light: no torch, ONNX Runtime or openai imported.
+
+Each command runs in a fresh interpreter (a module imported by an earlier test would hide a heavy
+import), and the child reports what ``sys.modules`` holds after the command finished.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "onnxruntime", "openai", "sentence_transformers", "transformers", "fitz",
+         "pymupdf", "onnx")
+
+CHILD = """
+import json, sys
+args, watched = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+from kg_platform.cli.main import main
+sys.argv = ["kgp", *args]
+try:
+    main()
+except SystemExit:
+    pass
+heavy = [m for m in watched if m in sys.modules]
+sys.stderr.write("HEAVY=" + json.dumps(heavy) + "\\n")
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["neo4j", "status"], ["retrieve", "--help"],
+                                  ["ingest", "--help"]])
+def test_command_imports_no_heavy_library(argv: list[str], tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("KGP_DATA_DIR", str(tmp_path))
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(argv), json.dumps(HEAVY)],
+                         capture_output=True, text=True, timeout=120)
+    line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY=")]
+    assert line, out.stderr[-2000:]
+    assert json.loads(line[-1][len("HEAVY="):]) == [], f"`kgp {' '.join(argv)}` imported them"
