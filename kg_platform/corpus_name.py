@@ -21,9 +21,8 @@ def check_corpus(name: str | None, *, optional: bool = False) -> str | None:
     if name is None or not name.strip():
         raise ConfigError(
             f"the corpus name {name!r} is empty",
-            hint="pass a non-empty name with --corpus NAME (or corpus=...), or leave the option "
-                 "out to use the configured default" + ("" if not optional else
-                                                        " / search every corpus"))
+            hint="give a non-empty corpus name, or none at all to use the configured default"
+                 + ("" if not optional else " / search every corpus"))
     if "\x00" in name:
         raise ConfigError("the corpus name contains a NUL character",
                           hint="use printable characters in corpus names")

@@ -116,7 +116,7 @@ class LLMError(KGPError):
 
 
 class LLMNotConfigured(LLMError):
-    """A step needs an LLM but none is configured (set KGP_LLM_BASE_URL / KGP_LLM_MODEL)."""
+    """A step needs an LLM but none is configured (set KGP_LLM__BASE_URL / KGP_LLM__MODEL)."""
 
 
 class LLMOutputInvalid(LLMError):

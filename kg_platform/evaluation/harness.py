@@ -92,11 +92,11 @@ class EvalConfig:
                 self.corpus = f"doc-{self.dataset.resolve().name}"
         elif self.scope not in (None, "corpus"):
             raise EvaluationError(
-                f"--scope {self.scope} needs a document-QA folder (papers/ + questions.jsonl)",
-                hint="QA files are one pooled corpus: drop --scope, or pass a folder like "
-                     "bench/longdoc")
+                f"scope {self.scope!r} needs a document-QA folder (papers/ + questions.jsonl)",
+                hint="QA files are one pooled corpus: leave the scope unset, or evaluate a "
+                     "document-QA folder such as bench/longdoc")
         if not self.strategies:
-            raise EvaluationError("no strategy given", hint="e.g. --strategy bm25,vector,hybrid")
+            raise EvaluationError("no strategy given", hint="name at least one, e.g. bm25,vector,hybrid")
         if self.k < 1:
             raise EvaluationError(f"--k must be >= 1, got {self.k}")
         if self.budget_tokens is not None and self.budget_tokens < 1:
@@ -170,7 +170,8 @@ def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
         raise EvaluationError(
             "kgp eval ingests the dataset through kg_platform.ingest.qa, which is not installed "
             "in this build",
-            hint="ingest the corpus another way and pass --no-ingest with --corpus NAME",
+            hint="ingest the corpus another way, then evaluate it without ingesting "
+                 "(EvalConfig ingest=False with its corpus name)",
         ) from exc
     kwargs = {"embedder": embedder} if embedder is not None else {}
     report = qa.ingest_qa(graph, settings, cfg.dataset, cfg.corpus, limit=cfg.corpus_limit,
@@ -180,7 +181,8 @@ def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
         raise EvaluationError(
             f"ingesting {cfg.dataset} into corpus {cfg.corpus!r} failed: "
             f"{getattr(report, 'fatal', '')}",
-            hint=f"run `kgp ingest-qa {cfg.dataset} --corpus {cfg.corpus}` to see the details")
+            hint=f"ingest {cfg.dataset} into {cfg.corpus!r} on its own (KnowledgePlatform."
+                 "ingest_qa, `kgp ingest-qa`) to see every file's error")
     return {
         "run_id": getattr(report, "run_id", None), "status": status,
         "added": len(getattr(report, "added", []) or []),
@@ -240,8 +242,8 @@ def load_selector(name: str | None) -> tuple[Selector | None, Callable[[int, Ret
         if exc.name != "kg_platform.retrieval.selection":
             raise
         raise EvaluationError(
-            f"--select {name} needs kg_platform.retrieval.selection, which is not in this build",
-            hint="run without --select") from exc
+            f"selection {name!r} needs kg_platform.retrieval.selection, which is not in this "
+            "build", hint="evaluate without a selection") from exc
 
     def apply(query: str, items: list[RetrievedItem], ctx: RetrievalContext) -> list[RetrievedItem]:
         return mod.apply_selection(name, query, items, ctx)
@@ -337,11 +339,11 @@ def run_evaluation(
     assert cfg.corpus is not None
     chunks = corpus_chunks(graph, cfg.corpus)
     if chunks == 0:
-        how = (f"kgp ingest {Path(cfg.dataset) / 'papers'} --corpus {cfg.corpus}"
-               if cfg.document_qa else f"kgp ingest-qa {cfg.dataset} --corpus {cfg.corpus}")
+        what = Path(cfg.dataset) / "papers" if cfg.document_qa else cfg.dataset
         raise EvaluationError(
             f"corpus {cfg.corpus!r} has no level-{BASELINE_LEVEL} chunks to retrieve from",
-            hint=f"run `{how}` (or drop --no-ingest)")
+            hint=f"ingest {what} into {cfg.corpus!r} first, or let the evaluation ingest it "
+                 "(EvalConfig ingest=True, the default)")
     scoped = cfg.document_qa and cfg.scope == "document"
     ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=cfg.corpus,
                            sources=next(iter(scopes.values()), None) if scoped else None)

@@ -231,4 +231,4 @@ def find_spec(directory: Path | str, name: str) -> JobSpec:
             return spec
     known = ", ".join(s.name for s in specs) or "none"
     raise JobError(f"no job named {name!r} in {Path(directory).resolve()}",
-                   hint=f"known jobs: {known}; set KGP_JOBS__DIR or pass --dir for another folder")
+                   hint=f"known jobs: {known}; set KGP_JOBS__DIR (or the directory argument) for another folder")

@@ -96,7 +96,7 @@ class TaggedRetriever:
 
             if not self.ctx.corpus:
                 raise RetrievalError("strategy 'tags' works on one corpus",
-                                     hint="pass --corpus NAME")
+                                     hint="name the corpus to retrieve from")
             llm = get_llm(self.ctx.settings)
             if llm is None:
                 raise RetrievalError("strategy 'tags' tags the query with the LLM, and no LLM "

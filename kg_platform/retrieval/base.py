@@ -162,5 +162,5 @@ def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
         scoped = ", ".join(n for n, (f, _) in sorted(_REGISTRY.items())
                            if getattr(f, "supports_scope", False))
         raise RetrievalError(f"strategy {name!r} cannot be restricted to a document scope yet",
-                             hint=f"drop --scope, or use one of: {scoped}")
+                             hint=f"retrieve without a document scope, or use one of: {scoped}")
     return strategy

@@ -290,9 +290,9 @@ def train_router(ctx: "RetrievalContext", dataset: Path, kind: str = "mog",
     import torch
 
     if kind not in KINDS:
-        raise RetrievalError(f"unknown router kind {kind!r}", hint="use --kind mog or --kind mogg")
+        raise RetrievalError(f"unknown router kind {kind!r}", hint="router kinds are 'mog' and 'mogg'")
     if not ctx.corpus:
-        raise RetrievalError("a router is trained for one corpus", hint="pass --corpus NAME")
+        raise RetrievalError("a router is trained for one corpus", hint="name the corpus it routes for")
     settings = ctx.settings
     n_levels = settings.segment.n_gra if kind == "mog" else settings.mog.mogg_levels
     rows = read_dataset(dataset)[:limit]
