@@ -21,7 +21,7 @@ from kg_platform.config import get_settings
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest)
     app.command("ingest-qa")(ingest_qa_cmd)
-    from kg_platform.cli.bench import bench_app
+    from kg_platform.lab.cli.bench import bench_app
 
     bench_app.command("ingest")(bench_ingest)
     bench_app.command("ingest-growth")(bench_ingest_growth)
@@ -129,7 +129,7 @@ def bench_ingest(
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
-    from kg_platform.ingest.bench import run_ingest_bench
+    from kg_platform.lab.bench.ingest import run_ingest_bench
 
     result = run_ingest_bench(get_settings(), limit=limit, qa_file=qa_file,
                               documents=documents or None)
@@ -147,7 +147,7 @@ def bench_ingest_growth(
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Time per added source at growing corpus sizes, next to the embed-only time of its texts."""
-    from kg_platform.ingest.bench_growth import run_growth_bench
+    from kg_platform.lab.bench.ingest_growth import run_growth_bench
 
     try:
         targets = [int(x) for x in sizes.split(",") if x.strip()]

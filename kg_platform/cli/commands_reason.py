@@ -75,7 +75,7 @@ def collect(
     from kg_platform.errors import LLMNotConfigured
     from kg_platform.llm.session import open_llm
     from kg_platform.reasoning.candidates import GraphCandidates
-    from kg_platform.reasoning.collect import Collector, collect_to_jsonl, graph_store, \
+    from kg_platform.lab.decomposer.collect import Collector, collect_to_jsonl, graph_store, \
         read_questions
     from kg_platform.reasoning.evidence import enrich
     from kg_platform.reasoning.llm_steps import LLMSteps

@@ -15,7 +15,7 @@ router_app = typer.Typer(help="Train and inspect MoG / MoGG routers.", no_args_i
 def register(app: typer.Typer) -> None:
     app.command("retrieve")(retrieve)
     app.add_typer(router_app, name="router")
-    from kg_platform.cli.bench import bench_app
+    from kg_platform.lab.cli.bench import bench_app
 
     bench_app.command("retrieve")(bench_retrieve)
 
@@ -110,7 +110,7 @@ def bench_retrieve(
                                  "rows and the costliest operators"),
 ) -> None:
     """Latency p50/p95 of strategies at growing graph sizes, next to one vector query."""
-    from kg_platform.retrieval.bench import run_bench
+    from kg_platform.lab.bench.retrieval import run_bench
 
     report = run_bench(corpus, [int(s) for s in sizes.split(",")], queries,
                        [s.strip() for s in strategies.split(",") if s.strip()], echo=typer.echo,
@@ -134,8 +134,8 @@ def fit_propagation(
     limit: int | None = typer.Option(None, "--limit"),
 ) -> None:
     """Grid-search the propagation layer weights on dev questions (paragraph recall)."""
-    from kg_platform.evaluation.datasets import load_dataset
-    from kg_platform.evaluation.harness import items_to_fetch, ranking_score
+    from kg_platform.lab.evaluation.datasets import load_dataset
+    from kg_platform.lab.evaluation.harness import items_to_fetch, ranking_score
     from kg_platform.retrieval.propagate import fit_weights, rank_with
 
     examples = [ex for ex in load_dataset(dataset) if ex.gold][:limit]

@@ -21,20 +21,20 @@ app = typer.Typer(
 def _register() -> None:
     from kg_platform.cli import commands_neo4j, commands_core
 
-    from kg_platform.cli.bench import bench_app
+    from kg_platform.lab.cli.bench import bench_app
 
     app.add_typer(commands_neo4j.app, name="neo4j")
     commands_core.register(app)
     # Optional groups register themselves if their module exists (added as features land).
     import importlib
 
-    for module in ("commands_ingest", "commands_eval", "commands_retrieve", "commands_llm",
-                   "commands_jobs", "commands_segment", "commands_reason", "commands_browser",
-                   "commands_load"):
+    for module in ("cli.commands_ingest", "lab.cli.commands_eval", "cli.commands_retrieve",
+                   "cli.commands_llm", "cli.commands_jobs", "lab.cli.commands_segment",
+                   "cli.commands_reason", "cli.commands_browser", "lab.cli.commands_load"):
         try:
-            mod = importlib.import_module(f"kg_platform.cli.{module}")
+            mod = importlib.import_module(f"kg_platform.{module}")
         except ModuleNotFoundError as exc:
-            if exc.name != f"kg_platform.cli.{module}":
+            if exc.name != f"kg_platform.{module}":
                 raise
             continue
         mod.register(app)

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kg_platform.config import Settings
     from kg_platform.distilling import DistillReport
     from kg_platform.embedding import Embedder
-    from kg_platform.evaluation.harness import EvalResult
+    from kg_platform.lab.evaluation.harness import EvalResult
     from kg_platform.graph import GraphClient
     from kg_platform.ingest import IngestReport
     from kg_platform.jobs import JobRunResult, JobSpec
@@ -289,7 +289,7 @@ class KnowledgePlatform:
                  progress: Callable[[str, int, int], None] | None = None,
                  **options: Any) -> "EvalResult":
         """Score strategies on a QA jsonl file (supporting-fact recall@k and friends)."""
-        from kg_platform.evaluation.harness import EvalConfig, run_evaluation
+        from kg_platform.lab.evaluation.harness import EvalConfig, run_evaluation
 
         cfg = EvalConfig(dataset=Path(dataset), strategies=list(strategies), k=k, limit=limit,
                          corpus=corpus, **options)

@@ -7,7 +7,7 @@ import pytest
 
 from kg_platform.errors import ConfigError
 from kg_platform.ingest import ingest_paths
-from kg_platform.sdk.load import require_loopback, run_load
+from kg_platform.lab.bench.load import require_loopback, run_load
 from tests.conftest import DOCUMENTS
 
 pytestmark = pytest.mark.faults

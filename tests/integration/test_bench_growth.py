@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_platform.ingest.bench_growth import run_growth_bench
+from kg_platform.lab.bench.ingest_growth import run_growth_bench
 
 pytestmark = pytest.mark.integration
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_platform.ingest.bench import DEFAULT_QA, run_ingest_bench
+from kg_platform.lab.bench.ingest import DEFAULT_QA, run_ingest_bench
 
 pytestmark = pytest.mark.integration
 

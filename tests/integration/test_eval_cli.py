@@ -133,7 +133,7 @@ def test_kgp_eval_end_to_end_json_table_per_question_and_plot(eval_graph, cli_en
     from typer.testing import CliRunner
 
     from kg_platform.cli.main import app
-    from kg_platform.evaluation.report import validate_report
+    from kg_platform.lab.evaluation.report import validate_report
 
     out, perq, png = tmp_path / "r.json", tmp_path / "q.jsonl", tmp_path / "p.png"
     res = CliRunner().invoke(app, [

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from kg_platform.evaluation.docqa import load_docqa
-from kg_platform.evaluation.harness import EvalConfig, _tokens, document_sources, run_evaluation
-from kg_platform.evaluation.metrics import Ranked
-from kg_platform.evaluation.report import validate_report
+from kg_platform.lab.evaluation.docqa import load_docqa
+from kg_platform.lab.evaluation.harness import EvalConfig, _tokens, document_sources, run_evaluation
+from kg_platform.lab.evaluation.metrics import Ranked
+from kg_platform.lab.evaluation.report import validate_report
 
 pytestmark = pytest.mark.integration
 

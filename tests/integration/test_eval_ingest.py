@@ -35,7 +35,7 @@ def test_kgp_eval_ingests_then_reuses_the_corpus(graph_session, cli_env, tmp_pat
     from typer.testing import CliRunner
 
     from kg_platform.cli.main import app
-    from kg_platform.evaluation.report import validate_report
+    from kg_platform.lab.evaluation.report import validate_report
 
     graph_session.write_raw("MATCH (n) WHERE n.corpus = $c OR (n:Corpus AND n.name = $c) "
                             "DETACH DELETE n", c=CORPUS)

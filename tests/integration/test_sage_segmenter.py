@@ -21,9 +21,9 @@ pytestmark = pytest.mark.skipif(not (BENCH / "dev" / "corpus").exists(),
 
 def test_shipped_model_segments_held_out_documents(embedder):
     from kg_platform.config import Settings
-    from kg_platform.evaluation.segmentation import FixedSegmenter, evaluate_cuts
+    from kg_platform.lab.evaluation.segmentation import FixedSegmenter, evaluate_cuts
     from kg_platform.segmenting.sage import default_model_dir, load_model, load_segmenter
-    from kg_platform.segmenting.sage_data import load_sage_data
+    from kg_platform.lab.sage.data import load_sage_data
 
     assert (default_model_dir() / "head.safetensors").stat().st_size < 3_000_000
     meta = load_model().meta
@@ -48,7 +48,7 @@ def test_shipped_model_segments_held_out_documents(embedder):
 def test_train_writes_a_loadable_artifact(tmp_path, embedder):
     from kg_platform.config import Settings
     from kg_platform.segmenting.sage import load_model, load_segmenter
-    from kg_platform.segmenting.sage_train import train_sage
+    from kg_platform.lab.sage.train import train_sage
 
     bench = _write_fake_bench(tmp_path / "bench", n_questions=24)
     settings = Settings(cache_dir=tmp_path / "cache")

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from kg_platform.evaluation.docqa import is_docqa_folder, load_docqa, score_evidence
-from kg_platform.evaluation.metrics import Ranked
+from kg_platform.lab.evaluation.docqa import is_docqa_folder, load_docqa, score_evidence
+from kg_platform.lab.evaluation.metrics import Ranked
 
 
 def words(text: str) -> int:

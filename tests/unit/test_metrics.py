@@ -1,11 +1,11 @@
-"""Metrics on hand-made rankings with answers worked out by hand (kg_platform.evaluation.metrics)."""
+"""Metrics on hand-made rankings with answers worked out by hand (kg_platform.lab.evaluation.metrics)."""
 
 from __future__ import annotations
 
 import pytest
 
-from kg_platform.evaluation.datasets import resolve_gold, split_sentences
-from kg_platform.evaluation.metrics import (
+from kg_platform.lab.evaluation.datasets import resolve_gold, split_sentences
+from kg_platform.lab.evaluation.metrics import (
     GoldFact,
     Ranked,
     aggregate,
@@ -16,7 +16,7 @@ from kg_platform.evaluation.metrics import (
     percentile,
     score_question,
 )
-from kg_platform.evaluation.report import validate_report
+from kg_platform.lab.evaluation.report import validate_report
 
 
 def words(text: str) -> int:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from kg_platform.errors import EvaluationError
-from kg_platform.evaluation.harness import EvalConfig, StrategyRun, cut, curve, load_selector
-from kg_platform.evaluation.metrics import GoldFact, Ranked
-from kg_platform.evaluation.datasets import QAExample
+from kg_platform.lab.evaluation.harness import EvalConfig, StrategyRun, cut, curve, load_selector
+from kg_platform.lab.evaluation.metrics import GoldFact, Ranked
+from kg_platform.lab.evaluation.datasets import QAExample
 
 
 def test_config_defaults_and_fetch_size() -> None:

@@ -7,9 +7,9 @@ import json
 import math
 
 from kg_platform.llm.prompts import parse_decompose
-from kg_platform.reasoning.collect import (
+from kg_platform.lab.decomposer.collect import (
     Collector, QAItem, UCBState, collect_one, collect_to_jsonl, read_questions, sft_examples)
-from kg_platform.reasoning.scoring import exact_match, token_f1
+from kg_platform.lab.decomposer.scoring import exact_match, token_f1
 from kg_platform.reasoning.steps import Proposal, Selection
 
 from test_reason_decompose import MemorySource, ScriptedSteps, atom

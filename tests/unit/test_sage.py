@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kg_platform.errors import ConfigError
-from kg_platform.evaluation.segmentation import (
+from kg_platform.lab.evaluation.segmentation import (
     FixedSegmenter,
     TextTilingSegmenter,
     boundaries,
@@ -30,7 +30,7 @@ from kg_platform.segmenting.sage import (
     sage_cuts,
     save_model,
 )
-from kg_platform.segmenting.sage_data import (
+from kg_platform.lab.sage.data import (
     Paragraph,
     SegDocument,
     build_pairs,

@@ -21,10 +21,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kg_platform.evaluation.metrics import aggregate
+from kg_platform.lab.evaluation.metrics import aggregate
 
 if TYPE_CHECKING:
-    from kg_platform.evaluation.harness import EvalResult
+    from kg_platform.lab.evaluation.harness import EvalResult
 
 SCHEMA_VERSION = 1
 REQUIRED_STRATEGY_KEYS: dict[str, type | tuple[type, ...]] = {
@@ -39,7 +39,7 @@ REQUIRED_TOP_KEYS: dict[str, type | tuple[type, ...]] = {
 
 
 def report_json(result: "EvalResult") -> dict[str, Any]:
-    from kg_platform.evaluation.harness import curve
+    from kg_platform.lab.evaluation.harness import curve
 
     cfg = result.config
     strategies: dict[str, Any] = {}

@@ -6,7 +6,7 @@ Definitions (the contract other tools rely on; change only additively):
 * a result **covers** a gold fact when the normalised text of any of the fact's ``units`` is a
   substring of the result's normalised text (sentence-level data: the unit is the gold sentence;
   paragraph-level data such as MuSiQue: the units are the sentences of the gold paragraph, see
-  :mod:`kg_platform.evaluation.datasets`).
+  :mod:`kg_platform.lab.evaluation.datasets`).
 * the **ranking** is the strategy's list in the order it returned it. Ties in score are *not*
   re-sorted: position decides. Duplicate results (same id, or same normalised text) are collapsed
   to their first occurrence before cutting, so a duplicate neither wastes a slot nor counts twice.

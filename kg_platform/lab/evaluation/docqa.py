@@ -30,7 +30,7 @@ from typing import Any
 
 from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
-from kg_platform.evaluation.metrics import GoldFact, QuestionScore, Ranked, normalise
+from kg_platform.lab.evaluation.metrics import GoldFact, QuestionScore, Ranked, normalise
 
 QUESTIONS = "questions.jsonl"
 PAPERS = "papers"
@@ -60,7 +60,7 @@ class DocQuestion:
     @cached_property
     def sentence_sets(self) -> list[list[list[str]]]:
         """Per annotator, per gold paragraph: its normalised sentences (split once)."""
-        from kg_platform.evaluation.datasets import split_sentences
+        from kg_platform.lab.evaluation.datasets import split_sentences
 
         return [[split_sentences(p) or [normalise(p)] for p in ev] for ev in self.evidence_sets]
 

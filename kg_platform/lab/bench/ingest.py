@@ -25,7 +25,7 @@ from kg_platform.ingest.qa import _paragraph_input, ingest_qa, read_questions
 from kg_platform.ingest.writer import drop_corpus
 from kg_platform.segmenting.chunker import get_chunker
 
-DEFAULT_QA = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "dev" / "hotpotqa.jsonl"
+DEFAULT_QA = Path(__file__).resolve().parents[3].parent / "shared" / "bench" / "dev" / "hotpotqa.jsonl"
 
 
 def _peak_rss_mb() -> float:

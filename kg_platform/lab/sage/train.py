@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.segmenting.sage import SageModel, SageSegmenter, sage_cuts, save_model
-from kg_platform.segmenting.sage_data import Pair, SegDocument, build_pairs, load_sage_data
+from kg_platform.lab.sage.data import Pair, SegDocument, build_pairs, load_sage_data
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings
@@ -160,7 +160,7 @@ def calibrate_sage_threshold(segmenter: SageSegmenter, docs: list[SegDocument],
                              cache: EmbeddingCache) -> tuple[float, float]:
     """ss minimising mean (Pk + WindowDiff) / 2 on validation documents, with the segmenter's
     coarse size and mode in place as at inference. Use validation documents only."""
-    from kg_platform.evaluation.segmentation import evaluate_cuts
+    from kg_platform.lab.evaluation.segmentation import evaluate_cuts
 
     scores, counts = [], []
     for doc in docs:

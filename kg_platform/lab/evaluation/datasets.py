@@ -3,7 +3,7 @@
 A row has ``question``, ``answer``, ``paragraphs`` (``idx``, ``title``, ``sentences``,
 ``is_supporting``, ``doc_id``) and ``supporting_facts`` as ``[title, sentence_index]``. Scoring
 works on text, not on ids, so every strategy (chunks, pieces, hop groups) is judged the same way:
-each gold fact becomes a :class:`~kg_platform.evaluation.metrics.GoldFact` whose ``units`` are the
+each gold fact becomes a :class:`~kg_platform.lab.evaluation.metrics.GoldFact` whose ``units`` are the
 normalised texts that count as "this fact was returned".
 
 Resolution rules (why: titles are not unique in MuSiQue):
@@ -30,7 +30,7 @@ from typing import Any
 
 from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
-from kg_platform.evaluation.metrics import GoldFact, normalise
+from kg_platform.lab.evaluation.metrics import GoldFact, normalise
 
 SENTENCE_LEVEL = frozenset({"hotpotqa", "2wikimultihopqa"})
 PARAGRAPH_LEVEL = frozenset({"musique", "pubmedqa"})

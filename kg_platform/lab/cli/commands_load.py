@@ -8,7 +8,7 @@ import typer
 
 
 def register(app: typer.Typer) -> None:  # noqa: ARG001 - adds to the bench group
-    from kg_platform.cli.bench import bench_app
+    from kg_platform.lab.cli.bench import bench_app
 
     bench_app.command("load")(bench_load)
 
@@ -22,7 +22,7 @@ def bench_load(
     as_json: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """Throughput, p50/p95/p99 latency and errors of N concurrent retrieval clients."""
-    from kg_platform.sdk.load import run_load
+    from kg_platform.lab.bench.load import run_load
     from kg_platform.sdk.platform import KnowledgePlatform
 
     with KnowledgePlatform() as kp:

@@ -42,7 +42,7 @@ from kg_platform.reasoning.candidates import Candidate, CandidateSource
 from kg_platform.reasoning.decompose import (
     STOP_MAX_ROUNDS, STOP_NO_CANDIDATES, STOP_NO_PROPOSALS, STOP_NO_SELECTION, STOP_SUFFICIENT,
     Enrich, Round, choose, clean_proposals, evidence_of)
-from kg_platform.reasoning.scoring import exact_match, token_f1
+from kg_platform.lab.decomposer.scoring import exact_match, token_f1
 from kg_platform.reasoning.steps import ReasoningSteps
 from kg_platform.reasoning.types import Evidence
 

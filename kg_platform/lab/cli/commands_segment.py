@@ -15,7 +15,7 @@ segmenter_app = typer.Typer(help="The SAGE semantic segmentation model.", no_arg
 
 def _default_bench() -> Path:
     """``../shared/bench`` next to a source checkout, else ``./bench``."""
-    here = Path(__file__).resolve().parents[2]
+    here = Path(__file__).resolve().parents[3]
     for candidate in (here.parent / "shared" / "bench", Path.cwd() / "bench"):
         if (candidate / "dev" / "corpus").exists():
             return candidate
@@ -23,7 +23,7 @@ def _default_bench() -> Path:
 
 
 def register(app: typer.Typer) -> None:
-    from kg_platform.cli.bench import bench_app
+    from kg_platform.lab.cli.bench import bench_app
 
     app.add_typer(segmenter_app, name="segmenter")
     bench_app.command("segment")(bench_segment)
@@ -41,7 +41,7 @@ def train(
     max_pairs: int = typer.Option(None, "--max-pairs", help="cap the training pairs (balanced)"),
 ) -> None:
     """Train the SAGE pair-scoring head on real paragraphs and write a versioned artifact."""
-    from kg_platform.segmenting.sage_train import train_sage
+    from kg_platform.lab.sage.train import train_sage
 
     settings = get_settings()
     bench = bench or _default_bench()
@@ -64,7 +64,7 @@ def bench_segment(
 ) -> None:
     """Pk and WindowDiff (lower is better) and throughput of SAGE, TextTiling, an embedding-
     similarity threshold and fixed-size chunking on documents of held-out real paragraphs."""
-    from kg_platform.evaluation.segmentation import segmentation_benchmark
+    from kg_platform.lab.evaluation.segmentation import segmentation_benchmark
 
     settings = get_settings()
     report = segmentation_benchmark(settings, bench or _default_bench(), model_dir=model, seed=seed,

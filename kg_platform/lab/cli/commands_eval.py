@@ -65,7 +65,7 @@ def eval_command(
     from rich.console import Console
 
     from kg_platform.config import get_settings
-    from kg_platform.evaluation.report import render_table, write_json, write_per_question
+    from kg_platform.lab.evaluation.report import render_table, write_json, write_per_question
     from kg_platform.sdk.platform import KnowledgePlatform
 
     console = Console(stderr=True)
@@ -94,7 +94,7 @@ def eval_command(
     if per_question:
         write_per_question(result, per_question)
     if plot:
-        from kg_platform.evaluation.plot import plot_report
+        from kg_platform.lab.evaluation.plot import plot_report
 
         plot_report(report, plot)
     if result.missing_documents:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg_platform.errors import EvaluationError, KGPError
-from kg_platform.evaluation.datasets import QAExample, dataset_name, load_dataset
-from kg_platform.evaluation.docqa import DocQuestion, is_docqa_folder, load_docqa
-from kg_platform.evaluation.metrics import (
+from kg_platform.lab.evaluation.datasets import QAExample, dataset_name, load_dataset
+from kg_platform.lab.evaluation.docqa import DocQuestion, is_docqa_folder, load_docqa
+from kg_platform.lab.evaluation.metrics import (
     QuestionScore,
     Ranked,
     aggregate,
@@ -150,7 +150,7 @@ class EvalResult:
 
     def to_json(self) -> dict[str, Any]:
         """The stable report (keys are only ever added, never renamed)."""
-        from kg_platform.evaluation.report import report_json
+        from kg_platform.lab.evaluation.report import report_json
 
         return report_json(self)
 

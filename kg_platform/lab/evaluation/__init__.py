@@ -3,16 +3,16 @@ its stable JSON report and the recall-vs-context plot.
 
 Typical use::
 
-    from kg_platform.evaluation import EvalConfig, run_evaluation
+    from kg_platform.lab.evaluation import EvalConfig, run_evaluation
     result = run_evaluation(EvalConfig(dataset=path, strategies=["bm25", "vector"]),
                             graph, embedder, settings)
     report = result.to_json()
 """
 
-from kg_platform.evaluation.datasets import QAExample, load_dataset
-from kg_platform.evaluation.harness import EvalConfig, EvalResult, run_evaluation
-from kg_platform.evaluation.metrics import GoldFact, Ranked, normalise, score_question
-from kg_platform.evaluation.report import table_text, validate_report
+from kg_platform.lab.evaluation.datasets import QAExample, load_dataset
+from kg_platform.lab.evaluation.harness import EvalConfig, EvalResult, run_evaluation
+from kg_platform.lab.evaluation.metrics import GoldFact, Ranked, normalise, score_question
+from kg_platform.lab.evaluation.report import table_text, validate_report
 
 __all__ = [
     "EvalConfig", "EvalResult", "GoldFact", "QAExample", "Ranked", "load_dataset", "normalise",
