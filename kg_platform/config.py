@@ -314,6 +314,9 @@ class Settings(BaseSettings):
     distill: DistillSettings = DistillSettings()
     jobs: JobsSettings = JobsSettings()
     write_batch_size: int = 500
+    bench_dir: Path = Field(Path("bench"), description="the bench data folder the lab's "
+                            "benchmarks read by default (dev/*.jsonl, dev/corpus, documents); "
+                            "a relative path is taken from the working directory")
 
     @classmethod
     def settings_customise_sources(

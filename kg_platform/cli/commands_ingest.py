@@ -1,4 +1,4 @@
-"""``kgp ingest`` (files and folders), ``kgp ingest-qa`` (QA jsonl) and ``kgp bench ingest``.
+"""``kgp ingest`` (files and folders) and ``kgp ingest-qa`` (QA jsonl).
 
 People get a rich progress bar and a summary; ``--json`` prints one JSON object per line (every
 source's outcome, then the report) for jobs and log shippers. Exit code: 0 completed,
@@ -21,10 +21,6 @@ from kg_platform.config import get_settings
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest)
     app.command("ingest-qa")(ingest_qa_cmd)
-    from kg_platform.lab.cli.bench import bench_app
-
-    bench_app.command("ingest")(bench_ingest)
-    bench_app.command("ingest-growth")(bench_ingest_growth)
 
 
 def _json_progress(event: dict[str, Any]) -> None:
@@ -120,46 +116,3 @@ def ingest_qa_cmd(
     """Ingest the candidate paragraphs of a QA file (one Source per distinct paragraph)."""
     _run(lambda kp, p: kp.ingest_qa(file, corpus, limit=limit, progress=p), as_json)
 
-
-def bench_ingest(
-    limit: int = typer.Option(20, "--limit", help="questions of the QA file whose paragraphs "
-                              "are ingested"),
-    qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default bench/dev/hotpotqa)"),
-    documents: list[Path] = typer.Option(None, "--documents", help="also ingest these files"),
-    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
-) -> None:
-    """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
-    from kg_platform.lab.bench.ingest import run_ingest_bench
-
-    result = run_ingest_bench(get_settings(), limit=limit, qa_file=qa_file,
-                              documents=documents or None)
-    if as_json:
-        typer.echo(json.dumps(result, indent=2))
-    else:
-        for key, value in result.items():
-            typer.echo(f"{key:>28}: {value}")
-
-
-def bench_ingest_growth(
-    sizes: str = typer.Option("1000,10000", "--sizes", help="corpus sizes in pieces"),
-    add: int = typer.Option(5, "--add", help="sources added, one run each, at every size"),
-    qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default bench/dev/hotpotqa)"),
-    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
-) -> None:
-    """Time per added source at growing corpus sizes, next to the embed-only time of its texts."""
-    from kg_platform.lab.bench.ingest_growth import run_growth_bench
-
-    try:
-        targets = [int(x) for x in sizes.split(",") if x.strip()]
-    except ValueError:
-        raise typer.BadParameter("--sizes takes comma-separated piece counts, e.g. 1000,10000")
-    result = run_growth_bench(get_settings(), sizes=targets, add=add, qa_file=qa_file)
-    if as_json:
-        typer.echo(json.dumps(result, indent=2))
-        return
-    typer.echo(f"{'pieces':>8} {'full sync s':>11} {'per source s':>12} {'embed s':>8} "
-               f"{'graph s':>8} {'x embed':>8} {'x smallest':>10}")
-    for r in result["sizes"]:
-        typer.echo(f"{r['pieces']:>8} {r['full_sync_s']:>11} {r['per_source_s']:>12} "
-                   f"{r['embed_only_s']:>8} {r['piece_graph_s']:>8} {r['ratio_vs_embed']!s:>8} "
-                   f"{r['ratio_vs_smallest']!s:>10}")

@@ -6,21 +6,15 @@ import json
 
 import typer
 
+from kg_platform.cli.groups import group
 from kg_platform.config import get_settings
 
-llm_app = typer.Typer(help="The configured LLM endpoint: check it, inspect its cache.",
-                      no_args_is_help=True)
+LLM_HELP = "The configured LLM endpoint: check it, inspect its cache, run a local one."
 
 
 def register(app: typer.Typer) -> None:
     app.command("distill")(distill)
-    # `kgp llm ...` may already exist (another module adds `serve-local`); share one group.
-    group = next((g.typer_instance for g in app.registered_groups
-                  if g.name == "llm" and g.typer_instance is not None), None)
-    if group is None:
-        group = llm_app
-        app.add_typer(llm_app, name="llm")
-    group.command("check")(check)
+    group(app, "llm", LLM_HELP).command("check")(check)
 
 
 def distill(

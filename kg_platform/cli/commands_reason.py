@@ -1,30 +1,21 @@
-"""``kgp ask``, ``kgp decomposer collect`` and ``kgp llm serve-local|stop-local|status-local``.
+"""``kgp ask`` and ``kgp llm serve-local|stop-local|status-local``.
 
-``kgp llm`` is shared with the LLM client's own commands: when another module has registered an
-``llm`` group already, the local-server commands join it; otherwise this module creates it.
+``kgp llm`` is shared with the LLM client's own commands (:func:`kg_platform.cli.groups.group`).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import typer
 
+from kg_platform.cli.commands_llm import LLM_HELP
+from kg_platform.cli.groups import group
 from kg_platform.config import get_settings
-
-decomposer_app = typer.Typer(help="PIKE-RAG decomposer training data (Algorithms 2 and 3).",
-                             no_args_is_help=True)
-
 
 def register(app: typer.Typer) -> None:
     app.command("ask")(ask)
-    app.add_typer(decomposer_app, name="decomposer")
-    llm_group = next((g.typer_instance for g in app.registered_groups
-                      if g.name == "llm" and g.typer_instance is not None), None)
-    if llm_group is None:
-        llm_group = typer.Typer(help="The LLM: local server and checks.", no_args_is_help=True)
-        app.add_typer(llm_group, name="llm")
+    llm_group = group(app, "llm", LLM_HELP)
     llm_group.command("serve-local")(serve_local)
     llm_group.command("stop-local")(stop_local)
     llm_group.command("status-local")(status_local)
@@ -60,49 +51,6 @@ def ask(
 
 
 # ---------------------------------------------------------------------- decomposer
-@decomposer_app.command("collect")
-def collect(
-    dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False,
-                                 help="QA JSONL (bench/dev schema: question, answer, aliases)"),
-    out: Path = typer.Option(..., "--out", help="SFT examples (JSONL) to write"),
-    corpus: str | None = typer.Option(None, help="corpus holding the atomic questions "
-                                      "(default: qa-<dataset name>)"),
-    limit: int | None = typer.Option(None, help="first N questions only"),
-    rounds: int | None = typer.Option(None, help="N rounds per run (default: settings)"),
-    attempts: int | None = typer.Option(None, help="runs per question until correct"),
-) -> None:
-    """Algorithm 2 (UCB context sampling) over a dataset; exports Algorithm 3 SFT examples."""
-    from kg_platform.errors import LLMNotConfigured
-    from kg_platform.llm.session import open_llm
-    from kg_platform.reasoning.candidates import GraphCandidates
-    from kg_platform.lab.decomposer.collect import Collector, collect_to_jsonl, graph_store, \
-        read_questions
-    from kg_platform.reasoning.evidence import enrich
-    from kg_platform.reasoning.llm_steps import LLMSteps
-    from kg_platform.sdk.platform import KnowledgePlatform
-
-    settings = get_settings()
-    corpus = corpus or f"qa-{dataset.stem}"
-    items = read_questions(dataset, limit)
-    d = settings.decomposition
-    with KnowledgePlatform(settings) as kp, open_llm(settings) as llm:
-        if llm is None:
-            raise LLMNotConfigured(
-                "Algorithm 2 needs an LLM (propose, select, answer)",
-                hint="set KGP_LLM__BASE_URL and KGP_LLM__MODEL, or run `kgp llm serve-local`")
-        graph, embedder = kp.graph, kp.embedder
-        collector = Collector(
-            LLMSteps(llm, max_passage_tokens=settings.reasoning.max_passage_tokens),
-            GraphCandidates(graph, embedder, corpus, f"chunk_embedding_l{d.chunk_level}"),
-            max_rounds=rounds or d.max_rounds, delta=d.delta, delta_explore=d.delta_explore,
-            k_explore=d.top_k_explore, alpha=d.ucb_alpha, attempts=attempts or d.collect_attempts,
-            correct_f1=d.correct_f1, max_proposals=d.max_proposals, backup=d.backup_select,
-            enrich=lambda ev: enrich(graph, ev), store=graph_store(graph, corpus, llm.model))
-        report = collect_to_jsonl(collector, items, out, progress=typer.echo)
-    typer.echo(report.summary())
-    typer.echo(f"wrote {out}")
-
-
 # ---------------------------------------------------------------------- local LLM
 def serve_local() -> None:
     """Start a llama.cpp server on 127.0.0.1 with a small GGUF model (extra `local-llm`)."""

@@ -18,27 +18,44 @@ app = typer.Typer(
 )
 
 
-def _register() -> None:
-    from kg_platform.cli import commands_neo4j, commands_core
+PLUGIN_GROUP = "kg_platform.cli"
 
-    from kg_platform.lab.cli.bench import bench_app
+
+def _register() -> None:
+    from kg_platform.cli import (
+        commands_browser,
+        commands_core,
+        commands_ingest,
+        commands_jobs,
+        commands_llm,
+        commands_neo4j,
+        commands_reason,
+        commands_retrieve,
+    )
 
     app.add_typer(commands_neo4j.app, name="neo4j")
-    commands_core.register(app)
-    # Optional groups register themselves if their module exists (added as features land).
-    import importlib
+    for module in (commands_core, commands_ingest, commands_retrieve, commands_llm,
+                   commands_jobs, commands_reason, commands_browser):
+        module.register(app)
+    _register_plugins()
 
-    for module in ("cli.commands_ingest", "lab.cli.commands_eval", "cli.commands_retrieve",
-                   "cli.commands_llm", "cli.commands_jobs", "lab.cli.commands_segment",
-                   "cli.commands_reason", "cli.commands_browser", "lab.cli.commands_load"):
+
+def _register_plugins() -> None:
+    """Commands of other installed parts (the lab's eval, bench, training), by entry point.
+
+    The product names no plug-in: a part that is not installed, or whose package is missing,
+    is skipped, so the product's commands never depend on it.
+    """
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=PLUGIN_GROUP):
         try:
-            mod = importlib.import_module(f"kg_platform.{module}")
+            register = ep.load()
         except ModuleNotFoundError as exc:
-            if exc.name != f"kg_platform.{module}":
-                raise
-            continue
-        mod.register(app)
-    app.add_typer(bench_app, name="bench")
+            if exc.name and ep.value.split(":")[0].startswith(exc.name):
+                continue      # the plug-in's package is not installed
+            raise
+        register(app)
 
 
 _register()

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from kg_platform.config import Settings
     from kg_platform.distilling import DistillReport
     from kg_platform.embedding import Embedder
-    from kg_platform.lab.evaluation.harness import EvalResult
     from kg_platform.graph import GraphClient
     from kg_platform.ingest import IngestReport
     from kg_platform.jobs import JobRunResult, JobSpec
@@ -283,17 +282,6 @@ class KnowledgePlatform:
 
         return train_router(self.retrieval_context(corpus), Path(dataset), kind=kind,
                             limit=limit, echo=echo or (lambda *_: None))
-
-    def evaluate(self, dataset: str | Path, strategies: Sequence[str], *, k: int = 5,
-                 limit: int | None = None, corpus: str | None = None,
-                 progress: Callable[[str, int, int], None] | None = None,
-                 **options: Any) -> "EvalResult":
-        """Score strategies on a QA jsonl file (supporting-fact recall@k and friends)."""
-        from kg_platform.lab.evaluation.harness import EvalConfig, run_evaluation
-
-        cfg = EvalConfig(dataset=Path(dataset), strategies=list(strategies), k=k, limit=limit,
-                         corpus=corpus, **options)
-        return run_evaluation(cfg, self.graph, self.embedder, self.settings, progress=progress)
 
 
 def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:

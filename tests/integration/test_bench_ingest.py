@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
-from kg_platform.lab.bench.ingest import DEFAULT_QA, run_ingest_bench
+from kg_platform.lab.bench.ingest import run_ingest_bench
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.mark.skipif(not Path(DEFAULT_QA).exists(), reason="needs the shared bench data")
 def test_bench_ingest_reports_rates_and_ratios(settings, graph_session) -> None:
+    if not (settings.bench_dir / "dev" / "hotpotqa.jsonl").exists():
+        pytest.skip("needs the shared bench data")
     out = run_ingest_bench(settings, limit=2)
     assert out["status"] == "completed"
     assert out["sources"] > 0 and out["pieces"] > 0

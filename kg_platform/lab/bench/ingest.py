@@ -25,7 +25,9 @@ from kg_platform.ingest.qa import _paragraph_input, ingest_qa, read_questions
 from kg_platform.ingest.writer import drop_corpus
 from kg_platform.segmenting.chunker import get_chunker
 
-DEFAULT_QA = Path(__file__).resolve().parents[3].parent / "shared" / "bench" / "dev" / "hotpotqa.jsonl"
+def default_qa_file(settings: Settings) -> Path:
+    """The bench's HotpotQA dev file under ``settings.bench_dir`` (``KGP_BENCH_DIR``)."""
+    return settings.bench_dir / "dev" / "hotpotqa.jsonl"
 
 
 def _peak_rss_mb() -> float:
@@ -59,7 +61,7 @@ def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | Non
                      documents: list[Path] | None = None) -> dict[str, Any]:
     """Embed-only baselines run before AND after the pipeline (the mean is used), because the
     machine's load drifts during a run."""
-    qa_file = Path(qa_file or DEFAULT_QA)
+    qa_file = Path(qa_file or default_qa_file(settings))
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
     corpus = f"bench-ingest-{uuid.uuid4().hex[:8]}"

@@ -21,7 +21,7 @@ from typing import Any
 from kg_platform.config import Settings
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
-from kg_platform.lab.bench.ingest import DEFAULT_QA
+from kg_platform.lab.bench.ingest import default_qa_file
 from kg_platform.ingest.pipeline import ingest_paths
 from kg_platform.ingest.qa import ingest_qa, read_questions
 from kg_platform.ingest.similar import sync_piece_graph
@@ -58,7 +58,7 @@ def run_growth_bench(settings: Settings, *, sizes: list[int], add: int = 5,
                      seed_questions: int = 10, qa_file: Path | None = None) -> dict[str, Any]:
     from kg_platform.lab.bench.retrieval import _copy, _read_corpus
 
-    qa_file = Path(qa_file or DEFAULT_QA)
+    qa_file = Path(qa_file or default_qa_file(settings))
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
     tag = uuid.uuid4().hex[:8]

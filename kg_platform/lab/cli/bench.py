@@ -1,9 +1,17 @@
 """``kgp bench ...``: benchmarks that print ratios against a baseline measured in the same run.
 
-Feature modules add their own sub-commands to :data:`bench_app` from their ``register()``.
+Each lab module adds its own sub-commands to the group from its ``register()``.
 """
+
+from __future__ import annotations
 
 import typer
 
-bench_app = typer.Typer(help="Benchmarks (ratios against a baseline measured in the same run).",
-                        no_args_is_help=True)
+from kg_platform.cli.groups import group
+
+BENCH_HELP = "Benchmarks (ratios against a baseline measured in the same run)."
+
+
+def bench_group(app: typer.Typer) -> typer.Typer:
+    """The ``kgp bench`` group of ``app`` (created by whichever module registers first)."""
+    return group(app, "bench", BENCH_HELP)

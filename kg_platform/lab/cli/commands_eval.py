@@ -65,6 +65,7 @@ def eval_command(
     from rich.console import Console
 
     from kg_platform.config import get_settings
+    from kg_platform.lab.evaluation.harness import EvalConfig, run_evaluation
     from kg_platform.lab.evaluation.report import render_table, write_json, write_per_question
     from kg_platform.sdk.platform import KnowledgePlatform
 
@@ -74,12 +75,11 @@ def eval_command(
         if not quiet and (done == total or done % 25 == 0):
             console.print(f"  {name}: {done}/{total}")
 
+    cfg = EvalConfig(dataset=dataset, strategies=names, k=k, budget_tokens=budget_tokens,
+                     limit=limit, corpus=corpus, corpus_limit=corpus_limit, ingest=ingest,
+                     select=select, fetch_k=fetch_k, scope=scope)
     with KnowledgePlatform(get_settings()) as kp:
-        result = kp.evaluate(dataset, names, k=k, limit=limit, corpus=corpus,
-                             progress=progress, budget_tokens=budget_tokens,
-                             corpus_limit=corpus_limit, ingest=ingest, select=select,
-                             fetch_k=fetch_k, scope=scope)
-    cfg = result.config
+        result = run_evaluation(cfg, kp.graph, kp.embedder, kp.settings, progress=progress)
     report = result.to_json()
     out = Console()
     if not out.is_terminal:  # logs and pipes: do not squeeze the table to 80 columns

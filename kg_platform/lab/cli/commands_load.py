@@ -7,10 +7,10 @@ import json
 import typer
 
 
-def register(app: typer.Typer) -> None:  # noqa: ARG001 - adds to the bench group
-    from kg_platform.lab.cli.bench import bench_app
+def register(app: typer.Typer) -> None:
+    from kg_platform.lab.cli.bench import bench_group
 
-    bench_app.command("load")(bench_load)
+    bench_group(app).command("load")(bench_load)
 
 
 def bench_load(

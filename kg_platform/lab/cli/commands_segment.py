@@ -14,19 +14,15 @@ segmenter_app = typer.Typer(help="The SAGE semantic segmentation model.", no_arg
 
 
 def _default_bench() -> Path:
-    """``../shared/bench`` next to a source checkout, else ``./bench``."""
-    here = Path(__file__).resolve().parents[3]
-    for candidate in (here.parent / "shared" / "bench", Path.cwd() / "bench"):
-        if (candidate / "dev" / "corpus").exists():
-            return candidate
-    return Path.cwd() / "bench"
+    """The bench folder of the settings (``KGP_BENCH_DIR``, default ``./bench``)."""
+    return get_settings().bench_dir
 
 
 def register(app: typer.Typer) -> None:
-    from kg_platform.lab.cli.bench import bench_app
+    from kg_platform.lab.cli.bench import bench_group
 
     app.add_typer(segmenter_app, name="segmenter")
-    bench_app.command("segment")(bench_segment)
+    bench_group(app).command("segment")(bench_segment)
 
 
 @segmenter_app.command("train")

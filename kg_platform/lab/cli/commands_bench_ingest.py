@@ -1,0 +1,62 @@
+"""``kgp bench ingest`` and ``kgp bench ingest-growth``: ingestion throughput benches."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from kg_platform.config import get_settings
+from kg_platform.lab.cli.bench import bench_group
+
+
+
+def register(app: typer.Typer) -> None:
+    bench_app = bench_group(app)
+    bench_app.command("ingest")(bench_ingest)
+    bench_app.command("ingest-growth")(bench_ingest_growth)
+
+
+def bench_ingest(
+    limit: int = typer.Option(20, "--limit", help="questions of the QA file whose paragraphs "
+                              "are ingested"),
+    qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"),
+    documents: list[Path] = typer.Option(None, "--documents", help="also ingest these files"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
+    from kg_platform.lab.bench.ingest import run_ingest_bench
+
+    result = run_ingest_bench(get_settings(), limit=limit, qa_file=qa_file,
+                              documents=documents or None)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+    else:
+        for key, value in result.items():
+            typer.echo(f"{key:>28}: {value}")
+
+
+def bench_ingest_growth(
+    sizes: str = typer.Option("1000,10000", "--sizes", help="corpus sizes in pieces"),
+    add: int = typer.Option(5, "--add", help="sources added, one run each, at every size"),
+    qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Time per added source at growing corpus sizes, next to the embed-only time of its texts."""
+    from kg_platform.lab.bench.ingest_growth import run_growth_bench
+
+    try:
+        targets = [int(x) for x in sizes.split(",") if x.strip()]
+    except ValueError:
+        raise typer.BadParameter("--sizes takes comma-separated piece counts, e.g. 1000,10000")
+    result = run_growth_bench(get_settings(), sizes=targets, add=add, qa_file=qa_file)
+    if as_json:
+        typer.echo(json.dumps(result, indent=2))
+        return
+    typer.echo(f"{'pieces':>8} {'full sync s':>11} {'per source s':>12} {'embed s':>8} "
+               f"{'graph s':>8} {'x embed':>8} {'x smallest':>10}")
+    for r in result["sizes"]:
+        typer.echo(f"{r['pieces']:>8} {r['full_sync_s']:>11} {r['per_source_s']:>12} "
+                   f"{r['embed_only_s']:>8} {r['piece_graph_s']:>8} {r['ratio_vs_embed']!s:>8} "
+                   f"{r['ratio_vs_smallest']!s:>10}")
