@@ -1,6 +1,7 @@
 # The two commands of the README. Both are idempotent and need only python3, Java 17 and Maven.
 #   make demo   set up, start a local Neo4j, apply the schema, ingest the samples, answer a question
-#   make test   set up, then run the whole test suite against a real Neo4j it starts and stops
+#   make test   set up, lint, then run the whole test suite against a real Neo4j it starts and stops
+#   make lint   ruff (lint rules and formatter settings in pyproject.toml) and mypy
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -14,7 +15,7 @@ UV ?= $(PYTHON) -m uv
 # `make install EXTRAS=all` is the light install that runs everything else on ONNX Runtime.
 EXTRAS ?= all,dev,train
 
-.PHONY: install demo test test-fast neo4j-start neo4j-stop clean system-deps
+.PHONY: install demo lint test test-fast neo4j-start neo4j-stop clean system-deps
 
 $(VENV)/.installed: pyproject.toml
 	@command -v java >/dev/null && command -v mvn >/dev/null || $(MAKE) --no-print-directory system-deps
@@ -32,7 +33,12 @@ install: $(VENV)/.installed
 demo: install
 	$(KGP) demo
 
-test: install
+# Lint first: a style or typing error fails in seconds, before the 15-minute suite.
+lint: install
+	$(VENV)/bin/ruff check kg_platform tests
+	$(VENV)/bin/mypy
+
+test: install lint
 	$(PY) -m pytest -q
 
 test-fast: install

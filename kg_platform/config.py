@@ -9,7 +9,8 @@ Neo4j is the exception: the conventional ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NE
 set nothing is started locally.
 
 Every threshold that a paper gives for another embedding model is a setting here, with a note on
-what it was calibrated for (DESIGN.md §10.8).
+what it was calibrated for: the papers used other embedding models, so their numbers are
+starting points to refit on this one (``kgp router fit-propagation``, ``kgp bench segment``).
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ class SegmentSettings(BaseModel):
     chunk_tokens: int = Field(128, description="token budget of a level-1 chunk (MoG level 1)")
     n_gra: int = Field(5, description="number of MoG granularity levels")
     segmenter: Literal["fixed", "sage", "forward_summary"] = Field(
-        "fixed", description="level-1 segmenter; forward_summary (PIKE-RAG §5.3) needs an LLM")
+        "fixed", description="level-1 segmenter; forward_summary (PIKE-RAG paper) needs an LLM")
     sage_coarse_tokens: int = Field(400, description="SAGE coarse chunk size l")
     sage_threshold: float = Field(
         0.44, description="SAGE cut threshold ss; 0.44 is calibrated on the bench/dev validation "
@@ -126,11 +127,11 @@ class MoGSettings(BaseModel):
     zero_weight: float = Field(0.05, description="router weights below this count as 0 in Eq. 2")
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
-    # --- retrieval engineer: MoG/MoGG query and router settings (additive)
+    # MoG/MoGG query and router settings
     scoring: Literal["bm25", "dense"] = Field(
         "bm25", description="MoG/MoGG candidate scorer: fulltext BM25 (paper) or vector indexes")
     normalise: Literal["minmax", "max"] = Field(
-        "minmax", description="per-level per-corpus score normalisation before weighting (§1.4)")
+        "minmax", description="per-level per-corpus score normalisation before weighting (MoG paper)")
     fetch: int = Field(200, description="index hits fetched before the corpus filter (indexes "
                        "span all corpora; raise it when one corpus is a small share)")
     mogg_seeds: int = Field(20, description="seed pieces (group centres) taken from the index")
@@ -139,32 +140,32 @@ class MoGSettings(BaseModel):
         "piece vector index, or both (a seed's score = the sum of its normalised scores)")
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
     fixed_mogg_level: int = Field(2, description="MoGG level (hop radius + 1) without a router")
-    router_hidden: int = Field(256, description="router MLP hidden width (spec §1.6 choice)")
+    router_hidden: int = Field(256, description="router MLP hidden width (our choice; the MoG paper leaves it open)")
     router_dropout: float = 0.1
     router_lr: float = Field(1e-3, description="Adam learning rate (paper)")
     router_max_epochs: int = 500
     router_patience: int = Field(30, description="early stopping: epochs without val improvement")
     router_val_fraction: float = 0.2
     router_label_scorer: Literal["embedding", "hitrate"] = Field(
-        "embedding", description="similarity of the best snippet per level to the label (§1.6)")
+        "embedding", description="similarity of the best snippet per level to the label (MoG paper)")
     router_seed: int = 13
 
 
 class PropagationSettings(BaseModel):
     # C:I:T fitted on the even-numbered half of the 2Wiki dev questions at 512 tokens (`kgp
     # router fit-propagation --holdout 0.5`: C 1.0, I 0.15, T 0.35), scaled so C and D keep the
-    # spec's 0.5 / 0.35. Refitted after exact chunk cosines were added (C 0.5, I 0, T 0.15), the
+    # paper's 0.5 / 0.35. Refitted after exact chunk cosines were added (C 0.5, I 0, T 0.15), the
     # held-out half scores 0.675 with either set, so the defaults stayed.
     lam_c: float = 0.5
     lam_d: float = 0.35
     lam_i: float = 0.075
     k_per_layer: int = 8
-    # --- retrieval engineer: extra layers and aggregation (additive)
+    # extra layers and aggregation
     lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces)")
     lam_t: float = Field(0.175, description="weight of the lexical layer: BM25 of level-1 chunks, "
                          "divided by the query's best BM25 score")
     aggregate: Literal["wsum", "wmax", "rrf"] = Field(
-        "wsum", description="wsum: sum of weighted per-layer maxima (spec §5.5); wmax: their max; "
+        "wsum", description="wsum: sum of weighted per-layer maxima (PIKE-RAG paper); wmax: their max; "
         "rrf: weighted reciprocal-rank fusion of the per-layer rankings (k_rrf = 60)")
     fetch: int = Field(200, description="vector hits fetched per layer before the corpus filter")
 
@@ -200,13 +201,13 @@ class LLMSettings(BaseModel):
 
 
 class DistillSettings(BaseModel):
-    """The distilled-knowledge layer (PIKE-RAG §5.3-5.6): what the LLM extracts per chunk."""
+    """The distilled-knowledge layer (PIKE-RAG paper): what the LLM extracts per chunk."""
 
     steps: list[str] = Field(default_factory=lambda: ["atomic", "entities", "tags"],
                              description="steps `kgp distill` runs by default")
     levels: list[int] = Field(default_factory=lambda: [1],
                               description="MoG chunk levels that are distilled")
-    atomize_temperature: float = Field(0.7, description="paper value for atomizing (§5.6)")
+    atomize_temperature: float = Field(0.7, description="paper value for atomizing")
     max_questions: int = Field(8, description="atomic questions kept per chunk")
     max_entities: int = Field(12, description="entities kept per chunk")
     entity_merge_cos: float = Field(

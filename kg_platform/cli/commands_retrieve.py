@@ -17,7 +17,7 @@ def register(app: typer.Typer) -> None:
     group(app, "router", ROUTER_HELP).command("show")(router_show)
 
 
-def _platform():  # noqa: ANN202 - the SDK type is imported lazily to keep `--help` light
+def _platform():  # the SDK type is imported lazily to keep `--help` light
     from kg_platform.sdk.platform import KnowledgePlatform
 
     return KnowledgePlatform(get_settings())

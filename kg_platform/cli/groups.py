@@ -10,7 +10,7 @@ from __future__ import annotations
 import typer
 
 
-def group(app: typer.Typer, name: str, help: str) -> typer.Typer:  # noqa: A002 - typer's word
+def group(app: typer.Typer, name: str, help: str) -> typer.Typer:  # typer's word
     """The ``name`` sub-command group of ``app``, created with ``help`` when it is not there."""
     for info in app.registered_groups:
         if info.name == name and info.typer_instance is not None:

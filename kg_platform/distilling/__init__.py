@@ -1,9 +1,9 @@
 """The distilled-knowledge layer (PIKE-RAG L1-L2): what an LLM extracts from chunks.
 
-- ``atomizer``: atomic questions per chunk (§5.6);
-- ``entities``: entities, relations and entity resolution (§5.2a);
-- ``tagging``: tag classes, chunk tags, query-tag mapping (§5.4);
-- ``forward_summary``: forward-summary chunking as an optional segmenter (§5.3);
+- ``atomizer``: atomic questions per chunk;
+- ``entities``: entities, relations and entity resolution;
+- ``tagging``: tag classes, chunk tags, query-tag mapping;
+- ``forward_summary``: forward-summary chunking as an optional segmenter;
 - ``runner``: ``distill_corpus`` (all steps, resumable, metered) and
   ``remove_source_distillation`` (called by ingestion before a changed source is re-written).
 """

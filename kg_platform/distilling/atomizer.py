@@ -1,4 +1,4 @@
-"""Knowledge atomizing (PIKE-RAG §5.6): the questions each chunk answers become its index.
+"""Knowledge atomizing (PIKE-RAG paper): the questions each chunk answers become its index.
 
 For every pending chunk of the configured levels the LLM lists diverse, self-contained questions
 the chunk answers (title prefixed, temperature 0.7 as in the paper); each question is embedded

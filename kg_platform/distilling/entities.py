@@ -1,4 +1,4 @@
-"""Knowledge-graph distillation (PIKE-RAG §5.2a): entities and relations per chunk, resolved
+"""Knowledge-graph distillation (PIKE-RAG paper): entities and relations per chunk, resolved
 across chunks and sources so adding documents never duplicates an entity.
 
 Resolution, in order, for each distinct normalised name (``common.normalise_name``) of a batch:

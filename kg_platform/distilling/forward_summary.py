@@ -1,4 +1,4 @@
-"""Forward-summary chunking (PIKE-RAG §5.3) as an optional level-1 segmenter.
+"""Forward-summary chunking (PIKE-RAG paper) as an optional level-1 segmenter.
 
 The LLM reads a window of two base chunks as numbered lines (one sentence per line), together
 with the running summary of everything before it, and picks the line that ends a structurally

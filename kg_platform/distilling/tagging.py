@@ -1,4 +1,4 @@
-"""Auto-tagging (PIKE-RAG §5.4): bridging the gap between how users ask and how documents say it.
+"""Auto-tagging (PIKE-RAG paper): bridging the gap between how users ask and how documents say it.
 
 1. ``ensure_tag_classes``: the LLM reads a deterministic sample of chunks and proposes tag
    classes (stored as JSON on the ``Corpus`` node, versioned);
@@ -132,7 +132,7 @@ class MappedTag:
 
 
 class QueryTagger:
-    """Query-side auto-tagging (spec §5.4 steps 3-4) for one corpus."""
+    """Query-side auto-tagging (PIKE-RAG paper) for one corpus."""
 
     def __init__(self, graph: GraphClient, llm: LLMClient, settings: Settings, corpus: str):
         self.graph, self.llm, self.settings, self.corpus = graph, llm, settings, corpus

@@ -67,18 +67,16 @@ class SentenceTransformerEmbedder:
             hf_logging.disable_progress_bar()
         try:
             self._model = SentenceTransformer(str(path), device=device)
-        except Exception as exc:  # noqa: BLE001 - any loader failure becomes our error
+        except Exception as exc:  # any loader failure becomes our error
             raise EmbeddingError(f"could not load embedding model from {path}: {exc}") from exc
         self.model_name = model
-        getdim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension"
-        )
+        getdim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dimension = int(getdim())
         self.max_tokens = int(self._model.max_seq_length)
         self.batch_size = batch_size
 
     @property
-    def model(self):  # noqa: ANN201 - the underlying SentenceTransformer, for fine-tuning
+    def model(self):  # the underlying SentenceTransformer, for fine-tuning
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:

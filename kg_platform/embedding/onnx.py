@@ -97,7 +97,7 @@ class OnnxEmbedder:
         try:
             self._session = ort.InferenceSession(str(onnx_file), sess_options=options,
                                                  providers=["CPUExecutionProvider"])
-        except Exception as exc:  # noqa: BLE001 - a corrupt cache file is the usual cause
+        except Exception as exc:  # a corrupt cache file is the usual cause
             raise EmbeddingError(f"ONNX Runtime could not load {onnx_file}: {exc}",
                                  hint=f"delete {onnx_file.parent} to rebuild it") from exc
         self.model_name = model

@@ -162,7 +162,8 @@ def build_bert_onnx(model_dir: Path) -> Any:
     for i in range(int(config["num_hidden_layers"])):
         p = f"encoder.layer.{i}"
 
-        def heads_of(name: str, perm: list[int], p: str = p) -> str:
+        # Defaults bind this layer's input, index and prefix (the loop rebinds them).
+        def heads_of(name: str, perm: list[int], p: str = p, h: str = h, i: int = i) -> str:
             proj = linear(h, f"{p}.attention.self.{name}", f"l{i}_{name}")
             split = node("Reshape", [proj, split_shape], f"l{i}_{name}_split")
             return node("Transpose", [split], f"l{i}_{name}_t", perm=perm)

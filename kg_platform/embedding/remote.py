@@ -34,7 +34,7 @@ class OpenAIEmbedder:
             batch = texts[start : start + self.batch_size]
             try:
                 response = self._client.embeddings.create(model=self.model_name, input=batch)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
             rows.extend(item.embedding for item in response.data)
         matrix = np.asarray(rows, dtype=np.float32).reshape(len(texts), -1)

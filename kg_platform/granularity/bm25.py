@@ -1,4 +1,4 @@
-"""BM25 over pieces in Python (numpy + scipy.sparse): the MoGG similarity (spec §2.2).
+"""BM25 over pieces in Python (numpy + scipy.sparse): the MoGG similarity (MoGG, in the MoG paper).
 
 Why in Python rather than through the ``piece_text`` fulltext index: building the piece graph asks
 one query per piece against all pieces, i.e. an all-pairs score matrix. As a sparse product

@@ -1,4 +1,4 @@
-"""MoG multi-granularity levels (spec §1.3): level g = two adjacent level-(g-1) chunks.
+"""MoG multi-granularity levels (MoG paper): level g = two adjacent level-(g-1) chunks.
 
 Built per section (never across sections or sources): the level-1 chunks of one section are
 paired left to right, an odd trailing chunk is promoted alone, and this repeats up to ``n_gra``.

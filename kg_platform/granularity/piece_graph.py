@@ -1,4 +1,4 @@
-"""The MoGG piece graph: SIMILAR edges from BM25 nearest neighbours (spec §2.2 steps 2-3).
+"""The MoGG piece graph: SIMILAR edges from BM25 nearest neighbours (MoGG, in the MoG paper).
 
 For each piece u, its ``k_graph`` best other pieces v by BM25(u -> v) are candidates; the pair
 u-v becomes an edge when the self-normalised score s(u, v) = BM25(u -> v) / BM25(u -> u) reaches

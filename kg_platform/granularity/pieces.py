@@ -1,4 +1,4 @@
-"""MoGG pieces (spec §2.2 step 1): one or two sentences, never across a level-1 chunk.
+"""MoGG pieces (MoGG, in the MoG paper): one or two sentences, never across a level-1 chunk.
 
 A sentence shorter than ``min_tokens`` joins its successor (inside the same chunk), so a piece is
 one sentence or two; a short last sentence with no successor stays alone.

@@ -139,7 +139,8 @@ class GraphClient:
         def work(tx: ManagedTransaction) -> list[Record]:
             return list(tx.run(query, params))
 
-        return self._run(work, write=False)
+        rows: list[Record] = self._run(work, write=False)
+        return rows
 
     def read(self, name: str, **params: Any) -> list[Record]:
         """Run the named read statement ``cypher/<name>.cypher``."""
@@ -150,7 +151,8 @@ class GraphClient:
         def work(tx: ManagedTransaction) -> list[Record]:
             return list(tx.run(query, params))
 
-        return self._run(work, write=True)
+        rows: list[Record] = self._run(work, write=True)
+        return rows
 
     def write(self, name: str, **params: Any) -> list[Record]:
         return self.write_raw(cypher(name), **params)

@@ -93,7 +93,7 @@ def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int
         for statement in migration.statements:
             try:
                 graph.write_raw(statement)
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise SchemaError(
                     f"migration {migration.version:04d}_{migration.name} failed on:\n{statement}\n{exc}"
                 ) from exc

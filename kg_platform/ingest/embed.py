@@ -1,7 +1,7 @@
 """Vectors for a batch of planned sources, with the model called once per batch.
 
 Pieces and level-1 chunks go through the model; a chunk of level >= 2 gets the normalised mean of
-its children's vectors (``embed_higher_levels = "mean"``, DESIGN §9: no extra model time and no
+its children's vectors (``embed_higher_levels = "mean"``: no extra model time and no
 truncation at the model's 256 word pieces) or the model on its own text (``"direct"``). Sections
 are embedded by their title path and sources by their title. Identical texts (a QA paragraph's
 title is also its section path) are embedded once, and a text the SAGE segmenter already embedded

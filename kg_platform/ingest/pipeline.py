@@ -120,7 +120,7 @@ def _keeper(unreadable: Sequence[Path]) -> Callable[[str], bool]:
 
 def _default_parser() -> Parser:
     try:
-        from kg_platform.parsing import parse_file  # type: ignore[attr-defined]
+        from kg_platform.parsing import parse_file
     except ImportError as exc:
         raise IngestionError(
             "no document parsers are available (kg_platform.parsing.parse_file is missing)",

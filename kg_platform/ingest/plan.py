@@ -141,7 +141,7 @@ def _level1(segments: Sequence[Segment], chunker: Chunker, budget: int, hard: fl
         for group in groups:
             if not group:
                 continue
-            pgs = [pages[u.index] for u in group if pages.get(u.index) is not None]
+            pgs = [p for u in group if (p := pages.get(u.index)) is not None]
             text = (" " if kind == "text" else "\n").join(u.text for u in group)
             tokens = sum(u.tokens for u in group) + len(group) - 1
             out.append((LevelChunk(1, len(out), text, tokens, kind,

@@ -8,7 +8,7 @@ the paragraph keeps sentence index ``i`` (stored in ``Piece.sentences``), so:
   so a gold fact ``[title, i]`` maps to exactly one piece.
 * MuSiQue / PubMedQA: support is paragraph- or section-level; each given "sentence" is split by the
   sentence splitter and all its parts keep index ``i``, so a gold fact maps to the *set* of pieces
-  made from it. Count it covered when any of them is retrieved (DESIGN §9).
+  made from it. Count it covered when any of them is retrieved.
 
 :func:`gold_pieces` answers that mapping for one question; :func:`gold_pieces_many` for many in
 one query. A paragraph already stored with the same content hash is reused (skipped).

@@ -98,7 +98,7 @@ def _apply(graph: GraphClient, corpus: str, version: int,
               if (a, b) not in existing or abs((existing[(a, b)] or 0.0) - s) > _SCORE_EPS]
     added = sum(1 for r in upsert if (r["a"], r["b"]) not in existing)
     size = graph.batch_size
-    steps = [("ingest/delete_similar", {"rows": remove[i:i + size]})
+    steps: list[tuple[str, dict[str, Any]]] = [("ingest/delete_similar", {"rows": remove[i:i + size]})
              for i in range(0, len(remove), size)]
     steps += [("ingest/merge_similar", {"rows": upsert[i:i + size]})
               for i in range(0, len(upsert), size)]

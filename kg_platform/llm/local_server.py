@@ -218,7 +218,7 @@ class LocalLLMServer:
 
 
 # ---------------------------------------------------------------------- server process
-def _format_gemma3(messages, **kwargs):  # noqa: ANN001, ANN003, ANN202 - llama_cpp's API
+def _format_gemma3(messages, **kwargs):  # llama_cpp's API
     """Gemma 3's chat template: the system message opens the first user turn."""
     from llama_cpp.llama_chat_format import ChatFormatterResponse
 

@@ -7,9 +7,9 @@ pydantic model its reply must validate against, and sampling defaults. Prompts w
 is not JSON (SAGE's two-line feedback, the Algorithm 3 decomposer tags) carry a ``parser`` that
 turns the reply into a dict first.
 
-Sources of intent: PIKE-RAG spec §5.3 (forward summaries), §5.4 (auto-tagging), §5.6 (atomizing),
-§5.7 (propose/select/backup-select/answer), §5.9 (decomposer prompt_x), §5.1 (task classes),
-§4.3 (propositions), SAGE §3.4 (self-feedback), PIKE-RAG §5.2 (knowledge-graph distillation).
+Sources of intent: the PIKE-RAG paper (forward summaries, auto-tagging, atomizing, decomposition:
+propose/select/backup-select/answer, the decomposer's prompt_x, task classes, propositions,
+knowledge-graph distillation) and the SAGE paper (self-feedback).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class TagClasses(BaseModel):
 
 
 class ChunkTags(BaseModel):
-    """{class name: [tags]} (spec §5.4)."""
+    """{class name: [tags]} (PIKE-RAG paper)."""
 
     tags: dict[str, list[str]] = Field(default_factory=dict)
 
@@ -182,7 +182,7 @@ class DecomposeDecision(BaseModel):
 
 # ------------------------------------------------------------------ non-JSON parsers
 def parse_feedback(text: str) -> dict[str, Any]:
-    """SAGE §3.4: ``Evaluation Score: <1-10>`` / ``Context Adjustment: <1 or -1>``."""
+    """SAGE paper: ``Evaluation Score: <1-10>`` / ``Context Adjustment: <1 or -1>``."""
     score = re.search(r"score\s*[:=]\s*\**\s*(10|[1-9])", text, re.IGNORECASE)
     adj = re.search(r"adjustment\s*[:=]\s*\**\s*([+-]?1)\b", text, re.IGNORECASE)
     if not score or not adj:
@@ -192,7 +192,7 @@ def parse_feedback(text: str) -> dict[str, Any]:
 
 
 def parse_decompose(text: str) -> dict[str, Any]:
-    """§5.9: ``<decompose>False</decompose>`` or ``<decompose>True</decompose><sub-question>..``."""
+    """The PIKE-RAG decomposer: ``<decompose>False</decompose>`` or ``<decompose>True</decompose><sub-question>..``."""
     flag = re.search(r"<decompose>\s*(true|false)\s*</decompose>", text, re.IGNORECASE)
     if not flag:
         raise ValueError("expected <decompose>True|False</decompose>")
@@ -257,7 +257,7 @@ def get_prompt(name: str) -> Prompt:
 
 _JSON_ONLY = "Reply with one JSON object and nothing else."
 
-# §5.6 knowledge atomizing
+# PIKE-RAG: knowledge atomizing
 register_prompt(Prompt(
     name="atomize", version="1",
     system="You write the questions a passage answers. " + _JSON_ONLY,
@@ -272,7 +272,7 @@ register_prompt(Prompt(
     schema=AtomicQuestions, temperature=0.7, max_tokens=384, list_field="questions",
 ))
 
-# §4.3 propositions (optional distiller)
+# PIKE-RAG: propositions (optional distiller)
 register_prompt(Prompt(
     name="propositions", version="1",
     system="You rewrite passages into atomic propositions. " + _JSON_ONLY,
@@ -285,7 +285,7 @@ register_prompt(Prompt(
     schema=Propositions, temperature=0.0, max_tokens=512, list_field="propositions",
 ))
 
-# §5.2 (a) knowledge-graph distillation
+# PIKE-RAG: knowledge-graph distillation
 register_prompt(Prompt(
     name="entities", version="1",
     system="You extract a knowledge graph from text. " + _JSON_ONLY,
@@ -302,7 +302,7 @@ register_prompt(Prompt(
     schema=EntityGraph, temperature=0.0, max_tokens=768,
 ))
 
-# §5.4 auto-tagging, step 1: tag classes from sample chunks
+# PIKE-RAG: auto-tagging, step 1: tag classes from sample chunks
 register_prompt(Prompt(
     name="tag_classes", version="1",
     system="You design tag taxonomies for document collections. " + _JSON_ONLY,
@@ -316,7 +316,7 @@ register_prompt(Prompt(
     schema=TagClasses, temperature=0.0, max_tokens=384, list_field="classes",
 ))
 
-# §5.4 step 2: tags of one chunk
+# PIKE-RAG: step 2: tags of one chunk
 register_prompt(Prompt(
     name="tag_extract", version="1",
     system="You tag passages with terms from a fixed set of classes. " + _JSON_ONLY,
@@ -329,7 +329,7 @@ register_prompt(Prompt(
     schema=ChunkTags, temperature=0.0, max_tokens=256,
 ))
 
-# §5.4 step 3/4: map colloquial query tags onto corpus tags
+# PIKE-RAG: step 3/4: map colloquial query tags onto corpus tags
 register_prompt(Prompt(
     name="tag_map", version="1",
     system="You map a user's words onto a collection's terminology. " + _JSON_ONLY,
@@ -344,7 +344,7 @@ register_prompt(Prompt(
     schema=TagMappings, temperature=0.0, max_tokens=384, list_field="mappings",
 ))
 
-# §5.4 step 4: tags of a query (same classes as the corpus)
+# PIKE-RAG: step 4: tags of a query (same classes as the corpus)
 register_prompt(Prompt(
     name="query_tags", version="1",
     system="You extract search terms from questions. " + _JSON_ONLY,
@@ -356,7 +356,7 @@ register_prompt(Prompt(
     schema=ChunkTags, temperature=0.0, max_tokens=192,
 ))
 
-# §5.3 forward-summary chunking
+# PIKE-RAG: forward-summary chunking
 register_prompt(Prompt(
     name="fwd_summary", version="1",
     system="You summarise documents faithfully. " + _JSON_ONLY,
@@ -393,7 +393,7 @@ register_prompt(Prompt(
     schema=Resplit, temperature=0.0, max_tokens=512,
 ))
 
-# §5.7 Algorithm 1
+# PIKE-RAG: Algorithm 1
 register_prompt(Prompt(
     name="propose", version="1",
     system="You decompose questions into atomic sub-questions. " + _JSON_ONLY,
@@ -440,7 +440,7 @@ register_prompt(Prompt(
     schema=Answer, temperature=0.0, max_tokens=384,
 ))
 
-# SAGE §3.4 self-feedback (paper format: two lines)
+# SAGE paper self-feedback (paper format: two lines)
 register_prompt(Prompt(
     name="self_feedback", version="1",
     system="You grade answers strictly.",
@@ -454,7 +454,7 @@ register_prompt(Prompt(
     schema=Feedback, temperature=0.0, max_tokens=32, parser=parse_feedback,
 ))
 
-# PIKE-RAG §5.1 task classes
+# PIKE-RAG paper task classes
 register_prompt(Prompt(
     name="classify_task", version="1",
     system="You classify questions by the reasoning they need. " + _JSON_ONLY,
@@ -472,7 +472,7 @@ register_prompt(Prompt(
     schema=TaskClass, temperature=0.0, max_tokens=128,
 ))
 
-# PIKE-RAG §5.9 decomposer prompt_x (Algorithm 3 SFT format)
+# PIKE-RAG paper decomposer prompt_x (Algorithm 3 SFT format)
 register_prompt(Prompt(
     name="decompose", version="1",
     system="",

@@ -95,5 +95,5 @@ def active_meters() -> tuple[UsageMeter, ...]:
 
 def cost_of(prompt_tokens: int, completion_tokens: int, price_in_per_1m: float,
             price_out_per_1m: float) -> float:
-    """SAGE §3.5: Cost = I_t * c_i + O_t * c_o."""
+    """SAGE paper: Cost = I_t * c_i + O_t * c_o."""
     return (prompt_tokens * price_in_per_1m + completion_tokens * price_out_per_1m) / 1e6

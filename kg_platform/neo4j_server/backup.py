@@ -31,7 +31,7 @@ def _admin(server: LocalNeo4j, *args: str) -> None:
                                hint="see `kgp neo4j logs`; the server was restarted if it ran")
 
 
-def _offline(server: LocalNeo4j, action) -> None:  # noqa: ANN001 - a zero-argument callable
+def _offline(server: LocalNeo4j, action) -> None:  # a zero-argument callable
     was_running = server.status().running
     if was_running:
         server.stop()

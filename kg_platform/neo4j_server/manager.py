@@ -279,7 +279,7 @@ class LocalNeo4j:
         ]
         self.console_log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.console_log, "ab") as log:
-            proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+            proc = subprocess.Popen(  # fixed argv, no shell
                 cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 start_new_session=True, cwd=self.home, umask=0o077,
             )

@@ -70,7 +70,7 @@ def html_to_document(html: str | bytes, *, raw: RawFile, mime: str = MIME,
     try:
         # strip=["a", "img"]: keep anchor text, drop link targets and images from the prose
         markdown = HtmlConverter().convert_string(body, strip=["a", "img"]).markdown or ""
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - whatever the converter raises, the file is unusable
         raise CorruptDocument(f"{raw.path}: the HTML could not be converted ({exc})",
                               hint="check that the file is HTML; save the page again") from None
     if not markdown.strip():

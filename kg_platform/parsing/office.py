@@ -1,8 +1,8 @@
 """DOCX, PPTX and XLSX through markitdown, then the Markdown parser builds the tree.
 
 markitdown (MIT) converts Office Open XML files offline into Markdown that keeps headings, lists
-and tables, in well under a second per document; DESIGN.md §9 explains why we chose it over
-``unstructured`` (which downloads a spaCy model on first use). Doing Office formats as
+and tables, in well under a second per document; we chose it over
+``unstructured``, which downloads a spaCy model on first use and so fails offline. Doing Office formats as
 "convert to Markdown, then one Markdown parser" keeps one section-tree builder for all of them.
 PPTX slides keep their number as the block's ``page``; XLSX sheets become sections.
 """
@@ -74,7 +74,7 @@ def parse_office(raw: RawFile, ext: str) -> ParsedDocument:
     core_title = _check_package(raw, ext)
     try:
         result = markitdown().convert(str(raw.path))
-    except Exception as exc:  # markitdown wraps converter failures in its own types
+    except Exception as exc:  # noqa: BLE001 - markitdown wraps converter failures in its own types
         raise CorruptDocument(f"{raw.path}: could not convert the {ext} file ({exc})",
                               hint="open and re-save it in Office/LibreOffice, then retry"
                               ) from None

@@ -435,7 +435,7 @@ def parse_pdf(raw: RawFile) -> ParsedDocument:
     _check_container(raw)
     try:
         doc = fitz.open(raw.path)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - PyMuPDF raises several untyped errors on bad files
         raise CorruptDocument(f"{raw.path}: PyMuPDF cannot open the PDF ({exc})",
                               hint="the file is damaged; re-export or re-download it") from None
     warnings: list[str] = []

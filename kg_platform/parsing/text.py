@@ -40,7 +40,7 @@ codecs.register_error(ERRORS, _count_and_replace)
 
 # Single-byte encodings charset-normalizer often confuses (cp1257 vs cp1252 for French, say);
 # when one of these is about as plausible as the winner, the Western one is chosen (the platform
-# is English-first, DESIGN.md §10.12).
+# is English-first: its sentence splitter, prompts and benchmarks are English).
 _PREFERRED = ("cp1252", "latin_1", "iso8859_15")
 _CHAOS_WINDOW = 0.05
 

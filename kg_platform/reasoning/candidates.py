@@ -1,4 +1,4 @@
-"""Atomic-question candidates for knowledge-aware decomposition (PIKE-RAG §5.6-5.7).
+"""Atomic-question candidates for knowledge-aware decomposition (PIKE-RAG paper).
 
 Line 4 of Algorithm 1 looks up, for every proposed sub-question at once, the top-K atomic
 questions of the knowledge base with cosine >= delta, and keeps those whose chunk is not yet in

@@ -1,4 +1,4 @@
-"""PIKE-RAG Algorithm 1: task solving with knowledge-aware decomposition (spec §5.7).
+"""PIKE-RAG Algorithm 1: task solving with knowledge-aware decomposition (PIKE-RAG paper).
 
 ::
 

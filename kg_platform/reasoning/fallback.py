@@ -57,7 +57,7 @@ def evidence_answer(question: str, context: list[Evidence], embedder: "Embedder"
     citations: list[Citation] = []
     numbers: dict[int, int] = {}
     lines: list[str] = []
-    for cos, i, sentence in picked:
+    for _cos, i, sentence in picked:
         ev = context[i]
         if i not in numbers:
             numbers[i] = len(citations) + 1

@@ -1,4 +1,4 @@
-"""SAGE's LLM self-feedback loop (spec §3.4), over any ranked context.
+"""SAGE's LLM self-feedback loop (SAGE paper), over any ranked context.
 
 ::
 

@@ -1,4 +1,4 @@
-"""``ask``: question in, cited answer out (the read path's last mile, DESIGN §5).
+"""``ask``: question in, cited answer out (the read path's last mile, docs/architecture.md).
 
 Modes:
 
@@ -6,9 +6,10 @@ Modes:
   answer from the cut with numbered citations; ``feedback`` adds SAGE's self-feedback loop.
 * ``decompose``: PIKE-RAG Algorithm 1 (knowledge-aware decomposition over atomic questions),
   then the answer from the chosen chunks; the run is stored as a ``(:Trajectory)``.
-* ``auto``: the LLM classifies the question (PIKE-RAG §5.1): factual -> ``factual``;
+* ``auto``: the LLM classifies the question (PIKE-RAG paper): factual -> ``factual``;
   linkable-reasoning -> ``decompose``; predictive and creative are answered by the L2
-  (``decompose``) pipeline with a note that they are not specialised yet (DESIGN §10.10).
+  (``decompose``) pipeline with a note that they are not specialised yet: no
+  evaluation data exists for them, so a separate pipeline could not be shown to be better.
 
 Without an LLM every mode returns the best evidence sentences, marked "no LLM configured", and
 lists the skipped steps (:mod:`kg_platform.reasoning.fallback`).

@@ -1,4 +1,4 @@
-"""Strategy ``atomic``: PIKE-RAG's hierarchical retrieval over atomic questions (spec §5.6).
+"""Strategy ``atomic``: PIKE-RAG's hierarchical retrieval over atomic questions (PIKE-RAG paper).
 
 Two paths, unioned ("H-R"): (a) query -> chunks directly (vector index of the distilled level)
 and (b) query -> nearest atomic questions -> the chunks they were asked of. A chunk's score is the
@@ -11,6 +11,7 @@ no atomic questions (it would silently be the plain ``vector`` baseline).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
@@ -81,7 +82,7 @@ def _atomic_only(ctx: RetrievalContext) -> AtomicRetriever:
 
 @dataclass
 class TaggedRetriever:
-    """Auto-tagging's query path (spec §5.4 step 4): the LLM tags the query, the tags map onto
+    """Auto-tagging's query path (PIKE-RAG paper): the LLM tags the query, the tags map onto
     corpus tags (exact, stored mappings, else the LLM's mapping), and the chunks carrying them
     rank by the summed confidence of their tags. One or two LLM calls per new query (cached)."""
 
@@ -89,7 +90,7 @@ class TaggedRetriever:
     name: str = "tags"
     _tagger: object = field(default=None, repr=False)
 
-    def _get_tagger(self):  # noqa: ANN202 - QueryTagger, imported lazily
+    def _get_tagger(self) -> Any:  # QueryTagger, imported lazily
         if self._tagger is None:
             from kg_platform.distilling.tagging import QueryTagger
             from kg_platform.llm import get_llm

@@ -1,4 +1,4 @@
-"""MoG: Mix-of-Granularity retrieval (spec §1.4), one named Cypher query for all corpora.
+"""MoG: Mix-of-Granularity retrieval (MoG paper), one named Cypher query for all corpora.
 
 For each corpus K_i (``ctx.corpus`` or every corpus in the graph), the query takes the top-k_r
 chunks of every granularity level from the per-level fulltext (BM25) or vector index, maps them

@@ -1,9 +1,10 @@
-"""MoGG: MoG over the sentence-piece graph (spec §2.3), hop radius as granularity.
+"""MoGG: MoG over the sentence-piece graph (MoGG, in the MoG paper), hop radius as granularity.
 
 Level g of a centre piece is the piece plus every piece within ``g - 1`` hops over ``SIMILAR``
 (undirected), each piece once, filled nearest hops first (then higher edge weight) up to the
 token cap, emitted in document order. Groups are expanded at query time around seed pieces (no
-materialised groups, DESIGN §10.4). Seeds come from the piece fulltext index (BM25), the piece
+materialised groups: they would multiply the stored text by the hop radius and go stale on
+every ingest). Seeds come from the piece fulltext index (BM25), the piece
 vector index, or both (``settings.mog.mogg_seed_index``; a seed's score is the sum of its
 normalised scores); a group's score is the sum of the seed scores of its members (query-time
 stand-in for scoring the group's text). The two-step selection is MoG's: top-k_r groups per level

@@ -1,4 +1,4 @@
-"""Multi-layer score propagation (PIKE-RAG §5.5 of the spec), one Cypher query.
+"""Multi-layer score propagation (PIKE-RAG paper), one Cypher query.
 
 The query is compared with nodes of every layer through their vector indexes (level-1 chunks,
 pieces, distilled atomic questions and entities, sections and sources) and, as a lexical layer
@@ -7,9 +7,9 @@ BM25 score). Each layer's best score is propagated onto the level-1 chunks it le
 ``ANSWERED_BY``/``MENTIONED_IN`` then ``PART_OF`` down, ``HAS_SECTION``/``HAS_CHUNK`` down) and
 aggregated per chunk:
 
-* ``wsum`` (default, the spec's form): ``S(c) = sum_layer lam_layer * max_{v in layer -> c} s``
+* ``wsum`` (default, the PIKE-RAG paper's form): ``S(c) = sum_layer lam_layer * max_{v in layer -> c} s``
 * ``wmax``: ``S(c) = max_layer lam_layer * max_{v in layer -> c} s``
-* ``rrf`` (the spec's alternative): ``S(c) = sum_layer lam_layer / (60 + rank_layer(c))``
+* ``rrf`` (the PIKE-RAG paper's alternative): ``S(c) = sum_layer lam_layer / (60 + rank_layer(c))``
 
 Layers with no node reaching a chunk contribute nothing. Weights are settings
 (``KGP_PROPAGATION__LAM_C`` ...); :func:`fit_weights` grid-searches them on dev questions
@@ -21,6 +21,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 from kg_platform.retrieval.lucene import fulltext_query
@@ -66,7 +67,7 @@ class PropagateStrategy:
         return [self._item(r, query) for r in rows]
 
     @staticmethod
-    def _item(r, query: str = QUERY) -> RetrievedItem:
+    def _item(r: Any, query: str = QUERY) -> RetrievedItem:
         per = sorted(r["per"], key=lambda x: x["layer"])
         # cos_T is the lexical layer's normalised BM25, kept under the same key for one shape.
         breakdown = {f"cos_{x['layer']}": float(x["s"]) for x in per}

@@ -1,4 +1,4 @@
-"""The MoG / MoGG router (spec §1.6): an MLP on the query embedding -> weights over levels.
+"""The MoG / MoGG router (MoG paper): an MLP on the query embedding -> weights over levels.
 
 Training follows the paper: for every training question, the single best snippet of each level
 is compared with the question's label text (gold supporting sentences, else question + answer);
@@ -52,14 +52,14 @@ def soft_labels(sims: Sequence[float], best: float = 0.8, second: float = 0.2) -
 
 
 def bce_sum(w: np.ndarray, sl: np.ndarray, eps: float = 1e-7) -> float:
-    """l_bce = sum_i -[sl_i log w_i + (1 - sl_i) log(1 - w_i)] (spec §1.6), numpy reference."""
+    """l_bce = sum_i -[sl_i log w_i + (1 - sl_i) log(1 - w_i)] (MoG paper), numpy reference."""
     w = np.clip(np.asarray(w, dtype=np.float64), eps, 1 - eps)
     sl = np.asarray(sl, dtype=np.float64)
     return float(-(sl * np.log(w) + (1 - sl) * np.log(1 - w)).sum())
 
 
 def hitrate(label: str, snippet: str) -> float:
-    """Fraction of the label's word tokens that occur in the snippet (spec §1.6 [choice])."""
+    """Fraction of the label's word tokens that occur in the snippet (our choice; the MoG paper leaves it open)."""
     import re
 
     toks = re.findall(r"\w+", label.lower())
@@ -88,7 +88,7 @@ def label_text(row: dict) -> str:
 
 # --------------------------------------------------------------------------- the model
 def build_mlp(dim: int, n_levels: int, hidden: int, dropout: float) -> "torch.nn.Module":
-    """``Linear(d,h)-ReLU-Dropout-Linear(h,n)-Sigmoid`` (spec §1.6 [choice])."""
+    """``Linear(d,h)-ReLU-Dropout-Linear(h,n)-Sigmoid`` (our choice; the MoG paper leaves it open)."""
     from torch import nn
 
     return nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Dropout(dropout),
@@ -264,7 +264,7 @@ def read_dataset(path: Path) -> list[dict[str, Any]]:
 
 
 def best_snippets(ctx: "RetrievalContext", query: str, kind: str, n_levels: int) -> list[str]:
-    """S_best[g]: the single best snippet of each level g for ``query`` (BM25, spec §1.6)."""
+    """S_best[g]: the single best snippet of each level g for ``query`` (BM25, MoG paper)."""
     from kg_platform.retrieval.mog import CorpusPlan, MoGStrategy, one_hot
 
     corpus = ctx.corpus
@@ -285,7 +285,7 @@ def best_snippets(ctx: "RetrievalContext", query: str, kind: str, n_levels: int)
 
 
 def train_router(ctx: "RetrievalContext", dataset: Path, kind: str = "mog",
-                 limit: int | None = None, echo=print) -> dict[str, Any]:  # noqa: ANN001
+                 limit: int | None = None, echo=print) -> dict[str, Any]:
     """Build soft labels for the dataset's questions, train, save and register the router."""
     import torch
 

@@ -1,4 +1,4 @@
-"""SAGE selection (spec §3.3): rerank the candidates, then cut where the scores fall steeply.
+"""SAGE selection (SAGE paper): rerank the candidates, then cut where the scores fall steeply.
 
 A post-processor usable on any strategy (``--select sage``): the strategy returns its top-N
 candidates, :func:`apply_selection` reranks them against the question (a cross-encoder when
@@ -17,7 +17,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,14 +58,14 @@ _CE_CACHE: dict[str, object] = {}
 _CE_LOCK = threading.Lock()
 
 
-def _cross_encoder(path: str):  # noqa: ANN202 - sentence_transformers.CrossEncoder
+def _cross_encoder(path: str) -> Any:  # sentence_transformers.CrossEncoder
     with _CE_LOCK:
         if path not in _CE_CACHE:
             try:
                 from sentence_transformers import CrossEncoder
 
                 _CE_CACHE[path] = CrossEncoder(path, device="cpu")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 raise ConfigError(
                     f"could not load the SAGE cross-encoder from {path}: {exc}",
                     hint="set KGP_SAGE__CROSS_ENCODER to a local cross-encoder directory, or "
@@ -81,7 +81,7 @@ def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tupl
     path = ctx.settings.sage.cross_encoder
     if path:
         raw = np.asarray(_cross_encoder(path).predict([(query, t) for t in texts]), dtype=np.float64)
-        # Logits may be negative; the ratio test needs positive scores (spec §3.3): sigmoid.
+        # Logits may be negative; the ratio test needs positive scores (SAGE paper): sigmoid.
         return 1.0 / (1.0 + np.exp(-raw)), "cross-encoder"
     vecs = _embed_cached(ctx, [query, *texts])
     cos = vecs[1:] @ vecs[0]

@@ -99,7 +99,9 @@ class KnowledgePlatform:
         """``corpus``, or the configured default, checked (names become Cypher parameters)."""
         from kg_platform.corpus_name import check_corpus
 
-        return check_corpus(self.settings.corpus if corpus is None else corpus)
+        name = check_corpus(self.settings.corpus if corpus is None else corpus)
+        assert name is not None          # not optional: check_corpus raised on None
+        return name
 
     def retrieval_context(self, corpus: str | None = None,
                           scope: Sequence[str] | None = None) -> "RetrievalContext":

@@ -37,7 +37,7 @@ class FixedChunker:
 
 
 class SageChunker:
-    """Adapter over the SAGE engineer's ``load_segmenter(settings).split(list[str])``.
+    """Adapter over the SAGE segmenter's ``load_segmenter(settings).split(list[str])``.
 
     The model returns groups of sentence strings; they must cover the input in order, which is
     checked so a model bug cannot silently drop or reorder text.

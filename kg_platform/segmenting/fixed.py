@@ -1,4 +1,4 @@
-"""Sentence-complete fixed-size chunking: the level-1 chunks of MoG (spec §1.3 step 2).
+"""Sentence-complete fixed-size chunking: the level-1 chunks of MoG (MoG paper).
 
 Sentences are packed greedily, in order, into chunks of at most ``budget`` tokens and never cut,
 so every chunk boundary is a sentence boundary. A sentence longer than the budget becomes a chunk

@@ -1,4 +1,4 @@
-"""SAGE semantic segmentation (spec methods.md §3.2): cut text into semantically complete chunks.
+"""SAGE semantic segmentation (the SAGE paper): cut text into semantically complete chunks.
 
 A small model decides, for every pair of adjacent sentences, whether they belong in one chunk.
 Both sentences go through the platform's sentence embedder (frozen: the MLP head is the only

@@ -146,7 +146,7 @@ def test_kgp_eval_end_to_end_json_table_per_question_and_plot(eval_graph, cli_en
     assert report["questions"] == N_QUESTIONS and report["k"] == 5
     assert report["budget_tokens"] is None
     assert list(report["strategies"]) == ALL
-    for name, block in report["strategies"].items():
+    for _name, block in report["strategies"].items():
         assert block["n"] == N_QUESTIONS and block["errors"] == 0
         for key in ("paragraph_recall", "sentence_recall", "all_supporting_found", "mrr"):
             assert 0.0 <= block[key] <= 1.0

@@ -11,15 +11,15 @@ import pytest
 
 pytest.importorskip("langchain_core")
 
-from langchain_core.language_models.fake_chat_models import FakeListChatModel  # noqa: E402
-from langchain_core.output_parsers import StrOutputParser  # noqa: E402
-from langchain_core.prompts import ChatPromptTemplate  # noqa: E402
-from langchain_core.runnables import RunnableLambda, RunnablePassthrough  # noqa: E402
+from langchain_core.language_models.fake_chat_models import FakeListChatModel
+from langchain_core.output_parsers import StrOutputParser
+from langchain_core.prompts import ChatPromptTemplate
+from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
-from kg_platform.errors import RetrievalError  # noqa: E402
-from kg_platform.integrations.langchain import KGPlatformRetriever  # noqa: E402
-from kg_platform.retrieval.base import list_strategies  # noqa: E402
-from kg_platform.sdk import KnowledgePlatform  # noqa: E402
+from kg_platform.errors import RetrievalError
+from kg_platform.integrations.langchain import KGPlatformRetriever
+from kg_platform.retrieval.base import list_strategies
+from kg_platform.sdk import KnowledgePlatform
 
 pytestmark = pytest.mark.integration
 

@@ -31,7 +31,7 @@ def local_server(tmp_path_factory):
         assert not server.status().running
 
 
-def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server,  # noqa: F811
+def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server,
                                                      tmp_path):
     from kg_platform.config import DecompositionSettings, Settings
     from kg_platform.llm import get_llm

@@ -3,7 +3,6 @@ kernel through NEO4J_URI / NEO4J_PASSWORD), within a time limit, so they never r
 
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 

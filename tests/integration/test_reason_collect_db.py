@@ -13,7 +13,7 @@ from test_reason_ask import CORPUS, QUESTION, Script, j, kb  # noqa: F401
 pytestmark = pytest.mark.integration
 
 
-def test_collect_cli_stores_runs_and_writes_sft_examples(kb, settings, fake_llm,  # noqa: F811
+def test_collect_cli_stores_runs_and_writes_sft_examples(kb, settings, fake_llm,
                                                          tmp_path, monkeypatch):
     from typer.testing import CliRunner
 

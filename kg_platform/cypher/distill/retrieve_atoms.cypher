@@ -1,4 +1,4 @@
-// `atomic` strategy, path (b) of PIKE-RAG §5.6: query -> nearest atomic questions -> their chunks.
+// `atomic` strategy, path (b) of PIKE-RAG paper: query -> nearest atomic questions -> their chunks.
 // A chunk scores the best cosine among its atomic questions (Neo4j's score is (1 + cos) / 2).
 // Over-fetches $fetch questions because 5.26 vector indexes cannot pre-filter by corpus.
 CALL db.index.vector.queryNodes('atomic_question_embedding', $fetch, $qv) YIELD node AS a, score

@@ -1,4 +1,4 @@
-// Knowledge atomizing (PIKE-RAG §5.6): (:AtomicQuestion)-[:ANSWERED_BY]->(:Chunk).
+// Knowledge atomizing (PIKE-RAG paper): (:AtomicQuestion)-[:ANSWERED_BY]->(:Chunk).
 // $rows: {id, chunk_id, text, embedding}; corpus and source_id are copied from the chunk.
 UNWIND $rows AS row
 MATCH (c:Chunk {id: row.chunk_id})

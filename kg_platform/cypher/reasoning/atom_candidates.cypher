@@ -1,4 +1,4 @@
-// PIKE-RAG Algorithm 1, line 4: atomic-question candidates for all proposals at once (spec §6.5).
+// PIKE-RAG Algorithm 1, line 4: atomic-question candidates for all proposals at once.
 // Per proposal: the top $k atomic questions of the corpus, kept when cos >= $delta, whose chunk
 // is not already in the context ($chosen). Neo4j returns (1 + cos) / 2, so cos = 2*score - 1.
 // $proposals = [{i: int, text: str, vec: [float]}]; $k_fetch >= $k leaves room for the corpus filter.

@@ -1,4 +1,4 @@
-// MoG two-step selection (spec §1.4) over every corpus of $plan, BM25 through the per-level
+// MoG two-step selection (MoG paper) over every corpus of $plan, BM25 through the per-level
 // fulltext indexes chunk_text_l<g>. Params: $q (escaped Lucene text), $plan = [{corpus,
 // w: [w_1..w_n] router weights, g_r: router level}], $k_r, $fetch (over-fetch before the corpus
 // filter: indexes span all corpora), $normalise ('minmax'|'max'), $k, $sources (document scope:

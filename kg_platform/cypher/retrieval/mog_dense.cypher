@@ -1,4 +1,4 @@
-// MoG two-step selection (spec §1.4), dense variant: the per-level vector indexes
+// MoG two-step selection (MoG paper), dense variant: the per-level vector indexes
 // chunk_embedding_l<g> score chunks by cosine (Neo4j returns (1 + cos) / 2; converted).
 // Params as retrieval/mog_bm25 with $qv (query embedding) instead of $q. With a document scope
 // ($sources not null) the index is skipped: the scope's chunks of each level are scored exactly

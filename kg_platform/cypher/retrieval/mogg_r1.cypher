@@ -1,4 +1,4 @@
-// MoGG (spec §2.3) with hop radius bound 1 (Cypher path bounds cannot be parameters, so there
+// MoGG (MoG paper) with hop radius bound 1 (Cypher path bounds cannot be parameters, so there
 // is one file per radius: mogg_r0..mogg_r3, all rendered from retrieval/mogg.cypher.template by
 // `python -m kg_platform.retrieval.mogg`). Levels 1..2 = radius 0..1 around a centre piece.
 // Params: $q (escaped Lucene text, '' = no lexical seeds), $qv (query vector, null = no dense

@@ -1,4 +1,4 @@
-// Multi-layer score propagation (spec §5.5): the query's cosine to nodes of every layer (vector
+// Multi-layer score propagation (PIKE-RAG paper): the query's cosine to nodes of every layer (vector
 // indexes; Neo4j returns (1 + cos) / 2, converted), propagated onto level-1 chunks along the
 // graph, aggregated per chunk with layer weights. Layers: C = level-1 chunks, P = pieces (IN),
 // D = distilled (AtomicQuestion ANSWERED_BY, Entity MENTIONED_IN; mapped down PART_OF),

@@ -1,4 +1,4 @@
-// Uniqueness constraints on every id (DESIGN.md §3). Each creates a backing range index.
+// Uniqueness constraints on every id (ids are content hashes, so re-ingesting is a MERGE). Each creates a backing range index.
 CREATE CONSTRAINT corpus_name IF NOT EXISTS FOR (n:Corpus) REQUIRE n.name IS UNIQUE;
 CREATE CONSTRAINT source_id IF NOT EXISTS FOR (n:Source) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT section_id IF NOT EXISTS FOR (n:Section) REQUIRE n.id IS UNIQUE;

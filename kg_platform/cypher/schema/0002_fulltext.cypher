@@ -1,5 +1,5 @@
 // Fulltext (Lucene BM25) indexes. MoG needs the top-k_r chunks of each granularity level,
-// so every level has its own label L1..L6 and its own index (spec §6.3).
+// so every level has its own label L1..L6 and its own index.
 CREATE FULLTEXT INDEX chunk_text_l1 IF NOT EXISTS FOR (n:L1) ON EACH [n.text];
 CREATE FULLTEXT INDEX chunk_text_l2 IF NOT EXISTS FOR (n:L2) ON EACH [n.text];
 CREATE FULLTEXT INDEX chunk_text_l3 IF NOT EXISTS FOR (n:L3) ON EACH [n.text];

@@ -44,7 +44,7 @@ _EDGE_READS = {  # name: (query, type, start label, end label)
 class _CachedEmbedder:
     """The real embedder with answers for the bench queries precomputed (not timed)."""
 
-    def __init__(self, inner, texts: list[str]) -> None:  # noqa: ANN001
+    def __init__(self, inner, texts: list[str]) -> None:
         self.inner = inner
         self.model_name, self.dimension, self.max_tokens = inner.model_name, inner.dimension, inner.max_tokens
         self.cache = dict(zip(texts, inner.embed(texts)))
@@ -68,7 +68,7 @@ def _read_corpus(settings: Settings, corpus: str) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges}
 
 
-def _copy(graph, data: dict[str, Any], copies: range, corpus: str) -> None:  # noqa: ANN001
+def _copy(graph, data: dict[str, Any], copies: range, corpus: str) -> None:
     """Write ``copies`` replicas of the corpus (ids suffixed ``~<copy>``) in large batches."""
     id_keys = ("id", "source_id", "section_id", "chunk_id")
     for label, rows in data["nodes"].items():

@@ -49,7 +49,8 @@ def bench_ingest_growth(
     try:
         targets = [int(x) for x in sizes.split(",") if x.strip()]
     except ValueError:
-        raise typer.BadParameter("--sizes takes comma-separated piece counts, e.g. 1000,10000")
+        raise typer.BadParameter(
+            "--sizes takes comma-separated piece counts, e.g. 1000,10000") from None
     result = run_growth_bench(get_settings(), sizes=targets, add=add, qa_file=qa_file)
     if as_json:
         typer.echo(json.dumps(result, indent=2))

@@ -22,7 +22,7 @@ def register(app: typer.Typer) -> None:
     bench_app.command("retrieve")(bench_retrieve)
 
 
-def _platform():  # noqa: ANN202 - the SDK type is imported lazily to keep `--help` light
+def _platform():  # the SDK type is imported lazily to keep `--help` light
     from kg_platform.sdk.platform import KnowledgePlatform
 
     return KnowledgePlatform(get_settings())
@@ -87,7 +87,7 @@ def fit_propagation(
     kp = _platform()
     ctx = kp.retrieval_context(corpus)
 
-    def recall(i: int, items) -> float:  # noqa: ANN001
+    def recall(i: int, items) -> float:
         return ranking_score(items, examples[i].gold, k=k, budget=budget_tokens).paragraph_recall
 
     fetch = items_to_fetch(k, budget_tokens)   # as many items as `kgp eval` asks for

@@ -1,5 +1,5 @@
 """PIKE-RAG Algorithm 2 (decomposer training data by UCB context sampling) and the Algorithm 3 SFT
-export (spec §5.8-5.9).
+export (PIKE-RAG paper).
 
 Algorithm 2, per question::
 
@@ -13,7 +13,7 @@ Algorithm 2, per question::
         C_t = C_{t-1} + chunk(q_t); S(chunk) = 0; V(chunk) += 1
     answer = LLM_answer(q, C_t); score = F1(answer, gold)
 
-[choice] notes from the spec: alpha = ``decomposition.ucb_alpha`` (1.0); V(c_s) is incremented
+Choices where the paper is silent: alpha = ``decomposition.ucb_alpha`` (1.0); V(c_s) is incremented
 after sampling too, so one near miss cannot win every round; K' = 2K = 8; delta' = delta - 0.15.
 A question is re-run (S and V kept, so exploration moves on) until a run's answer is correct
 (F1 >= ``correct_f1``) or ``collect_attempts`` runs are spent. Every run is stored as a
@@ -22,7 +22,7 @@ A question is re-run (S and V kept, so exploration moves on) until a run's answe
 Algorithm 3: a correct trajectory (q, [(q_1, a_1) .. (q_t, a_t)], a) yields t + 1 SFT examples:
 x_i = prompt_x(q, pairs before i) -> ``<decompose>True</decompose><sub-question>q_i</sub-question>``
 and x_{t+1} = prompt_x(q, all pairs) -> ``<decompose>False</decompose>``; a_i is the LLM's answer
-to q_i from its chunk ([choice]: Algorithm 1 does not produce it). prompt_x is the registry's
+to q_i from its chunk (our choice: Algorithm 1 does not produce it). prompt_x is the registry's
 ``decompose`` prompt, so training and inference share one template.
 """
 
@@ -70,7 +70,7 @@ class UCBState:
             return self.S[c] + self.alpha * math.sqrt(bonus / self.V[c])
 
         best = max(pool, key=lambda c: (ucb(c), c))
-        self.V[best] += 1               # [choice] count the sample, not only the choice
+        self.V[best] += 1               # our choice: count the sample, not only the choice
         return best
 
     def credit(self, chunk_id: str, cos: float) -> None:
@@ -170,7 +170,7 @@ def decompose_prompt(question: str, pairs: list[tuple[str, str]]) -> list[dict[s
 
 
 def sft_examples(question: str, pairs: list[tuple[str, str]], **meta: Any) -> list[dict[str, Any]]:
-    """The t + 1 supervised examples of one correct trajectory (spec §5.9 output formats)."""
+    """The t + 1 supervised examples of one correct trajectory (PIKE-RAG paper)."""
     out = []
     for i in range(len(pairs) + 1):
         messages = decompose_prompt(question, pairs[:i])

@@ -1,4 +1,4 @@
-"""Answer scores against gold answers (PIKE-RAG §5.11: EM and token F1, max over aliases,
+"""Answer scores against gold answers (PIKE-RAG paper: EM and token F1, max over aliases,
 SQuAD-style normalisation: lower case, no punctuation, no articles, single spaces)."""
 
 from __future__ import annotations

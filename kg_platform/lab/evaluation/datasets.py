@@ -16,7 +16,8 @@ Resolution rules (why: titles are not unique in MuSiQue):
   the text is split into sentences with :func:`split_sentences` (the ingestion's own splitter,
   :mod:`kg_platform.segmenting.sentences`, so units are the sentences pieces are made of; a
   fragment shorter than 25 characters joins its successor) and the fact counts as covered when
-  any one of them is returned (DESIGN §9 "Scoring MuSiQue"). Unknown datasets are treated as
+  any one of them is returned (MuSiQue gives whole paragraphs as support, so no single
+  sentence of them is the fact). Unknown datasets are treated as
   paragraph-level when every paragraph of the row holds exactly one "sentence".
 """
 

@@ -13,7 +13,7 @@ the text; licences in ``bench/README.md`` and ``documents/SOURCES.json``):
 
 The split is by QA question (seeded hash), so a held-out benchmark document is the candidate
 paragraphs of one question — related topics, the hard case for a segmenter — and no paragraph or
-article of it is seen in training. Labels (spec Algorithm 1): 1 for two consecutive sentences
+article of it is seen in training. Labels (SAGE paper, Algorithm 1): 1 for two consecutive sentences
 inside one paragraph; 0 for the boundary pair (last sentence of paragraph i, first of i + 1 in the
 same article) and for cross-article pairs, balanced 1:1 with the positives. Everything is
 deterministic for a given seed.

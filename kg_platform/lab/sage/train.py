@@ -1,4 +1,4 @@
-"""Training the SAGE segmenter head on CPU (spec methods.md §3.2).
+"""Training the SAGE segmenter head on CPU (the SAGE paper).
 
 The sentence embedder stays frozen: every distinct sentence is embedded once (cached as .npy under
 the user cache dir), so an epoch over ~15k pairs is a fraction of a second and the shipped artifact
