@@ -154,7 +154,7 @@ class QueryTagger:
 
     def map_tags(self, names: list[str]) -> list[MappedTag]:
         """Corpus tags for query tags: stored mappings, exact keys, else the LLM's mapping."""
-        from kg_platform.retrieval.lucene import fulltext_query
+        from kg_platform.graph.lucene import fulltext_query
 
         keys = {normalise_name(n): n for n in names if normalise_name(n)}
         if not keys:

@@ -52,7 +52,7 @@ class LLMResult:
 
 
 def _count_message_tokens(messages: Sequence[dict[str, Any]]) -> int:
-    from kg_platform.segmenting.tokens import count_tokens
+    from kg_platform.tokens import count_tokens
 
     # 4 tokens of chat framing per message plus 3 for the reply primer (OpenAI's cookbook rule).
     return sum(4 + count_tokens(str(m.get("content") or "")) for m in messages) + 3
@@ -127,7 +127,7 @@ class LLMClient:
         pt = int(getattr(usage, "prompt_tokens", 0) or 0) if usage else 0
         ct = int(getattr(usage, "completion_tokens", 0) or 0) if usage else 0
         if not usage or (pt == 0 and ct == 0):
-            from kg_platform.segmenting.tokens import count_tokens
+            from kg_platform.tokens import count_tokens
 
             pt, ct = _count_message_tokens(messages), count_tokens(text)
         cost = self._record(pt, ct, cached=False, prompt_name=prompt_name)

@@ -30,7 +30,7 @@ PASSAGE_TOKENS = 400
 
 
 def passage(ev: Evidence, max_tokens: int = PASSAGE_TOKENS) -> str:
-    from kg_platform.segmenting.tokens import truncate_tokens
+    from kg_platform.tokens import truncate_tokens
 
     title = ev.source_title or ""
     if ev.section and ev.section != title:
@@ -99,7 +99,7 @@ class LLMSteps:
 
     def backup_select(self, question: str, context: list[Evidence],
                       paragraphs: list[str]) -> Selection:
-        from kg_platform.segmenting.tokens import truncate_tokens
+        from kg_platform.tokens import truncate_tokens
 
         shown = [truncate_tokens(p, self.max_passage_tokens // 2) for p in paragraphs]
         try:

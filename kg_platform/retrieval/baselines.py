@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
-from kg_platform.retrieval.lucene import fulltext_query
+from kg_platform.graph.lucene import fulltext_query
 
 BASELINE_LEVEL = 2
 MAX_FETCH = 20_000

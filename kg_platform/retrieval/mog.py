@@ -23,7 +23,7 @@ import numpy as np
 
 from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
-from kg_platform.retrieval.lucene import fulltext_query
+from kg_platform.graph.lucene import fulltext_query
 
 log = logging.getLogger(__name__)
 

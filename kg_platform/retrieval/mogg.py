@@ -31,7 +31,7 @@ import numpy as np
 
 from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
-from kg_platform.retrieval.lucene import fulltext_query
+from kg_platform.graph.lucene import fulltext_query
 from kg_platform.retrieval.mog import CorpusPlan, list_corpora, normalise_scores, plan_for
 
 log = logging.getLogger(__name__)

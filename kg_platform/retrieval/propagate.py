@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
-from kg_platform.retrieval.lucene import fulltext_query
+from kg_platform.graph.lucene import fulltext_query
 
 log = logging.getLogger(__name__)
 

@@ -86,7 +86,7 @@ def get_chunker(settings: "Settings") -> Chunker:
     if settings.segment.segmenter == "sage":
         return SageChunker(settings)
     if settings.segment.segmenter == "forward_summary":
-        from kg_platform.distilling.forward_summary import ForwardSummaryChunker
+        from kg_platform.segmenting.forward_summary import ForwardSummaryChunker
         from kg_platform.llm import get_llm
 
         return ForwardSummaryChunker(get_llm(settings), settings.segment.chunk_tokens)

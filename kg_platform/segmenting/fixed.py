@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg_platform.segmenting.tokens import count_tokens_batch, encoding
+from kg_platform.tokens import count_tokens_batch, encoding
 
 __all__ = ["Unit", "make_units", "pack_units", "split_long_units"]
 

@@ -317,7 +317,7 @@ class SageSegmenter:
         self.coarse_tokens = int(coarse_tokens)
         self.batch_size = batch_size
         if count_tokens is None:
-            from kg_platform.segmenting.tokens import count_tokens_batch
+            from kg_platform.tokens import count_tokens_batch
 
             count_tokens = count_tokens_batch
         self._count_tokens = count_tokens

@@ -8,7 +8,7 @@ import pytest
 
 from kg_platform.errors import KGPError
 from kg_platform.ingest import ingest_paths
-from kg_platform.retrieval.lucene import MAX_TERMS, fulltext_query
+from kg_platform.graph.lucene import MAX_TERMS, fulltext_query
 from tests.conftest import DOCUMENTS
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]

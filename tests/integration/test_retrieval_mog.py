@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
-from kg_platform.retrieval.lucene import fulltext_query
+from kg_platform.graph.lucene import fulltext_query
 from kg_platform.retrieval.mog import CorpusPlan, MoGStrategy, reference_select
 from kg_platform.retrieval import mogg as mogg_mod
 from kg_platform.retrieval.mogg import MoGGStrategy, PieceInfo

@@ -46,7 +46,7 @@ Responder = Callable[[dict[str, Any]], Reply]
 
 
 def _approx_tokens(text: str) -> int:
-    from kg_platform.segmenting.tokens import count_tokens
+    from kg_platform.tokens import count_tokens
 
     return count_tokens(text)
 

@@ -11,7 +11,7 @@ from kg_platform.config import Settings
 from kg_platform.distilling import parse_steps
 from kg_platform.distilling.common import normalise_name
 from kg_platform.distilling.entities import compatible, mentions_of
-from kg_platform.distilling.forward_summary import ForwardSummaryChunker
+from kg_platform.segmenting.forward_summary import ForwardSummaryChunker
 from kg_platform.distilling.tagging import tag_rows
 from kg_platform.errors import ConfigError, LLMNotConfigured
 from kg_platform.llm import get_llm

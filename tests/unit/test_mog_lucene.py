@@ -1,6 +1,6 @@
 """Question text must reach Lucene as plain terms, never as query syntax."""
 
-from kg_platform.retrieval.lucene import escape_lucene, fulltext_query
+from kg_platform.graph.lucene import escape_lucene, fulltext_query
 
 
 def test_special_characters_are_escaped():

@@ -2,7 +2,7 @@
 
 from kg_platform.segmenting.chunker import FixedChunker
 from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
-from kg_platform.segmenting.tokens import count_tokens
+from kg_platform.tokens import count_tokens
 
 
 def _units(*tokens: int) -> list[Unit]:

@@ -49,13 +49,13 @@ SCOPES = ("document", "corpus")
 
 @lru_cache(maxsize=200_000)
 def _tokens(text: str) -> int:
-    from kg_platform.segmenting.tokens import count_tokens
+    from kg_platform.tokens import count_tokens
 
     return count_tokens(text)
 
 
 def _truncate(text: str, n: int) -> str:
-    from kg_platform.segmenting.tokens import truncate_tokens
+    from kg_platform.tokens import truncate_tokens
 
     return truncate_tokens(text, n)
 

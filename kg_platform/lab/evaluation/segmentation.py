@@ -145,7 +145,7 @@ class FixedSegmenter:
     def __init__(self, tokens: int, count_tokens: Callable[[list[str]], list[int]] | None = None):
         self.tokens = tokens
         if count_tokens is None:
-            from kg_platform.segmenting.tokens import count_tokens_batch
+            from kg_platform.tokens import count_tokens_batch
 
             count_tokens = count_tokens_batch
         self._count = count_tokens
