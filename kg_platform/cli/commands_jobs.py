@@ -165,7 +165,10 @@ def schedule(directory: Path = DirOption,
              max_seconds: float = typer.Option(None, help="stop after this long (testing)")) -> None:
     """Run the scheduler: fire due jobs until SIGTERM/SIGINT (JSON event lines on stdout)."""
     from kg_platform.jobs.scheduler import JobScheduler
+    from kg_platform.sdk.platform import KnowledgePlatform
 
-    code = JobScheduler(get_settings(), _dir(directory), only=only,
-                        run_now=run_now).run(grace_s=grace, max_seconds=max_seconds)
+    settings = get_settings()
+    with KnowledgePlatform(settings) as kp:
+        code = JobScheduler(settings, _dir(directory), only=only, run_now=run_now,
+                            platform=kp).run(grace_s=grace, max_seconds=max_seconds)
     raise typer.Exit(code)

@@ -3,7 +3,6 @@
 - ``atomizer``: atomic questions per chunk;
 - ``entities``: entities, relations and entity resolution;
 - ``tagging``: tag classes, chunk tags, query-tag mapping;
-- ``forward_summary``: forward-summary chunking as an optional segmenter;
 - ``runner``: ``distill_corpus`` (all steps, resumable, metered) and
   ``remove_source_distillation`` (called by ingestion before a changed source is re-written).
 """

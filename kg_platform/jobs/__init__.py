@@ -4,7 +4,8 @@ Public surface::
 
     spec = find_spec("ingestion", "samples")          # JobSpec (validated TOML/YAML)
     result = run_job(spec, graph, settings)           # JobRunResult; raises JobLocked if busy
-    JobScheduler(settings, Path("ingestion")).run()   # until SIGTERM
+    JobScheduler(settings, Path("ingestion"), platform=KnowledgePlatform(settings)).run()
+    # until SIGTERM; jobs run through the platform (the SDK), which the scheduler is handed
 """
 
 from kg_platform.jobs.lock import JobLock, lock_states

@@ -21,18 +21,28 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kg_platform.config import Settings
 from kg_platform.errors import JobError, JobLocked
 from kg_platform.jobs.spec import load_specs
 
 if TYPE_CHECKING:
-    from kg_platform.sdk.platform import KnowledgePlatform
+    from kg_platform.jobs.runner import JobRunResult, Trigger
 
 log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], None]
+
+
+class JobRunner(Protocol):
+    """What the scheduler needs to run a job: :class:`kg_platform.KnowledgePlatform` is one.
+
+    The scheduler sits below the SDK, so it is handed the platform instead of building one.
+    """
+
+    def run_job(self, job: str, directory: Path | None = None, *,
+                trigger: "Trigger" = "manual") -> "JobRunResult": ...
 
 
 def json_emit(event: dict[str, Any]) -> None:
@@ -44,7 +54,7 @@ class JobScheduler:
     """Fires the jobs of ``directory`` on their cron schedules until :meth:`stop` is called."""
 
     def __init__(self, settings: Settings, directory: Path, *,
-                 platform: "KnowledgePlatform | None" = None, emit: Emit = json_emit, only: list[str] | None = None,
+                 platform: JobRunner | None = None, emit: Emit = json_emit, only: list[str] | None = None,
                  run_now: bool = False) -> None:
         self.settings = settings
         self.directory = directory
@@ -52,7 +62,6 @@ class JobScheduler:
         self.only = set(only or [])
         self.run_now = run_now
         self._platform = platform
-        self._own_platform = platform is None
         self._stopping = threading.Event()
         self._running: set[str] = set()
         self._lock = threading.Lock()
@@ -61,12 +70,12 @@ class JobScheduler:
 
     # ------------------------------------------------------------------ parts
     @property
-    def platform(self) -> "KnowledgePlatform":
+    def platform(self) -> JobRunner:
         """The front door every run goes through (one graph client and one embedder, shared)."""
         if self._platform is None:
-            from kg_platform.sdk.platform import KnowledgePlatform
-
-            self._platform = KnowledgePlatform(self.settings)
+            raise JobError("the scheduler has no platform to run jobs with",
+                           hint="JobScheduler(settings, directory, "
+                                "platform=KnowledgePlatform(settings))")
         return self._platform
 
     # -------------------------------------------------------------- one fire
@@ -81,7 +90,8 @@ class JobScheduler:
         self.emit({"event": "fired", "job": name})
         try:
             # Re-read the spec so edits apply without restarting the scheduler.
-            result = self.platform.run_job(name, self.directory, trigger=trigger)
+            result = self.platform.run_job(name, self.directory,
+                                           trigger=trigger)  # type: ignore[arg-type]
             if result.status != "completed":
                 self.failures += 1
             self.emit({"event": "finished", "job": name, "run_id": result.run_id,
@@ -152,8 +162,6 @@ class JobScheduler:
         while self._running and time.monotonic() < end:
             time.sleep(0.2)
         unfinished = sorted(self._running)
-        if self._own_platform and self._platform is not None and not unfinished:
-            self._platform.close()
         self.emit({"event": "stopped", "fired": self.fired, "failures": self.failures,
                    "unfinished": unfinished})
         if unfinished:

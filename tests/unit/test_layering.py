@@ -4,7 +4,8 @@ Both checks read the code as it is, so a new upward import or cycle fails here w
 - every product module imports in a fresh interpreter where ``kg_platform.lab`` cannot be
   imported at all (a meta-path blocker), and ``kgp --help`` still lists the product commands;
 - the import graph of ``kg_platform`` (module-level and function-level imports, not those under
-  ``TYPE_CHECKING``) has no cycle.
+  ``TYPE_CHECKING``) has no cycle, and every import points down the layers of
+  ``docs/architecture.md``.
 """
 
 from __future__ import annotations
@@ -131,9 +132,52 @@ def test_cycle_finder_finds_a_cycle() -> None:
     assert find_cycles({"a": {"b"}, "b": set()}) == []
 
 
+# The MoG strategy loads its router and router training runs the MoG strategy; the issue-12
+# branch reworks all three modules, so the split (training into the lab) follows its merge.
+# Strict equality: a new cycle fails, and so does this one's removal until the entry goes.
+PENDING_CYCLES = [["kg_platform.retrieval.mog", "kg_platform.retrieval.mogg",
+                   "kg_platform.retrieval.router"]]
+
+
 def test_no_import_cycle_in_kg_platform() -> None:
     cycles = find_cycles(import_graph())
-    assert cycles == [], "import cycles:\n" + "\n".join("  " + " <-> ".join(c) for c in cycles)
+    assert cycles == PENDING_CYCLES, "import cycles:\n" + "\n".join(
+        "  " + " <-> ".join(c) for c in cycles)
+
+
+# Lower layers first; a module may import its own layer and the ones before it (the data's path,
+# docs/architecture.md). ``browser`` holds the guide's static assets, installed by the server.
+LAYERS = [
+    {"<root>", "errors", "config", "corpus_name", "qa_file", "tokens", "_process", "_faults"},
+    {"browser"},
+    {"neo4j_server"},
+    {"graph", "embedding"},
+    {"llm", "parsing"},
+    {"segmenting", "granularity"},
+    {"distilling"},
+    {"ingest"},
+    {"retrieval"},
+    {"reasoning"},
+    {"jobs"},
+    {"sdk"},
+    {"cli", "integrations", "demo"},
+    {"lab"},
+]
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    top = parts[1] if len(parts) > 1 else "<root>"
+    for i, names in enumerate(LAYERS):
+        if top in names:
+            return i
+    raise AssertionError(f"{module}: package {top!r} is in no layer of LAYERS")
+
+
+def test_imports_point_down_the_layers() -> None:
+    upward = sorted(f"{m} -> {d}" for m, deps in import_graph().items() for d in deps
+                    if _layer(d) > _layer(m))
+    assert upward == [], "upward imports:\n" + "\n".join("  " + u for u in upward)
 
 
 def test_the_product_imports_nothing_from_the_lab() -> None:

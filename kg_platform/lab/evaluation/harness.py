@@ -152,7 +152,8 @@ class EvalResult:
         """The stable report (keys are only ever added, never renamed)."""
         from kg_platform.lab.evaluation.report import report_json
 
-        return report_json(self)
+        return report_json(self, {name: curve(run, self.examples, self.config)
+                                  for name, run in self.runs.items()})
 
 
 # ------------------------------------------------------------------------------ corpus

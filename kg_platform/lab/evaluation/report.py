@@ -38,15 +38,15 @@ REQUIRED_TOP_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
-def report_json(result: "EvalResult") -> dict[str, Any]:
-    from kg_platform.lab.evaluation.harness import curve
-
+def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]]) -> dict[str, Any]:
+    """The report of ``result``; ``curves`` (recall against context tokens per strategy) are
+    computed by the harness, which owns the cutting rules."""
     cfg = result.config
     strategies: dict[str, Any] = {}
     for name, run in result.runs.items():
         block = aggregate(run.scores, run.latencies_ms)
         block["errors"] = len(run.errors)
-        block["curve"] = curve(run, result.examples, cfg)
+        block["curve"] = curves[name]
         strategies[name] = block
     return {
         "dataset": str(cfg.dataset),

@@ -328,7 +328,7 @@ def segmentation_benchmark(settings, bench, *, model_dir=None, seed: int = 13,
     from kg_platform.embedding import get_embedder
     from kg_platform.segmenting.sage import load_segmenter
     from kg_platform.lab.sage.data import load_sage_data
-    from kg_platform.lab.sage.train import EmbeddingCache
+    from kg_platform.lab.sage.data import EmbeddingCache
 
     say = progress or (lambda msg: None)
     data = load_sage_data(Path(bench), seed=seed)

@@ -23,13 +23,23 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 import re
+import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
 
 from kg_platform.errors import EvaluationError
+
+if TYPE_CHECKING:
+    from kg_platform.embedding import Embedder
+
+log = logging.getLogger(__name__)
 
 __all__ = [
     "Paragraph",
@@ -322,3 +332,52 @@ def build_pairs(paragraphs: list[Paragraph], *, seed: int = 13, max_pairs: int |
     pairs = positives + boundary + cross
     rng.shuffle(pairs)
     return pairs
+
+
+class EmbeddingCache:
+    """Sentence vectors of one embedder, computed once and kept as a .npy + key list on disk."""
+
+    def __init__(self, embedder: "Embedder", directory: Path | None) -> None:
+        self.embedder = embedder
+        self.directory = directory
+        self._index: dict[str, int] = {}
+        self._vectors = np.zeros((0, embedder.dimension), dtype=np.float32)
+
+    def _paths(self, sentences: list[str]) -> tuple[Path, Path] | None:
+        if self.directory is None:
+            return None
+        digest = hashlib.sha256("\n".join(sentences).encode()).hexdigest()[:16]
+        name = "".join(c if c.isalnum() else "_" for c in self.embedder.model_name)
+        return (self.directory / f"sage-emb-{name}-{digest}.npy",
+                self.directory / f"sage-emb-{name}-{digest}.txt")
+
+    def add(self, sentences: list[str]) -> None:
+        """Embed the sentences not seen yet (or load them all from the disk cache)."""
+        todo = sorted(set(s for s in sentences if s not in self._index))
+        if not todo:
+            return
+        paths = self._paths(todo)
+        vectors = None
+        if paths and paths[0].exists():
+            vectors = np.load(paths[0])
+            if vectors.shape != (len(todo), self.embedder.dimension):
+                vectors = None
+        if vectors is None:
+            t0 = time.perf_counter()
+            vectors = self.embedder.embed(todo)
+            log.info("embedded %d sentences in %.1fs", len(todo), time.perf_counter() - t0)
+            if paths:
+                paths[0].parent.mkdir(parents=True, exist_ok=True)
+                np.save(paths[0], vectors)
+        base = len(self._vectors)
+        self._vectors = np.concatenate([self._vectors, vectors.astype(np.float32)])
+        for i, s in enumerate(todo):
+            self._index[s] = base + i
+
+    def get(self, sentences: list[str]) -> np.ndarray:
+        self.add(sentences)
+        return self._vectors[[self._index[s] for s in sentences]]
+
+    def embed(self, sentences: list[str]) -> np.ndarray:
+        """Same signature as ``Embedder.embed``, so segmenters can run on cached vectors."""
+        return self.get(list(sentences))
