@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 app = typer.Typer(help="Neo4j Browser: the URL, the kg-platform guide and its style sheet.",
                   invoke_without_command=True)

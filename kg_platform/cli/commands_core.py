@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 
 def register(app: typer.Typer) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 
 def register(app: typer.Typer) -> None:

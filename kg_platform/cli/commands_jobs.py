@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 app = typer.Typer(help="Declarative ingestion jobs: list, run, status, history, schedule.",
                   no_args_is_help=True)

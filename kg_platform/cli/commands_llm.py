@@ -7,7 +7,7 @@ import json
 import typer
 
 from kg_platform.cli.groups import group
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 LLM_HELP = "The configured LLM endpoint: check it, inspect its cache, run a local one."
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import typer
 
-from kg_platform.config import get_settings
-from kg_platform.neo4j_server import LocalNeo4j
+from kg_platform.cli.lazy import get_settings
+from kg_platform.cli.lazy import LocalNeo4j
 
 app = typer.Typer(help="Manage the local Neo4j 5.26 server (not used when NEO4J_URI is set).",
                   no_args_is_help=True)

@@ -11,7 +11,7 @@ import typer
 
 from kg_platform.cli.commands_llm import LLM_HELP
 from kg_platform.cli.groups import group
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 def register(app: typer.Typer) -> None:
     app.command("ask")(ask)

@@ -7,7 +7,7 @@ import json
 import typer
 
 from kg_platform.cli.groups import group
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 ROUTER_HELP = "Train and inspect MoG / MoGG routers."
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 from kg_platform.lab.cli.bench import bench_group
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 
 from kg_platform.cli.groups import group
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 DECOMPOSER_HELP = "PIKE-RAG decomposer training data (Algorithms 2 and 3)."
 

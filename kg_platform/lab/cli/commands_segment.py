@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from kg_platform.config import get_settings
+from kg_platform.cli.lazy import get_settings
 
 segmenter_app = typer.Typer(help="The SAGE semantic segmentation model.", no_args_is_help=True)
 
