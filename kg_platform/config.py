@@ -113,6 +113,10 @@ class IngestSettings(BaseModel):
         "mean", description="vectors of MoG levels >= 2: normalised mean of the children's "
         "vectors (no truncation, no model time) or the model on the text (truncated at 256 "
         "word pieces)")
+    level1_vectors: Literal["pieces", "model"] = Field(
+        "pieces", description="vectors of level-1 chunks: the token-weighted normalised mean of "
+        "their pieces' vectors (the model reads each text once) or the model on the chunk's "
+        "text (about twice the model time; recall difference in docs/results)")
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget")
     transaction_rows: int = Field(

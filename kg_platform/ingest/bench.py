@@ -43,7 +43,8 @@ def _baseline_texts(settings: Settings, qa_file: Path, limit: int,
             paragraphs.setdefault(para["doc_id"], _paragraph_input(corpus, q["dataset"], para))
     plans = [plan_source(inp, chunker, budget=seg.chunk_tokens, n_gra=seg.n_gra,
                          min_piece_tokens=seg.min_sentence_tokens) for inp in paragraphs.values()]
-    same = texts_to_embed(plans, settings.ingest.embed_higher_levels)
+    same = texts_to_embed(plans, settings.ingest.embed_higher_levels,
+                          settings.ingest.level1_vectors)
     plain = [" ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
              for inp in paragraphs.values()]
     return same, plain, len(paragraphs)

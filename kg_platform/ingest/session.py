@@ -83,7 +83,8 @@ class IngestSession:
         check_corpus(corpus)
         self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
         self._progress = progress
-        self.pipeline = pipeline_signature(settings, embedder.model_name)
+        self.pipeline = pipeline_signature(settings, embedder.model_name,
+                                           str(getattr(embedder, "quantize", None) or "none"))
         self.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         self.report = IngestReport(run_id=self.run_id, corpus=corpus)
         self.counts = {"sources": 0, "sections": 0, "chunks": 0, "pieces": 0}
@@ -166,7 +167,8 @@ class IngestSession:
         started = time.perf_counter()
         fault_point("embed")
         self.report.texts_embedded += embed_plans(plans, self.embedder,
-                                                  self.settings.ingest.embed_higher_levels)
+                                                  self.settings.ingest.embed_higher_levels,
+                                                  self.settings.ingest.level1_vectors)
         self.timings["embed"] += time.perf_counter() - started
         started = time.perf_counter()
         fault_point("write")
