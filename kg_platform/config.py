@@ -119,6 +119,10 @@ class IngestSettings(BaseModel):
         "text (about twice the model time; recall difference in docs/results)")
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget")
+    pipeline_batches: int = Field(
+        2, ge=0, description="batches in flight while the next one is parsed and planned (one "
+        "being embedded, one being written, in worker threads); 0 runs the stages one after "
+        "another")
     transaction_rows: int = Field(
         2000, description="small sources are grouped into one write transaction up to this "
         "many nodes; a source is never split across transactions")
