@@ -93,3 +93,28 @@ def test_a_failed_write_stops_later_batches_and_the_report_matches_the_graph(
     resumed = ingest_qa(graph_session, cfg, QA, corpus, limit=3, embedder=embedder)
     assert resumed.status == "completed"
     assert set(resumed.skipped) == stored and not (set(resumed.added) & stored)
+
+
+class _Int8Label:
+    """The test embedder under another quantisation label (same vectors: only the signature
+    path is under test, building the int8 model is not needed for that)."""
+
+    def __init__(self, inner) -> None:
+        self._inner = inner
+        self.model_name, self.dimension, self.quantize = inner.model_name, inner.dimension, "int8"
+
+    def embed(self, texts):
+        return self._inner.embed(texts)
+
+
+@needs_data
+def test_switching_quantisation_re_embeds_unchanged_sources(graph_session, settings,
+                                                           embedder) -> None:
+    corpus = "t-overlap-quantize"
+    drop_corpus(graph_session, corpus)
+    first = ingest_qa(graph_session, settings, QA, corpus, limit=1, embedder=embedder)
+    same = ingest_qa(graph_session, settings, QA, corpus, limit=1, embedder=embedder)
+    assert first.added and len(same.skipped) == len(first.added)
+    switched = ingest_qa(graph_session, settings, QA, corpus, limit=1,
+                         embedder=_Int8Label(embedder))
+    assert sorted(switched.replaced) == sorted(first.added) and not switched.skipped
