@@ -113,10 +113,11 @@ class IngestSettings(BaseModel):
         "mean", description="vectors of MoG levels >= 2: normalised mean of the children's "
         "vectors (no truncation, no model time) or the model on the text (truncated at 256 "
         "word pieces)")
-    level1_vectors: Literal["pieces", "model"] = Field(
-        "pieces", description="vectors of level-1 chunks: the token-weighted normalised mean of "
-        "their pieces' vectors (the model reads each text once) or the model on the chunk's "
-        "text (about twice the model time; recall difference in docs/results)")
+    level1_vectors: Literal["model", "pieces"] = Field(
+        "model", description="vectors of level-1 chunks: the model on the chunk's text, or the "
+        "token-weighted normalised mean of their pieces' vectors (the model then reads each "
+        "text once, about half the model time, but dev recall drops by up to 0.06: "
+        "docs/results/2026-11-23/embedding/)")
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget")
     pipeline_batches: int = Field(

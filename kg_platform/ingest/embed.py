@@ -3,11 +3,12 @@
 What goes through the model, and why nothing goes through it twice:
 
 * **pieces** always (they are the finest units; MoGG seeds and propagation read them);
-* **level-1 chunks** only with ``ingest.level1_vectors = "model"``. With ``"pieces"`` (the
-  default) a level-1 chunk's vector is the token-weighted, normalised mean of its pieces' vectors:
-  the pieces tile the chunk exactly, so the model would otherwise read the same words twice (the
-  issue's "about twice the text"). A chunk that is one piece gets that piece's vector either way.
-  The recall cost of the derivation on the dev sets is in docs/results/2026-11-23/embedding/;
+* **level-1 chunks** with ``ingest.level1_vectors = "model"`` (the default). With ``"pieces"``
+  a level-1 chunk's vector is the token-weighted, normalised mean of its pieces' vectors: the
+  pieces tile the chunk exactly, so the model reads each text once instead of about twice. It is
+  not the default because it costs dev recall (2WikiMultihopQA at 512 tokens: vector -0.063,
+  hybrid -0.039; docs/results/2026-11-23/embedding/). A chunk that is one piece gets that piece's
+  vector in both modes (the identical text is embedded once);
 * **levels >= 2**: the normalised mean of the children's vectors (``embed_higher_levels =
   "mean"``, DESIGN §9: no model time, no truncation at the model's 256 word pieces), or the model
   on their text (``"direct"``);
@@ -48,7 +49,7 @@ def _chunk_needs_model(chunk: dict[str, Any], has_pieces: bool, higher: str, lev
     return higher == "direct"
 
 
-def texts_to_embed(plans: Sequence[SourcePlan], higher: str, level1: str = "pieces") -> list[str]:
+def texts_to_embed(plans: Sequence[SourcePlan], higher: str, level1: str = "model") -> list[str]:
     """The distinct texts the model sees for these plans (also the benchmark's ceiling input)."""
     seen: dict[str, None] = {}
     for plan in plans:
@@ -83,7 +84,7 @@ def derived_level1(piece_vectors: Sequence[np.ndarray], piece_tokens: Sequence[i
 
 
 def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean",
-                level1: str = "pieces") -> int:
+                level1: str = "model") -> int:
     """Attach an ``embedding`` (list of floats) to every row of ``plans``; return the number of
     texts the model embedded (memo hits excluded)."""
     texts = texts_to_embed(plans, higher, level1)

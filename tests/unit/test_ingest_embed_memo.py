@@ -47,7 +47,7 @@ def test_identical_texts_are_embedded_once() -> None:
     sentence_memo().clear()
     embedder = CountingEmbedder()
     plan = _plan()
-    assert embed_plans([plan], embedder, level1="model") == 4  # "Doc" (title = path), s1, s1+s2, s2
+    assert embed_plans([plan], embedder) == 4  # "Doc" (title = path), s1, s1+s2, s2
     assert sorted(embedder.seen) == sorted(set(embedder.seen))
     assert plan.chunks[0]["embedding"] == plan.pieces[0]["embedding"]
     mean = np.mean([plan.chunks[0]["embedding"], plan.chunks[1]["embedding"]], axis=0)
@@ -55,12 +55,12 @@ def test_identical_texts_are_embedded_once() -> None:
 
 
 def test_level1_vectors_from_pieces_skip_the_chunk_text() -> None:
-    """The default: the model never reads a level-1 chunk's text; its vector is the
-    token-weighted normalised mean of its pieces' vectors (one piece: that piece's vector)."""
+    """``level1_vectors=pieces``: the model never reads a level-1 chunk's text; its vector is
+    the token-weighted normalised mean of its pieces' vectors (one piece: that piece's vector)."""
     sentence_memo().clear()
     embedder = CountingEmbedder()
     plan = _plan()
-    assert embed_plans([plan], embedder) == 3  # "Doc", s1, s2 -- not s1+s2
+    assert embed_plans([plan], embedder, level1="pieces") == 3  # "Doc", s1, s2 -- not s1+s2
     assert "Alpha sentence one. Beta sentence two." not in embedder.seen
     assert plan.chunks[0]["embedding"] == plan.pieces[0]["embedding"]
     p1, p2 = np.asarray(plan.pieces[1]["embedding"]), np.asarray(plan.pieces[2]["embedding"])
@@ -75,7 +75,7 @@ def test_level1_chunk_without_pieces_falls_back_to_the_model() -> None:
     embedder = CountingEmbedder()
     plan = _plan()
     plan.pieces = [p for p in plan.pieces if p["chunk_id"] != "c2"]
-    embed_plans([plan], embedder)
+    embed_plans([plan], embedder, level1="pieces")
     assert "Alpha sentence one. Beta sentence two." in embedder.seen
     assert len(plan.chunks[1]["embedding"]) == 8
 
@@ -91,8 +91,7 @@ def test_sentences_sage_embedded_are_not_embedded_again() -> None:
     embedder.seen.clear()
     plan = _plan()
     fresh = CountingEmbedder()
-    # only "Doc" and the two-sentence chunk (level-1 vectors by the model here)
-    assert embed_plans([plan], embedder, level1="model") == 2
+    assert embed_plans([plan], embedder) == 2  # only "Doc" and the two-sentence chunk
     assert set(embedder.seen) == {"Doc", "Alpha sentence one. Beta sentence two."}
     assert np.allclose(plan.pieces[2]["embedding"], fresh.embed(["Beta sentence two."])[0])
 

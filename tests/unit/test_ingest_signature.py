@@ -28,3 +28,13 @@ def test_overlap_does_not_change_the_signature() -> None:
     # the stages' overlap changes timing only, never the stored graph: no re-ingest
     assert (pipeline_signature(_settings(pipeline_batches=0), "m")
             == pipeline_signature(_settings(pipeline_batches=2), "m"))
+
+
+def test_defaults_keep_the_signature_of_graphs_stored_before() -> None:
+    # a graph ingested before quantisation and level-1 modes were recorded must not be
+    # re-ingested for nothing: the defaults add nothing to the string
+    s = _settings()
+    assert pipeline_signature(s, "all-MiniLM-L6-v2") == (
+        f"v1|{s.segment.segmenter}|{s.segment.chunk_tokens}|{s.segment.n_gra}|"
+        f"{s.segment.min_sentence_tokens}|{s.ingest.hard_split_factor}|"
+        f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2")
