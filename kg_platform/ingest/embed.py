@@ -6,8 +6,8 @@ What goes through the model, and why nothing goes through it twice:
 * **level-1 chunks** with ``ingest.level1_vectors = "model"`` (the default). With ``"pieces"``
   a level-1 chunk's vector is the token-weighted, normalised mean of its pieces' vectors: the
   pieces tile the chunk exactly, so the model reads each text once instead of about twice. It is
-  not the default because it costs dev recall (2WikiMultihopQA at 512 tokens: vector -0.063,
-  hybrid -0.039; docs/results/2026-11-23/embedding/). A chunk that is one piece gets that piece's
+  not the default because it costs dev recall (2WikiMultihopQA at 512 tokens: vector -0.062,
+  hybrid -0.040; docs/results/2026-11-23/embedding/). A chunk that is one piece gets that piece's
   vector in both modes (the identical text is embedded once);
 * **levels >= 2**: the normalised mean of the children's vectors (``embed_higher_levels =
   "mean"``, DESIGN §9: no model time, no truncation at the model's 256 word pieces), or the model
