@@ -114,8 +114,17 @@ class IngestSettings(BaseModel):
         "mean", description="vectors of MoG levels >= 2: normalised mean of the children's "
         "vectors (no truncation, no model time) or the model on the text (truncated at 256 "
         "word pieces)")
+    level1_vectors: Literal["model", "pieces"] = Field(
+        "model", description="vectors of level-1 chunks: the model on the chunk's text, or the "
+        "token-weighted normalised mean of their pieces' vectors (the model then reads each "
+        "text once, about half the model time, but dev recall drops by up to 0.06: "
+        "docs/results/2026-11-23/embedding/)")
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget")
+    pipeline_batches: int = Field(
+        2, ge=0, description="batches in flight while the next one is parsed and planned (one "
+        "being embedded, one being written, in worker threads); 0 runs the stages one after "
+        "another")
     transaction_rows: int = Field(
         2000, description="small sources are grouped into one write transaction up to this "
         "many nodes; a source is never split across transactions")

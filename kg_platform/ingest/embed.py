@@ -1,16 +1,28 @@
 """Vectors for a batch of planned sources, with the model called once per batch.
 
-Pieces and level-1 chunks go through the model; a chunk of level >= 2 gets the normalised mean of
-its children's vectors (``embed_higher_levels = "mean"``: no extra model time and no
-truncation at the model's 256 word pieces) or the model on its own text (``"direct"``). Sections
-are embedded by their title path and sources by their title. Identical texts (a QA paragraph's
-title is also its section path) are embedded once, and a text the SAGE segmenter already embedded
-(a piece that is one sentence) is taken from the sentence memo instead of the model.
+What goes through the model, and why nothing goes through it twice:
+
+* **pieces** always (they are the finest units; MoGG seeds and propagation read them);
+* **level-1 chunks** with ``ingest.level1_vectors = "model"`` (the default). With ``"pieces"``
+  a level-1 chunk's vector is the token-weighted, normalised mean of its pieces' vectors: the
+  pieces tile the chunk exactly, so the model reads each text once instead of about twice. It is
+  not the default because it costs dev recall (2WikiMultihopQA at 512 tokens: vector -0.062,
+  hybrid -0.040; docs/results/2026-11-23/embedding/). A chunk that is one piece gets that piece's
+  vector in both modes (the identical text is embedded once);
+* **levels >= 2**: the normalised mean of the children's vectors (``embed_higher_levels =
+  "mean"``: no model time, no truncation at the model's 256 word pieces), or the model
+  on their text (``"direct"``);
+* sections by their title path and sources by their title.
+
+Identical texts (a QA paragraph's title is also its section path; a chunk that is one piece) are
+embedded once, and a text the SAGE segmenter already embedded (a piece that is one sentence) is
+taken from the sentence memo instead of the model.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -18,28 +30,64 @@ from kg_platform.embedding.base import Embedder
 from kg_platform.embedding.memo import embedder_key, sentence_memo
 from kg_platform.ingest.plan import SourcePlan
 
-__all__ = ["embed_plans", "texts_to_embed"]
+__all__ = ["embed_plans", "texts_to_embed", "pieces_by_chunk"]
 
 
-def texts_to_embed(plans: Sequence[SourcePlan], higher: str) -> list[str]:
+def pieces_by_chunk(plan: SourcePlan) -> dict[str, list[dict[str, Any]]]:
+    """The pieces of each level-1 chunk, in document order."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for piece in plan.pieces:
+        out.setdefault(piece["chunk_id"], []).append(piece)
+    return out
+
+
+def _chunk_needs_model(chunk: dict[str, Any], has_pieces: bool, higher: str, level1: str) -> bool:
+    if chunk["level"] == 1:
+        # a level-1 chunk without pieces (none today, but a future piecer might skip one)
+        # falls back to the model rather than getting no vector
+        return level1 == "model" or not has_pieces
+    return higher == "direct"
+
+
+def texts_to_embed(plans: Sequence[SourcePlan], higher: str, level1: str = "model") -> list[str]:
     """The distinct texts the model sees for these plans (also the benchmark's ceiling input)."""
     seen: dict[str, None] = {}
     for plan in plans:
         seen.setdefault(plan.source["props"]["title"] or plan.source["props"]["uri"], None)
         for sec in plan.sections:
             seen.setdefault(sec["props"]["path"] or sec["props"]["title"] or "", None)
+        owned = pieces_by_chunk(plan)
         for chunk in plan.chunks:
-            if chunk["level"] == 1 or higher == "direct":
+            if _chunk_needs_model(chunk, chunk["id"] in owned, higher, level1):
                 seen.setdefault(chunk["props"]["text"], None)
         for piece in plan.pieces:
             seen.setdefault(piece["props"]["text"], None)
     return list(seen)
 
 
-def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean") -> int:
+def _normalised(v: np.ndarray) -> np.ndarray:
+    return (v / max(float(np.linalg.norm(v)), 1e-12)).astype(np.float32)
+
+
+def derived_level1(piece_vectors: Sequence[np.ndarray], piece_tokens: Sequence[int]) -> np.ndarray:
+    """A level-1 chunk's vector from its pieces: the token-weighted mean, normalised.
+
+    Why token-weighted: the model mean-pools over tokens, so a chunk's own vector is closest to a
+    mean in which each piece counts by its length (measured on the dev sets: mean cosine to the
+    chunk's own vector 0.90 on HotpotQA, 0.92 on MuSiQue; an unweighted mean gives 0.88 / 0.90).
+    """
+    if len(piece_vectors) == 1:  # the chunk is one piece: its vector, bit for bit
+        return np.asarray(piece_vectors[0], dtype=np.float32)
+    weights = np.asarray([max(int(t), 1) for t in piece_tokens], dtype=np.float32)
+    matrix = np.asarray(piece_vectors, dtype=np.float32)
+    return _normalised((weights[:, None] * matrix).sum(axis=0))
+
+
+def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean",
+                level1: str = "model") -> int:
     """Attach an ``embedding`` (list of floats) to every row of ``plans``; return the number of
     texts the model embedded (memo hits excluded)."""
-    texts = texts_to_embed(plans, higher)
+    texts = texts_to_embed(plans, higher, level1)
     known = sentence_memo().take(embedder_key(embedder), texts)
     todo = [t for t in texts if t not in known]
     matrix = embedder.embed(todo) if todo else np.zeros((0, embedder.dimension), np.float32)
@@ -54,15 +102,19 @@ def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "
                                        or plan.source["props"]["uri"]).tolist()
         for sec in plan.sections:
             sec["embedding"] = vec(sec["props"]["path"] or sec["props"]["title"] or "").tolist()
-        by_id: dict[str, np.ndarray] = {}
-        for chunk in sorted(plan.chunks, key=lambda c: c["level"]):
-            if chunk["level"] == 1 or higher == "direct":
-                v = vec(chunk["props"]["text"])
-            else:
-                mean = np.mean([by_id[k] for k in plan.children[chunk["id"]]], axis=0)
-                v = mean / max(float(np.linalg.norm(mean)), 1e-12)
-            by_id[chunk["id"]] = v
-            chunk["embedding"] = np.asarray(v, dtype=np.float32).tolist()
+        owned = pieces_by_chunk(plan)
         for piece in plan.pieces:
             piece["embedding"] = vec(piece["props"]["text"]).tolist()
+        by_id: dict[str, np.ndarray] = {}
+        for chunk in sorted(plan.chunks, key=lambda c: c["level"]):
+            own = owned.get(chunk["id"], [])
+            if _chunk_needs_model(chunk, bool(own), higher, level1):
+                v = np.asarray(vec(chunk["props"]["text"]), dtype=np.float32)
+            elif chunk["level"] == 1:
+                v = derived_level1([vec(p["props"]["text"]) for p in own],
+                                   [p["props"].get("tokens", 1) for p in own])
+            else:
+                v = _normalised(np.mean([by_id[k] for k in plan.children[chunk["id"]]], axis=0))
+            by_id[chunk["id"]] = v
+            chunk["embedding"] = v.tolist()
     return len(todo)

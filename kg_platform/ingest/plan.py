@@ -82,11 +82,23 @@ class SourcePlan:
         return 1 + len(self.sections) + len(self.chunks) + len(self.pieces)
 
 
-def pipeline_signature(settings: Any, model_name: str) -> str:
-    """What the stored graph of a source depends on besides its bytes; a change re-ingests."""
+def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -> str:
+    """What the stored graph of a source depends on besides its bytes; a change re-ingests.
+
+    ``quantize`` is the embedder's own (int8 vectors differ from fp32 ones, so switching
+    ``KGP_EMBEDDING__QUANTIZE`` must re-embed); it is taken from the embedder actually used, not
+    from the settings, because a caller may pass its own embedder. The default choices (fp32,
+    level-1 vectors from the model) add nothing to the string, so graphs stored before these two
+    parts existed are not re-ingested for nothing.
+    """
     seg, ing = settings.segment, settings.ingest
-    return (f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
-            f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}")
+    signature = (f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
+                 f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}")
+    if ing.level1_vectors != "model":
+        signature += f"|l1={ing.level1_vectors}"
+    if quantize and quantize != "none":
+        signature += f"|q={quantize}"
+    return signature
 
 
 def document_input(doc: ParsedDocument, corpus: str, pipeline: str) -> SourceInput:

@@ -9,6 +9,14 @@ Failure model: a bad input raises a :class:`~kg_platform.errors.KGPError` (usual
 Any other exception from one input is recorded too (as an internal error), so one bug in a parser
 cannot stop a batch. Neo4j failing (``GraphError``) or an interrupt ends the run as ``failed``;
 what was committed before stays and the next run resumes, skipping committed sources by hash.
+
+Stages overlap (``ingest.pipeline_batches``, default 2): while the caller parses and plans batch
+N+2, one worker thread embeds batch N+1 (ONNX Runtime releases the GIL) and another writes batch
+N to Neo4j (the driver waits on the socket). Each batch is still one write transaction, written in
+order, so idempotency, skip-by-hash and crash-resume are those of the serial pipeline: a kill
+leaves every batch committed whole or not at all. After the first failure no later batch is
+written. The phase timings of ``embed`` and ``write`` are each stage's busy time, so with overlap
+they add up to more than the wall time. ``pipeline_batches = 0`` runs the stages one after another.
 """
 
 from __future__ import annotations
@@ -17,9 +25,12 @@ import json
 import logging
 import os
 import socket
+import threading
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from kg_platform._faults import fault_point
@@ -72,6 +83,10 @@ def close_dead_runs(graph: GraphClient, corpus: str, current: str) -> list[str]:
     return dead
 
 
+class _Cancelled(Exception):
+    """A batch not embedded or written because an earlier batch failed."""
+
+
 class IngestSession:
     def __init__(self, graph: GraphClient, settings: Settings, corpus: str, *,
                  embedder: Embedder | None = None, progress: Progress | None = None,
@@ -83,7 +98,8 @@ class IngestSession:
         check_corpus(corpus)
         self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
         self._progress = progress
-        self.pipeline = pipeline_signature(settings, embedder.model_name)
+        self.pipeline = pipeline_signature(settings, embedder.model_name,
+                                           str(getattr(embedder, "quantize", None) or "none"))
         self.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         self.report = IngestReport(run_id=self.run_id, corpus=corpus)
         self.counts = {"sources": 0, "sections": 0, "chunks": 0, "pieces": 0}
@@ -91,6 +107,12 @@ class IngestSession:
                         "piece_graph": 0.0, "prune": 0.0}
         self._pending: list[tuple[SourcePlan, bool]] = []
         self._pending_rows = 0
+        # batches handed to the embed/write stages, oldest first, with the future of their write
+        self._inflight: deque[tuple[list[tuple[SourcePlan, bool]], Future[int]]] = deque()
+        self._depth = max(0, int(getattr(settings.ingest, "pipeline_batches", 0)))
+        self._embed_pool: ThreadPoolExecutor | None = None
+        self._write_pool: ThreadPoolExecutor | None = None
+        self._stop = threading.Event()
         self._chunker: Chunker | None = None
         self._started = time.perf_counter()
         if ensure_schema:
@@ -156,23 +178,94 @@ class IngestSession:
         self._pending.append((plan, replaced))
         self._pending_rows += plan.node_count
         if self._pending_rows >= self.settings.ingest.transaction_rows:
-            self.flush()
+            self._submit()
 
     def flush(self) -> None:
+        """Hand the pending batch to the stages and wait until every batch is written."""
+        self._submit()
+        while self._inflight:
+            self._complete_oldest()
+
+    def _submit(self) -> None:
+        """Start embedding + writing the pending batch; keep at most ``pipeline_batches``
+        batches in flight (bounded memory: each holds its plans' vectors until written)."""
         if not self._pending:
             return
         batch, self._pending, self._pending_rows = self._pending, [], 0
         plans = [p for p, _ in batch]
+        if self._depth == 0:
+            done: Future[int] = Future()
+            done.set_result(self._embed(plans))
+            self._write(plans, done)
+            self._inflight.append((batch, done))
+            self._complete_oldest()
+            return
+        if self._embed_pool is None or self._write_pool is None:
+            self._embed_pool = ThreadPoolExecutor(1, thread_name_prefix="kgp-ingest-embed")
+            self._write_pool = ThreadPoolExecutor(1, thread_name_prefix="kgp-ingest-write")
+        embedded = self._embed_pool.submit(self._embed, plans)
+        written = self._write_pool.submit(self._write, plans, embedded)
+        self._inflight.append((batch, written))
+        while len(self._inflight) > self._depth:
+            self._complete_oldest()
+
+    def _embed(self, plans: list[SourcePlan]) -> int:
+        """Embed stage (a worker thread): vectors for every row of ``plans``."""
+        if self._stop.is_set():
+            raise _Cancelled()
         started = time.perf_counter()
         fault_point("embed")
-        self.report.texts_embedded += embed_plans(plans, self.embedder,
-                                                  self.settings.ingest.embed_higher_levels)
+        count = embed_plans(plans, self.embedder, self.settings.ingest.embed_higher_levels,
+                            self.settings.ingest.level1_vectors)
         self.timings["embed"] += time.perf_counter() - started
+        return count
+
+    def _write(self, plans: list[SourcePlan], embedded: Future[int]) -> int:
+        """Write stage (a worker thread): one transaction, after the batch's vectors exist."""
+        count = embedded.result()
+        if self._stop.is_set():
+            raise _Cancelled()
         started = time.perf_counter()
         fault_point("write")
         write_plans(self.graph, plans, self.run_id)
         fault_point("write")
         self.timings["write"] += time.perf_counter() - started
+        return count
+
+    def _complete_oldest(self) -> None:
+        """Wait for the oldest batch; record its sources (only in this thread: reports and
+        progress callbacks are never touched by the workers)."""
+        batch, written = self._inflight[0]
+        try:
+            texts = written.result()
+        except BaseException:
+            self._stop.set()
+            raise
+        self._inflight.popleft()
+        self.report.texts_embedded += texts
+        self._record(batch)
+
+    def _drain_after_failure(self) -> None:
+        """Stop later batches, wait for the running ones, and record those that did commit
+        (they are in the graph; the report must say so)."""
+        self._stop.set()
+        while self._inflight:
+            batch, written = self._inflight.popleft()
+            try:
+                texts = written.result()
+            except BaseException:  # noqa: BLE001 - the run already failed; this batch did not land
+                continue
+            self.report.texts_embedded += texts
+            self._record(batch)
+        self._shutdown_pools()
+
+    def _shutdown_pools(self) -> None:
+        for pool in (self._embed_pool, self._write_pool):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._embed_pool = self._write_pool = None
+
+    def _record(self, batch: list[tuple[SourcePlan, bool]]) -> None:
         for plan, replaced in batch:
             uri = plan.source["props"]["uri"]
             (self.report.replaced if replaced else self.report.added).append(uri)
@@ -205,6 +298,7 @@ class IngestSession:
         try:
             if fatal is None:
                 self.flush()
+                self._shutdown_pools()
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
                 pg = self.settings.piece_graph
@@ -218,6 +312,7 @@ class IngestSession:
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc
         if fatal is not None:
+            self._drain_after_failure()
             rep.status = "failed"
             rep.fatal = f"{type(fatal).__name__}: {fatal}"
         else:

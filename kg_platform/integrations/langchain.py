@@ -27,6 +27,7 @@ try:
         CallbackManagerForRetrieverRun,
     )
     from langchain_core.documents import Document
+    from langchain_core.embeddings import Embeddings
     from langchain_core.retrievers import BaseRetriever
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     from kg_platform.errors import ConfigError
@@ -132,3 +133,26 @@ class KGPlatformRetriever(BaseRetriever):
         # The Neo4j driver and the embedder are synchronous; a worker thread keeps the event
         # loop free while the query runs.
         return await asyncio.to_thread(self._retrieve, query)
+
+
+class KGPlatformEmbeddings(Embeddings):
+    """LangChain ``Embeddings`` over a kg-platform embedder (by default the configured one).
+
+    Why: a LangChain vector store (``Neo4jVector``, ...) fed with the very model kg-platform
+    ingests with, so a comparison of the two measures the pipelines, not two models
+    (``kgp bench ingest --peer``). Vectors are L2-normalised, as kg-platform stores them.
+    """
+
+    def __init__(self, embedder: Any = None) -> None:
+        if embedder is None:
+            from kg_platform.config import get_settings
+            from kg_platform.embedding import get_embedder
+
+            embedder = get_embedder(get_settings().embedding)
+        self.embedder = embedder
+
+    def embed_documents(self, texts: list[str]) -> list[list[float]]:
+        return [row.tolist() for row in self.embedder.embed(list(texts))]
+
+    def embed_query(self, text: str) -> list[float]:
+        return self.embedder.embed([text])[0].tolist()

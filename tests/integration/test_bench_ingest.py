@@ -1,18 +1,24 @@
-"""``kgp bench ingest`` reports rates, peak RSS and ratios against embed-only baselines."""
+"""``kgp bench ingest`` reports rates, peak RSS, both ratios and graph sizes; ``--peer`` runs
+langchain-neo4j's ``Neo4jVector.from_texts`` on the same paragraphs and cleans up after it."""
 
 from __future__ import annotations
 
-
 import pytest
 
-from kg_platform.lab.bench.ingest import run_ingest_bench
+from kg_platform.lab.bench.ingest import default_qa_file, format_ingest_bench, run_ingest_bench
+from kg_platform.lab.bench.ingest_peer import PEER_INDEX, PEER_LABEL
+from kg_platform.ingest.qa import read_questions
 
 pytestmark = pytest.mark.integration
 
 
+def _needs_bench_data(settings) -> None:
+    if not default_qa_file(settings).exists():
+        pytest.skip("needs the shared bench data (KGP_BENCH_DIR)")
+
+
 def test_bench_ingest_reports_rates_and_ratios(settings, graph_session) -> None:
-    if not (settings.bench_dir / "dev" / "hotpotqa.jsonl").exists():
-        pytest.skip("needs the shared bench data")
+    _needs_bench_data(settings)
     out = run_ingest_bench(settings, limit=2)
     assert out["status"] == "completed"
     assert out["sources"] > 0 and out["pieces"] > 0
@@ -20,8 +26,43 @@ def test_bench_ingest_reports_rates_and_ratios(settings, graph_session) -> None:
     # Every distinct text the pipeline needs is embedded at most once.
     assert 0 < out["texts_embedded"] <= out["embed_only_same_texts"]
     assert out["ratio_vs_plain_text"] > 0 and out["ratio_vs_same_texts"] > 0
+    assert out["target"].startswith("ratio_vs_plain_text")
     assert out["embedder"].startswith("onnx:")
+    assert "peer" not in out
+    graph = out["graph"]
+    assert graph["nodes_by_label"]["Source"] == out["sources"]
+    assert graph["nodes_by_label"]["Piece"] == out["pieces"]
+    assert graph["relationships_by_type"]["IN"] == out["pieces"]
+    report = "\n".join(format_ingest_bench(out))
+    assert "TARGET >= 0.8" in report and str(out["ratio_vs_plain_text"]) in report
     with graph_session.driver.session(database=graph_session.database) as session:
         left = session.run("MATCH (c:Corpus {name: $corpus}) RETURN count(c) AS n",
                            corpus=out["corpus"]).single()["n"]
     assert left == 0  # the throw-away corpus is dropped
+
+
+def test_bench_ingest_peer_ingests_the_same_paragraphs_and_cleans_up(settings,
+                                                                    graph_session) -> None:
+    pytest.importorskip("langchain_neo4j", reason="extra: peers")
+    _needs_bench_data(settings)
+    out = run_ingest_bench(settings, limit=2, peer=True)
+    paragraphs = {p["doc_id"] for q in read_questions(default_qa_file(settings), 2)
+                  for p in q["paragraphs"]}
+    peer = out["peer"]
+    assert out["sources"] == len(paragraphs)
+    assert peer["documents"] == len(paragraphs)
+    # one node per paragraph (ids are the text's md5, so equal texts would share one), a vector
+    # each, no relationships; our graph stores more: sections, chunks, pieces and their links
+    assert 0 < peer["nodes"] <= len(paragraphs) and peer["vectors"] == peer["nodes"]
+    assert peer["relationships"] == 0
+    assert {"text", "embedding", "title"} <= set(peer["stores"].replace("'", "").replace(
+        "[", " ").replace("]", " ").replace(",", " ").split())
+    assert out["graph"]["nodes"] > peer["nodes"] and out["graph"]["relationships"] > 0
+    assert peer["documents_per_s"] > 0 and peer["our_documents_per_s_over_peer"] > 0
+    assert "peer (langchain-neo4j" in "\n".join(format_ingest_bench(out))
+    left = graph_session.read_raw(f"MATCH (n:{PEER_LABEL}) RETURN count(n) AS n")[0]["n"]
+    assert left == 0
+    assert graph_session.read_raw("SHOW INDEXES YIELD name WHERE name = $name RETURN name",
+                                  name=PEER_INDEX) == []
+    assert graph_session.read_raw("SHOW CONSTRAINTS YIELD labelsOrTypes "
+                                  "WHERE labelsOrTypes = [$l] RETURN 1 AS x", l=PEER_LABEL) == []

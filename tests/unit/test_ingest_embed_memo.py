@@ -36,7 +36,9 @@ def _plan() -> SourcePlan:
                 {"id": "c2", "level": 1, "props": {"text": f"{s1} {s2}"}},
                 {"id": "c3", "level": 2, "props": {"text": "ignored"}}],
         part_of=[], chunk_next=[], piece_next=[], tokens=10,
-        pieces=[{"props": {"text": s1}}, {"props": {"text": s2}}],
+        pieces=[{"chunk_id": "c1", "props": {"text": s1, "tokens": 4}},
+                {"chunk_id": "c2", "props": {"text": s1, "tokens": 4}},
+                {"chunk_id": "c2", "props": {"text": s2, "tokens": 6}}],
         children={"c3": ["c1", "c2"]},
     )
 
@@ -52,6 +54,32 @@ def test_identical_texts_are_embedded_once() -> None:
     assert np.allclose(plan.chunks[2]["embedding"], mean / np.linalg.norm(mean), atol=1e-6)
 
 
+def test_level1_vectors_from_pieces_skip_the_chunk_text() -> None:
+    """``level1_vectors=pieces``: the model never reads a level-1 chunk's text; its vector is
+    the token-weighted normalised mean of its pieces' vectors (one piece: that piece's vector)."""
+    sentence_memo().clear()
+    embedder = CountingEmbedder()
+    plan = _plan()
+    assert embed_plans([plan], embedder, level1="pieces") == 3  # "Doc", s1, s2 -- not s1+s2
+    assert "Alpha sentence one. Beta sentence two." not in embedder.seen
+    assert plan.chunks[0]["embedding"] == plan.pieces[0]["embedding"]
+    p1, p2 = np.asarray(plan.pieces[1]["embedding"]), np.asarray(plan.pieces[2]["embedding"])
+    weighted = 4 * p1 + 6 * p2
+    assert np.allclose(plan.chunks[1]["embedding"], weighted / np.linalg.norm(weighted), atol=1e-6)
+    assert not np.allclose(plan.chunks[1]["embedding"], plan.pieces[1]["embedding"], atol=1e-3)
+    assert np.isclose(np.linalg.norm(plan.chunks[1]["embedding"]), 1.0, atol=1e-6)
+
+
+def test_level1_chunk_without_pieces_falls_back_to_the_model() -> None:
+    sentence_memo().clear()
+    embedder = CountingEmbedder()
+    plan = _plan()
+    plan.pieces = [p for p in plan.pieces if p["chunk_id"] != "c2"]
+    embed_plans([plan], embedder, level1="pieces")
+    assert "Alpha sentence one. Beta sentence two." in embedder.seen
+    assert len(plan.chunks[1]["embedding"]) == 8
+
+
 def test_sentences_sage_embedded_are_not_embedded_again() -> None:
     pytest.importorskip("torch", reason="builds an untrained head (train extra)")
     sentence_memo().clear()
@@ -65,7 +93,7 @@ def test_sentences_sage_embedded_are_not_embedded_again() -> None:
     fresh = CountingEmbedder()
     assert embed_plans([plan], embedder) == 2  # only "Doc" and the two-sentence chunk
     assert set(embedder.seen) == {"Doc", "Alpha sentence one. Beta sentence two."}
-    assert np.allclose(plan.pieces[1]["embedding"], fresh.embed(["Beta sentence two."])[0])
+    assert np.allclose(plan.pieces[2]["embedding"], fresh.embed(["Beta sentence two."])[0])
 
 
 def test_memo_is_bounded_and_keyed_by_embedder() -> None:

@@ -1,11 +1,18 @@
 """``kgp bench ingest``: end-to-end ingestion throughput against the embedder alone.
 
-The embedder bounds ingestion (all-MiniLM-L6-v2 on 2 CPU cores is near its arithmetic
-limit at ~4k tokens/s), so the baseline measured in the same run is the model
-embedding (a) exactly the texts the pipeline sends to it and (b) each source's plain text once.
-The ratio pipeline/(a) shows the overhead of everything else (parsing, planning, Neo4j writes,
-the piece graph); the ratio to (b) includes the cost of embedding pieces and level-1 chunks
-separately. The run ingests into a throw-away corpus on the configured Neo4j and deletes it.
+The embedder bounds ingestion, so the baselines are measured in the same run (before
+and after the pipeline; the mean is used, because the machine's load drifts):
+
+* ``ratio_vs_plain_text`` -- **the issue-14 target (>= 0.8)**: the model embedding each
+  paragraph's text once, divided by the pipeline's wall time. It is what "ingestion costs about
+  one pass of the model over the documents" means, whatever the pipeline embeds;
+* ``ratio_vs_same_texts``: the model embedding exactly the texts the pipeline sends to it, over
+  the pipeline's wall time: the overhead of everything else (planning, Neo4j writes, the piece
+  graph), not counting how much text the design chooses to embed.
+
+With ``peer=True`` (``--peer``) the same paragraphs are also ingested by langchain-neo4j's
+``Neo4jVector.from_texts`` (kg_platform.lab.bench.ingest_peer) and both graphs' sizes are reported.
+The run ingests into a throw-away corpus on the configured Neo4j and deletes it.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from typing import Any
 from kg_platform.config import Settings
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
+from kg_platform.lab.bench.ingest_peer import corpus_graph_size, run_langchain_peer
 from kg_platform.ingest.embed import texts_to_embed
 from kg_platform.ingest.pipeline import ingest_paths
 from kg_platform.ingest.plan import plan_source
@@ -46,10 +54,12 @@ def _baseline_texts(settings: Settings, qa_file: Path, limit: int,
             paragraphs.setdefault(para["doc_id"], _paragraph_input(corpus, q["dataset"], para))
     plans = [plan_source(inp, chunker, budget=seg.chunk_tokens, n_gra=seg.n_gra,
                          min_piece_tokens=seg.min_sentence_tokens) for inp in paragraphs.values()]
-    same = texts_to_embed(plans, settings.ingest.embed_higher_levels)
+    same = texts_to_embed(plans, settings.ingest.embed_higher_levels,
+                          settings.ingest.level1_vectors)
     plain = [" ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
              for inp in paragraphs.values()]
-    return same, plain, len(paragraphs)
+    meta = [{"title": inp.title, "uri": inp.uri} for inp in paragraphs.values()]
+    return same, plain, meta
 
 
 def _timed_embed(embedder: Any, texts: list[str]) -> float:
@@ -59,25 +69,32 @@ def _timed_embed(embedder: Any, texts: list[str]) -> float:
 
 
 def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | None = None,
-                     documents: list[Path] | None = None) -> dict[str, Any]:
+                     documents: list[Path] | None = None, peer: bool = False) -> dict[str, Any]:
     """Embed-only baselines run before AND after the pipeline (the mean is used), because the
     machine's load drifts during a run."""
     qa_file = Path(qa_file or default_qa_file(settings))
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
     corpus = f"bench-ingest-{uuid.uuid4().hex[:8]}"
-    same, plain, n_paragraphs = _baseline_texts(settings, qa_file, limit, corpus)
+    same, plain, meta = _baseline_texts(settings, qa_file, limit, corpus)
+    n_paragraphs = len(plain)
     same_before, plain_before = _timed_embed(embedder, same), _timed_embed(embedder, plain)
     out: dict[str, Any] = {"qa_file": str(qa_file), "questions": limit, "corpus": corpus,
                            "embedder": f"{settings.embedding.provider}:{settings.embedding.model}"
                            f" ({getattr(embedder, 'quantize', 'none')})",
-                           "segmenter": settings.segment.segmenter}
+                           "segmenter": settings.segment.segmenter,
+                           "level1_vectors": settings.ingest.level1_vectors,
+                           "pipeline_batches": settings.ingest.pipeline_batches}
     with GraphClient.from_settings(settings) as graph:
         try:
             started = time.perf_counter()
             report = ingest_qa(graph, settings, qa_file, corpus, limit=limit, embedder=embedder)
             wall = time.perf_counter() - started
             out["status"] = report.status
+            out["graph"] = corpus_graph_size(graph, corpus)
+            pipeline_rss = _peak_rss_mb()  # before the peer runs in this process
+            if peer:
+                out["peer"] = run_langchain_peer(settings, graph, embedder, plain, meta, corpus)
             doc_part: dict[str, Any] = {}
             if documents:
                 started = time.perf_counter()
@@ -107,9 +124,50 @@ def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | Non
         "embed_only_plain_text_s": [round(plain_before, 2), round(plain_after, 2)],
         "ceiling_documents_per_s": round(n_paragraphs / same_s, 2),
         "plain_documents_per_s": round(n_paragraphs / plain_s, 2),
-        "ratio_vs_same_texts": round(same_s / wall, 3),
         "ratio_vs_plain_text": round(plain_s / wall, 3),
-        "peak_rss_mb": _peak_rss_mb(),
+        "ratio_vs_same_texts": round(same_s / wall, 3),
+        "target": "ratio_vs_plain_text >= 0.8 (issue 14: the pipeline vs the model embedding "
+                  "each paragraph once)",
+        "peak_rss_mb": pipeline_rss,
         **doc_part,
     })
+    if "peer" in out and out["peer"].get("documents_per_s"):
+        out["peer"]["our_documents_per_s_over_peer"] = round(
+            out["documents_per_s"] / out["peer"]["documents_per_s"], 3)
     return out
+
+
+def format_ingest_bench(out: dict[str, Any]) -> list[str]:
+    """The human-readable report of :func:`run_ingest_bench` (``--json`` prints ``out``)."""
+    lines = [
+        f"{out['sources']} sources ({out['questions']} questions of {Path(out['qa_file']).name}), "
+        f"{out['chunks']} chunks, {out['pieces']} pieces, {out['texts_embedded']} texts "
+        f"embedded; embedder {out['embedder']}, level-1 vectors from {out['level1_vectors']}",
+        f"pipeline        {out['pipeline_s']:>8} s  {out['documents_per_s']:>8} docs/s  "
+        f"{out['pieces_per_s']:>8} pieces/s  peak RSS {out['peak_rss_mb']} MB",
+        f"phases (busy s, embed and write overlap): {out['phase_s']}",
+        f"embed-only, each paragraph once: {out['embed_only_plain_text_s']} s "
+        f"({out['plain_documents_per_s']} docs/s)",
+        f"embed-only, the pipeline's texts: {out['embed_only_same_texts_s']} s "
+        f"({out['embed_only_same_texts']} texts, {out['ceiling_documents_per_s']} docs/s)",
+        f"ratio vs embedding each paragraph once (TARGET >= 0.8): {out['ratio_vs_plain_text']}",
+        f"ratio vs embedding the pipeline's own texts (overhead only): "
+        f"{out['ratio_vs_same_texts']}",
+    ]
+    graph = out.get("graph")
+    if graph:
+        lines.append(f"kg-platform graph: {graph['nodes']} nodes, {graph['relationships']} "
+                     f"relationships, {graph['vectors']} vectors")
+        lines.append(f"  nodes {graph['nodes_by_label']}")
+        lines.append(f"  relationships {graph['relationships_by_type']}")
+    peer = out.get("peer")
+    if peer:
+        lines.append(f"peer ({peer['peer']}): {peer['peer_s']} s, {peer['documents_per_s']} "
+                     f"docs/s; {peer['nodes']} nodes, {peer['relationships']} relationships, "
+                     f"{peer['vectors']} vectors; ours/peer docs/s "
+                     f"{peer.get('our_documents_per_s_over_peer')}")
+        lines.append(f"  peer stores {peer['stores']}")
+    for key in ("documents", "documents_s", "documents_errors"):
+        if key in out:
+            lines.append(f"{key}: {out[key]}")
+    return lines

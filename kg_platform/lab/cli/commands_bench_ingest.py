@@ -23,18 +23,21 @@ def bench_ingest(
                               "are ingested"),
     qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"),
     documents: list[Path] = typer.Option(None, "--documents", help="also ingest these files"),
+    peer: bool = typer.Option(False, "--peer", help="also ingest the same paragraphs with "
+                              "langchain-neo4j's Neo4jVector.from_texts (extra: peers) and "
+                              "compare rates and graph sizes"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
-    from kg_platform.lab.bench.ingest import run_ingest_bench
+    from kg_platform.lab.bench.ingest import format_ingest_bench, run_ingest_bench
 
     result = run_ingest_bench(get_settings(), limit=limit, qa_file=qa_file,
-                              documents=documents or None)
+                              documents=documents or None, peer=peer)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:
-        for key, value in result.items():
-            typer.echo(f"{key:>28}: {value}")
+        for line in format_ingest_bench(result):
+            typer.echo(line)
 
 
 def bench_ingest_growth(

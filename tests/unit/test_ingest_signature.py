@@ -1,0 +1,40 @@
+"""The pipeline signature (skip-by-hash key) changes with everything the stored vectors depend
+on: the embedder's quantisation and where level-1 vectors come from."""
+
+from __future__ import annotations
+
+from kg_platform.config import Settings
+from kg_platform.ingest.plan import pipeline_signature
+
+
+def _settings(**ingest) -> Settings:
+    base = Settings()
+    return base.model_copy(update={"ingest": base.ingest.model_copy(update=ingest)})
+
+
+def test_quantisation_changes_the_signature() -> None:
+    s = _settings()
+    fp32 = pipeline_signature(s, "all-MiniLM-L6-v2", "none")
+    assert pipeline_signature(s, "all-MiniLM-L6-v2", "int8") != fp32
+    assert pipeline_signature(s, "all-MiniLM-L6-v2") == fp32  # the default is fp32
+
+
+def test_level1_vector_source_changes_the_signature() -> None:
+    assert (pipeline_signature(_settings(level1_vectors="pieces"), "m")
+            != pipeline_signature(_settings(level1_vectors="model"), "m"))
+
+
+def test_overlap_does_not_change_the_signature() -> None:
+    # the stages' overlap changes timing only, never the stored graph: no re-ingest
+    assert (pipeline_signature(_settings(pipeline_batches=0), "m")
+            == pipeline_signature(_settings(pipeline_batches=2), "m"))
+
+
+def test_defaults_keep_the_signature_of_graphs_stored_before() -> None:
+    # a graph ingested before quantisation and level-1 modes were recorded must not be
+    # re-ingested for nothing: the defaults add nothing to the string
+    s = _settings()
+    assert pipeline_signature(s, "all-MiniLM-L6-v2") == (
+        f"v1|{s.segment.segmenter}|{s.segment.chunk_tokens}|{s.segment.n_gra}|"
+        f"{s.segment.min_sentence_tokens}|{s.ingest.hard_split_factor}|"
+        f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2")
