@@ -127,8 +127,9 @@ class MoGSettings(BaseModel):
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
     # --- retrieval engineer: MoG/MoGG query and router settings (additive)
-    scoring: Literal["bm25", "dense"] = Field(
-        "bm25", description="MoG/MoGG candidate scorer: fulltext BM25 (paper) or vector indexes")
+    scoring: Literal["bm25", "dense", "hybrid"] = Field(
+        "hybrid", description="`mog` candidate scorer: fulltext BM25 (paper; also `mog-bm25`), "
+        "vector indexes (also `mog-dense`), or both, each level's normalised scores added")
     normalise: Literal["minmax", "max"] = Field(
         "minmax", description="per-level per-corpus score normalisation before weighting (§1.4)")
     fetch: int = Field(200, description="index hits fetched before the corpus filter (indexes "
@@ -139,6 +140,10 @@ class MoGSettings(BaseModel):
         "piece vector index, or both (a seed's score = the sum of its normalised scores)")
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
     fixed_mogg_level: int = Field(2, description="MoGG level (hop radius + 1) without a router")
+    default_router: str = Field(
+        "builtin", description="router used for a corpus without its own: 'builtin' (the routers "
+        "shipped in kg_platform/models/routers, trained on the bench dev sets), a directory with "
+        "mog/ and mogg/ router folders, or 'none' (the fixed levels above)")
     router_hidden: int = Field(256, description="router MLP hidden width (spec §1.6 choice)")
     router_dropout: float = 0.1
     router_lr: float = Field(1e-3, description="Adam learning rate (paper)")
