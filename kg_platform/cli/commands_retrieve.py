@@ -13,6 +13,8 @@ router_app = typer.Typer(help="Train and inspect MoG / MoGG routers.", no_args_i
 
 
 def register(app: typer.Typer) -> None:
+    from kg_platform.cli import commands_router_default  # noqa: F401  (adds router commands)
+
     app.command("retrieve")(retrieve)
     app.add_typer(router_app, name="router")
     from kg_platform.cli.bench import bench_app
@@ -109,7 +111,8 @@ def router_show(corpus: str = typer.Option(..., "--corpus"),
     finally:
         ctx.graph.close()
     if not rows:
-        typer.echo(f"no {kind} router for corpus {corpus!r}; MoG uses the fixed level")
+        typer.echo(f"no {kind} router trained for corpus {corpus!r}; it uses the default router "
+                   f"or the fixed level (see `kgp router which --corpus {corpus}`)")
         raise typer.Exit(1)
     typer.echo(json.dumps({"id": rows[0]["id"], "path": rows[0]["path"],
                            "metrics": json.loads(rows[0]["metrics"] or "{}")}, indent=2))
