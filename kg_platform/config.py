@@ -124,7 +124,7 @@ class MoGSettings(BaseModel):
     k_r: int = Field(3, description="top chunks per level per corpus (paper: 3)")
     # Fixed levels (used only without any router: mog.default_router = none) = the level whose
     # best snippet was most often closest to the gold evidence over the default routers' training
-    # questions (2026-11-23: MoG level 1 for 192 of 280, MoGG level 1 for 127 of 280).
+    # questions (2026-11-23: MoG level 1 for 263 of 380, MoGG level 1 for 178 of 380).
     fixed_level: int = Field(1, description="level used when no router is trained")
     zero_weight: float = Field(0.05, description="router weights below this count as 0 in Eq. 2")
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")

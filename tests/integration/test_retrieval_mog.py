@@ -183,12 +183,14 @@ def test_mog_dense_variant_and_fixed_level_without_router(world, caplog):
     ctx.settings.mog.default_router = "none"   # no default router: the fixed level
     try:
         items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
+        dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
     finally:
         ctx.settings.mog.default_router = old
     assert items and all(it.level == ctx.settings.mog.fixed_level for it in items)
     assert all(it.breakdown["fixed_level"] == ctx.settings.mog.fixed_level for it in items)
-    dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
-    assert dense[0].id == "tA-c2-2" and dense[0].query == "retrieval/mog_dense"
+    # the Meissen sentence is level-1 chunk tA-c1-4, returned as its fixed-level container
+    assert dense[0].path[0] == "tA-c1-4" and dense[0].query == "retrieval/mog_dense"
+    assert dense[0].id == {1: "tA-c1-4", 2: "tA-c2-2", 3: "tA-c3-1"}[ctx.settings.mog.fixed_level]
 
 
 def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:

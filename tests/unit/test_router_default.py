@@ -105,8 +105,7 @@ def test_shipped_default_routers_load_without_torch_and_decide_as_recorded(tmp_p
     for kind in ("mog", "mogg"):
         assert a[kind]["level"] == b[kind]["level"] and a[kind]["w"] == b[kind]["w"]
         meta = a[kind]["meta"]
-        # shipped 2026-11-23 without MuSiQue (its corpus was not ingested in time to label it)
-        assert {"hotpotqa", "2wikimultihopqa", "longdoc"} <= set(meta["trained_on"])
+        assert {"hotpotqa", "2wikimultihopqa", "musique", "longdoc"} <= set(meta["trained_on"])
         assert a[kind]["level"] == meta["probe"]["level"]
         assert a[kind]["w"] == pytest.approx(meta["probe"]["weights"], abs=1e-4)
 
