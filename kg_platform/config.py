@@ -132,13 +132,17 @@ class IngestSettings(BaseModel):
 
 class MoGSettings(BaseModel):
     k_r: int = Field(3, description="top chunks per level per corpus (paper: 3)")
-    fixed_level: int = Field(2, description="level used when no router is trained")
+    # Fixed levels (used only without any router: mog.default_router = none) = the level whose
+    # best snippet was most often closest to the gold evidence over the default routers' training
+    # questions (2026-11-23: MoG level 1 for 263 of 380, MoGG level 1 for 178 of 380).
+    fixed_level: int = Field(1, description="level used when no router is trained")
     zero_weight: float = Field(0.05, description="router weights below this count as 0 in Eq. 2")
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
     # MoG/MoGG query and router settings
-    scoring: Literal["bm25", "dense"] = Field(
-        "bm25", description="MoG/MoGG candidate scorer: fulltext BM25 (paper) or vector indexes")
+    scoring: Literal["bm25", "dense", "hybrid"] = Field(
+        "hybrid", description="`mog` candidate scorer: fulltext BM25 (paper; also `mog-bm25`), "
+        "vector indexes (also `mog-dense`), or both, each level's normalised scores added")
     normalise: Literal["minmax", "max"] = Field(
         "minmax", description="per-level per-corpus score normalisation before weighting (MoG paper)")
     fetch: int = Field(200, description="index hits fetched before the corpus filter (indexes "
@@ -148,7 +152,11 @@ class MoGSettings(BaseModel):
         "hybrid", description="where MoGG seeds come from: the piece fulltext index (BM25), the "
         "piece vector index, or both (a seed's score = the sum of its normalised scores)")
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
-    fixed_mogg_level: int = Field(2, description="MoGG level (hop radius + 1) without a router")
+    fixed_mogg_level: int = Field(1, description="MoGG level (hop radius + 1) without a router")
+    default_router: str = Field(
+        "builtin", description="router used for a corpus without its own: 'builtin' (the routers "
+        "shipped in kg_platform/models/routers, trained on the bench dev sets), a directory with "
+        "mog/ and mogg/ router folders, or 'none' (the fixed levels above)")
     router_hidden: int = Field(256, description="router MLP hidden width (our choice; the MoG paper leaves it open)")
     router_dropout: float = 0.1
     router_lr: float = Field(1e-3, description="Adam learning rate (paper)")

@@ -1,4 +1,4 @@
-"""``kgp retrieve`` and ``kgp router show`` (training and benches are lab commands)."""
+"""``kgp retrieve``, ``kgp router show`` and ``kgp router which`` (training and benches are lab commands)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ ROUTER_HELP = "Train and inspect MoG / MoGG routers."
 
 def register(app: typer.Typer) -> None:
     app.command("retrieve")(retrieve)
-    group(app, "router", ROUTER_HELP).command("show")(router_show)
+    router = group(app, "router", ROUTER_HELP)
+    router.command("show")(router_show)
+    router.command("which")(router_which)
 
 
 def _platform():  # the SDK type is imported lazily to keep `--help` light
@@ -74,8 +76,41 @@ def router_show(corpus: str = typer.Option(..., "--corpus"),
     with _platform() as kp:
         rows = kp.graph.read("retrieval/mog_router_latest", corpus=corpus, kind=kind)
     if not rows:
-        typer.echo(f"no {kind} router for corpus {corpus!r}; MoG uses the fixed level")
+        typer.echo(f"no {kind} router trained for corpus {corpus!r}; it uses the default router "
+                   f"or the fixed level (see `kgp router which --corpus {corpus}`)")
         raise typer.Exit(1)
     typer.echo(json.dumps({"id": rows[0]["id"], "path": rows[0]["path"],
                            "metrics": json.loads(rows[0]["metrics"] or "{}")}, indent=2))
 
+
+
+def router_which(corpus: str = typer.Option(..., "--corpus"),
+                 as_json: bool = typer.Option(False, "--json")) -> None:
+    """Which MoG and MoGG router a corpus uses: its own, the default (shipped), or a fixed level."""
+    from kg_platform.retrieval.router import router_for
+    from kg_platform.retrieval.router import n_levels_for
+
+    out = {}
+    with _platform() as kp:
+        cfg = kp.settings.mog
+        for kind in ("mog", "mogg"):
+            router, source = router_for(kp.graph, kp.settings, corpus, kind,
+                                        n_levels_for(kp.settings, kind))
+            out[kind] = {"source": source,
+                         "version": router.version if router else None,
+                         "path": str(router.path) if router else None,
+                         "trained_on": (router.meta.get("trained_on") if router else None),
+                         "fixed_level": None if router else (
+                             cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level)}
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+        return
+    for kind, r in out.items():
+        if r["source"] == "fixed":
+            typer.echo(f"{kind}: fixed level {r['fixed_level']} (no router for {corpus!r}, "
+                       "default routers off or not matching)")
+        elif r["source"] == "default":
+            typer.echo(f"{kind}: default router {r['version']} ({r['path']}), trained on "
+                       f"{', '.join(r['trained_on'] or [])}")
+        else:
+            typer.echo(f"{kind}: corpus router {r['version']} ({r['path']})")

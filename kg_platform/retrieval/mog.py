@@ -36,6 +36,7 @@ class CorpusPlan:
     w: tuple[float, ...]
     g_r: int
     router_version: str | None = None   # None = no trained router, fixed level used
+    router_source: str = "fixed"        # "corpus" (its own router) | "default" (shipped) | "fixed"
 
     def as_param(self) -> dict:
         return {"corpus": self.corpus, "w": list(self.w), "g_r": self.g_r}
@@ -70,16 +71,16 @@ def list_corpora(ctx: RetrievalContext) -> list[str]:
 
 def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) -> CorpusPlan:
     """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
-    from kg_platform.retrieval.router import load_router
+    from kg_platform.retrieval.router import router_for
 
     cfg = ctx.settings.mog
-    router = load_router(ctx.graph, corpus, kind)
+    n = ctx.settings.segment.n_gra if kind == "mog" else cfg.mogg_levels
+    router, source = router_for(ctx.graph, ctx.settings, corpus, kind, n, len(qvec))
     if router is not None:
         w = tuple(float(x) for x in router.weights(qvec))
-        return CorpusPlan(corpus, w, choose_level(w, cfg.zero_weight), router.version)
-    n = ctx.settings.segment.n_gra if kind == "mog" else cfg.mogg_levels
+        return CorpusPlan(corpus, w, choose_level(w, cfg.zero_weight), router.version, source)
     level = cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level
-    log.info("no trained %s router for corpus %r: using fixed level %d "
+    log.info("no %s router for corpus %r (none trained, default off): using fixed level %d "
              "(train one with `kgp router train --corpus %s --dataset FILE.jsonl --kind %s`)",
              kind, corpus, level, corpus, kind)
     return CorpusPlan(corpus, one_hot(level, n), level, None)
@@ -97,7 +98,7 @@ class MoGStrategy:
 
     @property
     def query_name(self) -> str:
-        return "retrieval/mog_dense" if self.scoring == "dense" else "retrieval/mog_bm25"
+        return f"retrieval/mog_{self.scoring}"
 
     def plans(self, query: str) -> tuple[list[CorpusPlan], np.ndarray]:
         qvec = self.ctx.embedder.embed([query])[0]
@@ -118,13 +119,13 @@ class MoGStrategy:
             fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
         params = dict(plan=[p.as_param() for p in plans], k_r=k_r, fetch=fetch,
                       normalise=cfg.normalise, k=k, sources=self.ctx.sources)
-        if self.scoring == "dense":
+        if self.scoring in ("dense", "hybrid"):
             if qvec is None:
                 qvec = self.ctx.embedder.embed([query])[0]
             params["qv"] = [float(x) for x in qvec]
-        else:
-            params["q"] = fulltext_query(query)
-            if not params["q"]:
+        if self.scoring in ("bm25", "hybrid"):
+            params["q"] = fulltext_query(query) or ""
+            if not params["q"] and self.scoring == "bm25":
                 return []
         rows = self.ctx.graph.read(self.query_name, **params)
         by_corpus = {p.corpus: p for p in plans}
@@ -139,6 +140,10 @@ class MoGStrategy:
             breakdown[f"w_L{g}"] = float(w)
         if plan.router_version is None:
             breakdown["fixed_level"] = float(plan.g_r)
+        else:
+            breakdown["router_level"] = float(plan.g_r)
+            if plan.router_source == "default":
+                breakdown["default_router"] = 1.0
         path = [r["finest"], *[x["p"] for x in sorted(r["per"], key=lambda x: x["g"])], r["id"]]
         path = list(dict.fromkeys(path + ([r["source_id"]] if r["source_id"] else [])))
         return RetrievedItem(
@@ -158,6 +163,12 @@ def _mog(ctx: RetrievalContext) -> MoGStrategy:
 @register_strategy("mog-dense", "MoG scored with the per-level vector indexes", scoped=True)
 def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="dense")
+
+
+@register_strategy("mog-bm25", "MoG scored with the per-level fulltext (BM25) indexes only, as "
+                   "in the paper", scoped=True)
+def _mog_bm25(ctx: RetrievalContext) -> MoGStrategy:
+    return MoGStrategy(ctx, scoring="bm25")
 
 
 # ------------------------------------------------------------------ Python reference (tests)
@@ -193,10 +204,18 @@ def reference_select(
         t_rs: dict[str, dict[int, float]] = {}
         raw_rs: dict[str, dict[int, float]] = {}
         for g in range(1, len(plan.w) + 1):
-            top = sorted(hits.get((plan.corpus, g), []), key=lambda h: (-h[1], h[0]))[:k_r]
-            norm = normalise_scores([s for _, s in top], normalise)
-            level_t = {pid: t for (pid, _), t in zip(top, norm)}
-            level_raw = dict(top)
+            level_t: dict[str, float] = {}
+            level_raw: dict[str, float] = {}
+            # one index per level ((corpus, g) keys) or several ((corpus, g, index): hybrid),
+            # each normalised on its own, then added
+            for key, index_hits in hits.items():
+                if tuple(key[:2]) != (plan.corpus, g):
+                    continue
+                top = sorted(index_hits, key=lambda h: (-h[1], h[0]))[:k_r]
+                norm = normalise_scores([s for _, s in top], normalise)
+                for (pid, raw), t in zip(top, norm):
+                    level_t[pid] = level_t.get(pid, 0.0) + t
+                    level_raw[pid] = level_raw.get(pid, 0.0) + raw
             for c, anc in ancestors.items():
                 if corpus_of[c] == plan.corpus and anc.get(g) in level_t:
                     t_rs.setdefault(c, {})[g] = level_t[anc[g]]

@@ -106,6 +106,10 @@ class MoGGStrategy:
         breakdown.update({f"w_L{g}": float(w) for g, w in enumerate(plan.w, 1)})
         if plan.router_version is None:
             breakdown["fixed_level"] = float(plan.g_r)
+        else:
+            breakdown["router_level"] = float(plan.g_r)
+            if plan.router_source == "default":
+                breakdown["default_router"] = 1.0
         return RetrievedItem(
             id=r["id"], text=" ".join(t.strip() for t in r["texts"] if t), score=float(r["score"]),
             kind="group", level=r["level"], source_id=(r["sources"] or [None])[0],

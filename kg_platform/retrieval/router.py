@@ -37,6 +37,11 @@ log = logging.getLogger(__name__)
 KINDS = ("mog", "mogg")
 
 
+def n_levels_for(settings: "Settings", kind: str) -> int:
+    """How many levels a router of ``kind`` weighs: MoG granularity levels or MoGG hop ranges."""
+    return settings.segment.n_gra if kind == "mog" else settings.mog.mogg_levels
+
+
 # --------------------------------------------------------------------------- pure pieces
 def soft_labels(sims: Sequence[float], best: float = 0.8, second: float = 0.2) -> np.ndarray:
     """0.8 on the most similar level, 0.2 on the second, 0 elsewhere (ties: lower level wins)."""
@@ -174,8 +179,9 @@ class Router:
     """
 
     def __init__(self, path: Path, version: str, n_levels: int, dim: int, hidden: int,
-                 dropout: float) -> None:
+                 dropout: float, meta: dict | None = None) -> None:
         self.path, self.version, self.n_levels = path, version, n_levels
+        self.meta = meta or {}
         state = load_router_state(path)
         self.w1 = np.ascontiguousarray(state["0.weight"], dtype=np.float32).T
         self.b1 = np.asarray(state["0.bias"], dtype=np.float32)
@@ -190,7 +196,7 @@ class Router:
     def from_dir(cls, path: Path) -> "Router":
         meta = json.loads((path / "meta.json").read_text())
         return cls(path, meta["version"], meta["n_levels"], meta["dim"], meta["hidden"],
-                   meta["dropout"])
+                   meta["dropout"], meta)
 
     def weights(self, qvec: np.ndarray) -> np.ndarray:
         return self.weights_batch(np.asarray(qvec, dtype=np.float32)[None, :])[0]
@@ -251,6 +257,56 @@ def load_router(graph: "GraphClient", corpus: str, kind: str) -> Router | None:
                 )
             _LOADED[str(path)] = Router.from_dir(path)
         return _LOADED[str(path)]
+
+
+# --------------------------------------------------------------------------- default routers
+def default_router_dir(settings: "Settings") -> Path | None:
+    """Where the default routers live: the package's ``models/routers`` (``builtin``), a folder
+    named by ``mog.default_router``, or None (``none``: fixed levels)."""
+    choice = (settings.mog.default_router or "builtin").strip()
+    if choice.lower() == "none":
+        return None
+    if choice.lower() == "builtin":
+        from importlib import resources
+
+        return Path(str(resources.files("kg_platform").joinpath("models", "routers")))
+    return Path(choice).expanduser()
+
+
+def load_default_router(settings: "Settings", kind: str, n_levels: int,
+                        dim: int | None = None) -> Router | None:
+    """The default ``kind`` router (used for any corpus without its own), or None when it is
+    switched off, missing, or built for another number of levels / embedding size."""
+    root = default_router_dir(settings)
+    if root is None or not (root / kind / "meta.json").exists():
+        return None
+    path = root / kind
+    with _LOCK:
+        if str(path) not in _LOADED:
+            _LOADED[str(path)] = Router.from_dir(path)
+        router = _LOADED[str(path)]
+    meta_embedder = str(router.meta.get("embedder") or "")
+    model = str(settings.embedding.model)
+    if router.n_levels != n_levels or (dim is not None and router.w1.shape[0] != dim) or (
+            meta_embedder and Path(meta_embedder).name != Path(model).name):
+        log.warning("default %s router in %s is for %d levels / %s; this graph has %d levels / "
+                    "%s: using the fixed level", kind, path, router.n_levels, meta_embedder,
+                    n_levels, model)
+        return None
+    return router
+
+
+def router_for(graph: "GraphClient", settings: "Settings", corpus: str, kind: str,
+               n_levels: int, dim: int | None = None) -> tuple[Router | None, str]:
+    """The router a corpus uses and where it comes from: its own newest trained router
+    (``"corpus"``), else the default one (``"default"``), else none (``"fixed"``)."""
+    own = load_router(graph, corpus, kind)
+    if own is not None:
+        return own, "corpus"
+    default = load_default_router(settings, kind, n_levels, dim)
+    if default is not None:
+        return default, "default"
+    return None, "fixed"
 
 
 # --------------------------------------------------------------------------- training job

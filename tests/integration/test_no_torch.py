@@ -38,10 +38,11 @@ _CHILD = textwrap.dedent('''
         report = kp.ingest([docs], corpus)
         out = {"errors": [str(e) for e in report.errors], "counts": report.counts,
                "embedder": type(kp.embedder).__name__}
-        for strategy in ("vector", "hybrid", "mogg", "propagate"):
+        for strategy in ("vector", "hybrid", "mog", "mogg", "propagate"):
             items = kp.retrieve("Which river flows through the old harbour town?", strategy=strategy,
                                 k=3, corpus=corpus)
             out[strategy] = [item.text for item in items]
+            out[strategy + "_breakdown"] = items[0].breakdown if items else {}
     out["torch_loaded"] = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
     print(json.dumps(out))
 ''')
@@ -71,6 +72,8 @@ def test_ingest_and_retrieve_without_torch(neo4j_server: dict, tmp_path: Path) -
     assert out["torch_loaded"] == []
     assert out["embedder"] == "OnnxEmbedder"
     assert out["errors"] == [] and out["counts"].get("pieces", 0) > 0, out
-    for strategy in ("vector", "hybrid", "mogg", "propagate"):
+    for strategy in ("vector", "hybrid", "mog", "mogg", "propagate"):
         assert out[strategy], f"{strategy} returned nothing"
+    for strategy in ("mog", "mogg"):  # the shipped default routers, read with numpy
+        assert out[strategy + "_breakdown"].get("default_router") == 1.0, out
     assert "Alde" in out["vector"][0] or "Alde" in out["hybrid"][0], out

@@ -145,13 +145,52 @@ def test_mog_cypher_equals_python_reference(world, question, normalise):
         assert it.query == "retrieval/mog_bm25" and it.breakdown
 
 
+def _vector_hits(graph, qvec, levels: int) -> dict:
+    hits = {}
+    for g in range(1, levels + 1):
+        rows = graph.read_raw(
+            "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
+            "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
+            index=f"chunk_embedding_l{g}", qv=[float(x) for x in qvec])
+        for r in rows:
+            hits.setdefault((r["corpus"], g, "vector"), []).append((r["id"], r["score"]))
+    return hits
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_mog_hybrid_cypher_equals_python_reference(world, question):
+    """`mog` (hybrid scoring): each level's BM25 and cosine top-k_r normalised on their own, added."""
+    ctx, data = world
+    qvec = ctx.embedder.embed([question])[0]
+    plans = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
+    got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
+    hits = {(c, g, "bm25"): h for (c, g), h in _chunk_hits(ctx.graph, question, 3).items()}
+    hits.update(_vector_hits(ctx.graph, qvec, 3))
+    want = reference_select(hits, data["ancestors"], data["corpus_of"], plans,
+                            k_r=ctx.settings.mog.k_r, k=3)
+    bm25_only = reference_select({k[:2]: v for k, v in hits.items() if k[2] == "bm25"},
+                                 data["ancestors"], data["corpus_of"], plans,
+                                 k_r=ctx.settings.mog.k_r, k=3)
+    assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
+    assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
+    assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
+    assert [s for _, s, _ in want] != pytest.approx([s for _, s, _ in bm25_only], abs=1e-9)
+
+
 def test_mog_dense_variant_and_fixed_level_without_router(world, caplog):
     ctx, _ = world
-    items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
+    old = ctx.settings.mog.default_router
+    ctx.settings.mog.default_router = "none"   # no default router: the fixed level
+    try:
+        items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
+        dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
+    finally:
+        ctx.settings.mog.default_router = old
     assert items and all(it.level == ctx.settings.mog.fixed_level for it in items)
     assert all(it.breakdown["fixed_level"] == ctx.settings.mog.fixed_level for it in items)
-    dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
-    assert dense[0].id == "tA-c2-2" and dense[0].query == "retrieval/mog_dense"
+    # the Meissen sentence is level-1 chunk tA-c1-4, returned as its fixed-level container
+    assert dense[0].path[0] == "tA-c1-4" and dense[0].query == "retrieval/mog_dense"
+    assert dense[0].id == {1: "tA-c1-4", 2: "tA-c2-2", 3: "tA-c3-1"}[ctx.settings.mog.fixed_level]
 
 
 def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
@@ -255,6 +294,9 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
         assert json.loads(stored[0]["metrics"])["n_train"] + json.loads(stored[0]["metrics"])["n_val"] == 8
         items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
         assert items and "fixed_level" not in items[0].breakdown
+        assert "default_router" not in items[0].breakdown   # the corpus's own router wins
+        from kg_platform.retrieval.router import router_for
+        assert router_for(ctx.graph, ctx.settings, "tA", "mog", 3)[1] == "corpus"
         assert sum(items[0].breakdown[f"w_L{g}"] for g in (1, 2, 3)) > 0
     finally:
         cfg.router_max_epochs, ctx.settings.segment.n_gra = old
@@ -356,3 +398,37 @@ def test_fit_weights_searches_present_layers_on_the_train_part(world):
     assert score == 1.0 and set(lam) == set(LAYERS) and len(cached) == 2
     assert lam["D"] == 0.0                       # no distilled node in this graph: not searched
     assert recall(0, rank_with(cached[0], lam, "wsum")) == 1.0
+
+
+def test_corpus_without_router_uses_the_shipped_default(world):
+    """No router trained for tA: `mog` and `mogg` use the default router shipped in the package
+    and report it (breakdown ``default_router``, ``router_level``); switched off, they fall back
+    to the fixed level, and the result says so."""
+    from kg_platform.retrieval.mog import choose_level
+    from kg_platform.retrieval.router import load_default_router, router_for
+
+    ctx, _ = world
+    cfg = ctx.settings.mog
+    question = "Which river flows through Dresden?"
+    qvec = ctx.embedder.embed([question])[0]
+    for name, n in (("mog", ctx.settings.segment.n_gra), ("mogg", cfg.mogg_levels)):
+        router, source = router_for(ctx.graph, ctx.settings, "tA", name, n, len(qvec))
+        assert source == "default" and router is load_default_router(ctx.settings, name, n)
+        level = choose_level(router.weights(qvec), cfg.zero_weight)
+        ctx.corpus = "tA"
+        try:
+            items = get_strategy(name, ctx).retrieve(question, 2)
+            old = cfg.default_router
+            cfg.default_router = "none"
+            try:
+                fixed = get_strategy(name, ctx).retrieve(question, 2)
+                assert router_for(ctx.graph, ctx.settings, "tA", name, n)[1] == "fixed"
+            finally:
+                cfg.default_router = old
+        finally:
+            ctx.corpus = None
+        assert items and all(it.breakdown.get("default_router") == 1.0 for it in items)
+        assert all(it.breakdown["router_level"] == level for it in items)
+        assert all("fixed_level" not in it.breakdown for it in items)
+        assert fixed and all("default_router" not in it.breakdown for it in fixed)
+        assert all("fixed_level" in it.breakdown for it in fixed)

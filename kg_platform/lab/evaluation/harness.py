@@ -125,6 +125,7 @@ class StrategyRun:
     latencies_ms: list[float] = field(default_factory=list)
     rankings: list[list[Ranked]] = field(default_factory=list)   # deduped, before the cut
     errors: list[str] = field(default_factory=list)
+    router_levels: list[tuple[str, int]] = field(default_factory=list)  # mog/mogg: (source, g_r)
 
 
 Example = QAExample | DocQuestion
@@ -371,6 +372,9 @@ def run_evaluation(
                 run.errors.append(f"{ex.id}: {exc}")
                 items = []
             run.latencies_ms.append((time.perf_counter() - t0) * 1000.0)
+            plans = getattr(strategy, "last_plans", None)
+            if plans:   # MoG / MoGG: which router chose which level for this question
+                run.router_levels.append((plans[0].router_source, plans[0].g_r))
             ranking = to_ranking(items)
             run.rankings.append(ranking)
             run.scores.append(score_example(ex, cut(ranking, cfg)))

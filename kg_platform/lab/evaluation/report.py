@@ -47,6 +47,10 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         block = aggregate(run.scores, run.latencies_ms)
         block["errors"] = len(run.errors)
         block["curve"] = curves[name]
+        if run.router_levels:   # MoG / MoGG: the chosen level per question, counted
+            levels = [g for _, g in run.router_levels]
+            block["router_levels"] = {str(g): levels.count(g) for g in sorted(set(levels))}
+            block["router_source"] = sorted({src for src, _ in run.router_levels})
         strategies[name] = block
     return {
         "dataset": str(cfg.dataset),
