@@ -127,9 +127,15 @@ def _distill_after(graph: Any, settings: Any, corpus: str, steps: str, run_id: s
 
     llm = get_llm(settings)
     echo = (lambda m: sys.stderr.write(m + "\n")) if as_json else typer.echo
+    from kg_platform.errors import JobLocked
+
     try:
         report = distill_corpus(graph, get_embedder(settings.embedding), llm, settings,
                                 corpus=corpus, steps=steps, echo=echo)
+    except JobLocked as exc:  # the ingest landed; the running distillation may miss new chunks
+        echo(f"distillation skipped: {exc.args[0]}; run `kgp distill --corpus {corpus}` "
+             "after it ends")
+        return
     finally:
         if llm is not None:
             llm.close()

@@ -45,11 +45,23 @@ def distill(
     embedder = get_embedder(settings.embedding)
     llm = get_llm(settings)
     echo = (lambda _m: None) if as_json else typer.echo
-    with GraphClient.from_settings(settings) as graph:
-        report = distill_corpus(graph, embedder, llm, settings, corpus=name, steps=steps,
-                                echo=echo)
-    if llm is not None:
-        llm.close()
+    from kg_platform.errors import JobLocked
+
+    try:
+        with GraphClient.from_settings(settings) as graph:
+            report = distill_corpus(graph, embedder, llm, settings, corpus=name, steps=steps,
+                                    echo=echo)
+    except JobLocked as exc:
+        # exit 3 like a locked `kgp jobs run`: "not run", which a scheduler must tell from a
+        # failure; the running distillation covers the same pending chunks
+        if as_json:
+            typer.echo(json.dumps({"corpus": name, "status": "locked",
+                                   "reason": exc.args[0], "exit_code": 3}))
+        typer.secho(f"skipped: {exc}", fg=typer.colors.YELLOW, err=True)
+        raise typer.Exit(3) from None
+    finally:
+        if llm is not None:
+            llm.close()
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return
