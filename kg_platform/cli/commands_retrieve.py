@@ -46,6 +46,7 @@ def retrieve(
     """Retrieve evidence for a question with one strategy (and optional SAGE selection)."""
     import logging
 
+    from kg_platform._faults import fault_point
     from kg_platform.retrieval.base import get_strategy
     from kg_platform.retrieval.explain import browser_snippet, explain_lines
     from kg_platform.retrieval.scope import resolve_scope
@@ -57,6 +58,7 @@ def retrieve(
     try:
         ctx.sources = resolve_scope(ctx.graph, scope, corpus)
         strat = get_strategy(strategy, ctx)
+        fault_point("retrieve")
         items = strat.retrieve(question, candidates_needed(select, k, ctx))
         items = apply_selection(select, question, items, ctx)
         if select in ("none", ""):

@@ -9,6 +9,14 @@ Failure model: a bad input raises a :class:`~kg_platform.errors.KGPError` (usual
 Any other exception from one input is recorded too (as an internal error), so one bug in a parser
 cannot stop a batch. Neo4j failing (``GraphError``) or an interrupt ends the run as ``failed``;
 what was committed before stays and the next run resumes, skipping committed sources by hash.
+
+One writer per corpus: a session holds the Neo4j lock ``ingest:<corpus>`` (a leased
+:class:`~kg_platform.jobs.lock.JobLock`) from before it reads the corpus's source states until
+its writes and prune are done. A second run of the same folder waits for it, then finds every
+source unchanged and skips it, instead of parsing, embedding and writing everything again. The
+piece-graph sync runs after the lock is released (it is safe under concurrent writers, see
+``ingest/similar.py``). A holder killed on this host is taken over at once; one on another host
+after its lease (``jobs.lease_s``).
 """
 
 from __future__ import annotations
@@ -40,7 +48,11 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[dict[str, Any]], None]
 
-__all__ = ["IngestSession", "Progress"]
+__all__ = ["IngestSession", "Progress", "ingest_lock_name"]
+
+
+def ingest_lock_name(corpus: str) -> str:
+    return f"ingest:{corpus}"
 
 
 def _alive(pid: int | None) -> bool:
@@ -97,11 +109,44 @@ class IngestSession:
             from kg_platform.graph.schema import apply_migrations
 
             apply_migrations(graph, embedder.dimension, embedder.model_name)
-        graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [],
-                    host=socket.gethostname(), pid=os.getpid())
-        self.report.interrupted = close_dead_runs(graph, corpus, self.run_id)
-        self.existing: dict[str, dict[str, Any]] = {
-            r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
+        self._lock = self._wait_for_corpus(graph, settings, corpus)
+        try:
+            graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [],
+                        host=socket.gethostname(), pid=os.getpid())
+            self.report.interrupted = close_dead_runs(graph, corpus, self.run_id)
+            # read only now, under the lock: what a run before us wrote is skipped by hash
+            self.existing: dict[str, dict[str, Any]] = {
+                r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
+        except BaseException:
+            self._unlock()
+            raise
+
+    # ------------------------------------------------------------------ corpus lock
+    def _wait_for_corpus(self, graph: GraphClient, settings: Settings, corpus: str) -> Any:
+        from kg_platform.errors import IngestionError
+        from kg_platform.jobs.lock import JobLock
+
+        lock = JobLock(graph, ingest_lock_name(corpus), lease_s=settings.jobs.lease_s)
+        wait_s = settings.ingest.lock_wait_s
+
+        def waiting(holder: str | None) -> None:
+            log.warning("corpus %r is being written by another run (%s); waiting for it "
+                        "(up to %.0f s)", corpus, holder, wait_s)
+            self.emit(event="waiting", corpus=corpus, holder=holder, run_id=self.run_id)
+
+        if not lock.wait_acquire(wait_s, poll_s=1.0, on_wait=waiting):
+            raise IngestionError(
+                f"corpus {corpus!r} is still being written by another run ({lock.holder}) "
+                f"after {wait_s:.0f} s",
+                hint="let that run finish, or raise KGP_INGEST__LOCK_WAIT_S; the holder is in "
+                     f"(:JobLock {{name: '{ingest_lock_name(corpus)}'}}); a holder on this host "
+                     "that died is taken over at once")
+        return lock
+
+    def _unlock(self) -> None:
+        lock, self._lock = getattr(self, "_lock", None), None
+        if lock is not None:
+            lock.release()
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -205,6 +250,7 @@ class IngestSession:
         try:
             if fatal is None:
                 self.flush()
+                self._unlock()   # writes done: the next run of this corpus may start
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
                 pg = self.settings.piece_graph
@@ -217,6 +263,8 @@ class IngestSession:
                     self.counts["similar_edges"] = sync.edges
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc
+        finally:
+            self._unlock()
         if fatal is not None:
             rep.status = "failed"
             rep.fatal = f"{type(fatal).__name__}: {fatal}"
