@@ -121,6 +121,23 @@ class IngestSession:
             self._unlock()
             raise
 
+    def _record(self, rep: IngestReport, errors: list[dict[str, Any]]) -> None:
+        """Write the run's end; skipped when Neo4j is known to be gone (no second retry wait)."""
+        if self.graph.unavailable:
+            log.warning("Neo4j is unavailable: run %s is not recorded (the next run records it "
+                        "as interrupted and resumes it)", self.run_id)
+            return
+        try:
+            self.graph.write("ingest/run_finish", id=self.run_id, status=rep.status,
+                             counts=json.dumps(rep.counts | {
+                                 "added": len(rep.added), "replaced": len(rep.replaced),
+                                 "skipped": len(rep.skipped), "pruned": len(rep.pruned),
+                                 "failed": len(rep.errors)}),
+                             errors=json.dumps(errors), tokens=rep.tokens,
+                             duration_s=rep.duration_s)
+        except KGPError:
+            log.warning("could not record run %s in Neo4j", self.run_id)
+
     # ------------------------------------------------------------------ corpus lock
     def _wait_for_corpus(self, graph: GraphClient, settings: Settings, corpus: str) -> Any:
         from kg_platform.errors import IngestionError
@@ -281,16 +298,7 @@ class IngestSession:
         errors = [e.model_dump() for e in rep.errors]
         if rep.fatal:
             errors.append({"path": "", "error": "fatal", "reason": rep.fatal, "hint": ""})
-        try:
-            self.graph.write("ingest/run_finish", id=self.run_id, status=rep.status,
-                             counts=json.dumps(rep.counts | {
-                                 "added": len(rep.added), "replaced": len(rep.replaced),
-                                 "skipped": len(rep.skipped), "pruned": len(rep.pruned),
-                                 "failed": len(rep.errors)}),
-                             errors=json.dumps(errors), tokens=rep.tokens,
-                             duration_s=rep.duration_s)
-        except KGPError:
-            log.warning("could not record run %s in Neo4j", self.run_id)
+        self._record(rep, errors)
         self.emit(event="done", report=rep.model_dump())
         if fatal is not None and not isinstance(fatal, Exception):
             raise fatal  # KeyboardInterrupt / SystemExit: recorded, then honoured

@@ -142,7 +142,10 @@ class JobLock:
         if self._renewer is not None:
             self._renewer.join(timeout=5)
             self._renewer = None
-        if self.held:
+        if self.held and getattr(self.graph, "unavailable", False):
+            log.warning("Neo4j is unavailable: lock %r is left to expire (a dead holder on this "
+                        "host is taken over at once)", self.name)
+        elif self.held:
             try:
                 self.graph.write("jobs/lock_release", job=self.name, owner=self.owner)
             except Exception as exc:  # noqa: BLE001 - the lease expires on its own
