@@ -123,7 +123,7 @@ class IngestSession:
 
     def _record(self, rep: IngestReport, errors: list[dict[str, Any]]) -> None:
         """Write the run's end; skipped when Neo4j is known to be gone (no second retry wait)."""
-        if self.graph.unavailable:
+        if getattr(self.graph, "unavailable", False):
             log.warning("Neo4j is unavailable: run %s is not recorded (the next run records it "
                         "as interrupted and resumes it)", self.run_id)
             return
