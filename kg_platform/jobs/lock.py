@@ -135,7 +135,10 @@ class JobLock:
                     log.error("job lock %r was lost: another owner holds it now", self.name)
                     return
             except Exception as exc:  # noqa: BLE001 - keep trying until the lease runs out
-                log.warning("could not renew job lock %r: %s", self.name, exc)
+                # a server known to be gone is reported once, by the statement that found it
+                level = logging.INFO if getattr(self.graph, "unavailable", False) \
+                    else logging.WARNING
+                log.log(level, "could not renew job lock %r: %s", self.name, exc)
 
     def release(self) -> None:
         self._stop.set()
