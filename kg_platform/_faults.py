@@ -1,15 +1,23 @@
-"""A fault hook for the fault-injection suite: SIGKILL this process at the Nth call of a phase.
+"""Fault hooks for the fault-injection suite, inert unless their variable is set.
 
 Why in the product code: killing ``kgp ingest`` after a random delay mostly lands in model loading;
-the suite needs kills spread over parse, embed, write and the piece-graph step, reproducibly.
-Inert unless ``KGP_FAULT_KILL`` is set, e.g. ``KGP_FAULT_KILL=write:3`` kills the process the
-third time the ingestion reaches its write point. Phases: parse, embed, write, piece_graph.
+the suite needs kills spread over parse, embed, write and the piece-graph step, reproducibly, and
+it needs a process held at a known point while it kills Neo4j or starts a rival run.
+
+- ``KGP_FAULT_KILL=<phase>:<n>``: SIGKILL this process the nth time it reaches ``phase``
+  (e.g. ``write:3``).
+- ``KGP_FAULT_PAUSE=<phase>:<n>:<gate>``: the nth time, create ``<gate>.reached`` and wait until
+  the file ``<gate>`` exists (at most 15 min), then go on.
+
+Phases: parse, embed, write, piece_graph (ingestion), retrieve (``kgp retrieve``).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import time
+from pathlib import Path
 
 __all__ = ["fault_point"]
 
@@ -17,13 +25,20 @@ _counts: dict[str, int] = {}
 
 
 def fault_point(phase: str) -> None:
-    """Count a call of ``phase``; kill -9 this process when ``KGP_FAULT_KILL`` says so."""
-    spec = os.environ.get("KGP_FAULT_KILL")
-    if not spec:
-        return
-    target, _, nth = spec.partition(":")
-    if target != phase:
+    """Count a call of ``phase``; kill or pause this process when a fault variable says so."""
+    kill = os.environ.get("KGP_FAULT_KILL")
+    pause = os.environ.get("KGP_FAULT_PAUSE")
+    if not kill and not pause:
         return
     _counts[phase] = _counts.get(phase, 0) + 1
-    if _counts[phase] >= int(nth or 1):
-        os.kill(os.getpid(), signal.SIGKILL)
+    if kill:
+        target, _, nth = kill.partition(":")
+        if target == phase and _counts[phase] >= int(nth or 1):
+            os.kill(os.getpid(), signal.SIGKILL)
+    if pause:
+        target, nth, gate = pause.split(":", 2)
+        if target == phase and _counts[phase] == int(nth or 1):
+            Path(gate + ".reached").touch()
+            deadline = time.monotonic() + 900
+            while not Path(gate).exists() and time.monotonic() < deadline:
+                time.sleep(0.05)

@@ -128,6 +128,10 @@ class IngestSettings(BaseModel):
     transaction_rows: int = Field(
         2000, description="small sources are grouped into one write transaction up to this "
         "many nodes; a source is never split across transactions")
+    lock_wait_s: float = Field(
+        3600.0, description="how long a run waits for another run of the same corpus to finish "
+        "its writes (one writer per corpus, so two runs over one folder never do the work "
+        "twice); then it fails with exit 2")
 
 
 class MoGSettings(BaseModel):

@@ -30,8 +30,19 @@ def distill(
     from kg_platform.sdk.platform import KnowledgePlatform
 
     echo = (lambda _m: None) if as_json else typer.echo
-    with KnowledgePlatform(get_settings()) as kp:
-        report = kp.distill(corpus, steps, echo=echo)
+    from kg_platform.errors import JobLocked
+
+    try:
+        with KnowledgePlatform(get_settings()) as kp:
+            report = kp.distill(corpus, steps, echo=echo)
+    except JobLocked as exc:
+        # exit 3 like a locked `kgp jobs run`: "not run", which a scheduler must tell from a
+        # failure; the running distillation covers the same pending chunks
+        if as_json:
+            typer.echo(json.dumps({"corpus": corpus or get_settings().corpus, "status": "locked",
+                                   "reason": exc.args[0], "exit_code": 3}))
+        typer.secho(f"skipped: {exc}", fg=typer.colors.YELLOW, err=True)
+        raise typer.Exit(3) from None
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2))
         return

@@ -61,8 +61,21 @@ def _register_plugins() -> None:
 _register()
 
 
+def _configure_logging() -> None:
+    """WARNING by default (``KGP_LOG=info|debug`` for more). The Neo4j driver's own retry and
+    connection messages are hidden unless asked for: when the server dies, the user should read
+    one line saying so, not a dozen driver retries (the error carries the reason)."""
+    import os
+
+    name = os.environ.get("KGP_LOG", "warning").strip().upper() or "WARNING"
+    level = getattr(logging, name, logging.WARNING)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s")
+    if level > logging.INFO:
+        logging.getLogger("neo4j").setLevel(logging.CRITICAL)
+
+
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    _configure_logging()
     try:
         app()
     except KGPError as exc:

@@ -5,6 +5,12 @@ steps (``atomic``, ``entities``, ``tags``) over every chunk still pending, sums 
 meter, and reports tokens per 1k corpus tokens. Without an LLM it skips every step with one
 clear message (issue item 7) and returns a report saying so. ``remove_source_distillation`` is
 what the ingestion path calls before a changed source is re-written or a vanished one pruned.
+
+One distillation per corpus at a time: ``distill_corpus`` holds the Neo4j lock
+``distill:<corpus>`` (a :class:`~kg_platform.jobs.lock.JobLock`, leased and renewed, reclaimed at
+once from a dead process of this host). Two runs would otherwise pay the LLM twice for the same
+pending chunks and race on entity MERGEs; the loser raises :class:`JobLocked` (``kgp distill``
+exits 3) and writes nothing.
 """
 
 from __future__ import annotations
@@ -90,10 +96,35 @@ def distill_corpus(
         report.skipped = NO_LLM_MESSAGE.format(steps=", ".join(chosen), corpus=corpus)
         (echo or log.warning)(report.skipped)
         return report
+    from kg_platform.errors import JobLocked
+    from kg_platform.jobs.lock import JobLock
+
+    lock = JobLock(graph, distill_lock_name(corpus), lease_s=settings.jobs.lease_s)
+    if not lock.acquire():
+        raise JobLocked(
+            f"a distillation of corpus {corpus!r} is already running (lock held by "
+            f"{lock.holder})",
+            hint="wait for it to finish (it covers the same pending chunks); a crashed holder's "
+                 "lock is taken over at once on the same host, else after KGP_JOBS__LEASE_S")
+    try:
+        return _distill_locked(graph, embedder, llm, settings, report, chosen,
+                               source_ids=source_ids, echo=echo)
+    finally:
+        lock.release()
+
+
+def distill_lock_name(corpus: str) -> str:
+    return f"distill:{corpus}"
+
+
+def _distill_locked(graph: GraphClient, embedder: Embedder, llm: LLMClient, settings: Settings,
+                    report: DistillReport, chosen: list[str], *, source_ids: list[str] | None,
+                    echo: Callable[[str], None] | None) -> DistillReport:
     from kg_platform.distilling.atomizer import atomize
     from kg_platform.distilling.entities import extract_entities
     from kg_platform.distilling.tagging import tag_corpus
 
+    corpus = report.corpus
     counts = graph.read("distill/count_chunks", corpus=corpus, levels=settings.distill.levels,
                         source_ids=source_ids)
     report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0

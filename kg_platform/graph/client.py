@@ -84,6 +84,10 @@ class GraphClient:
             connection_acquisition_timeout=max(connect_timeout_s * 2, retry_s),
         )
         self._components: tuple[str, str] | None = None
+        #: True after a statement found the server unavailable (until one succeeds again), so
+        #: clean-up code (run records, lock release) does not spend another retry budget on a
+        #: server that is known to be gone
+        self.unavailable = False
         self._bookmarks = GraphDatabase.bookmark_manager()
 
     def forget_bookmarks(self) -> None:
@@ -178,10 +182,13 @@ class GraphClient:
             with self._driver.session(database=self.database,
                                       bookmark_manager=self._bookmarks) as session:
                 runner = session.execute_write if write else session.execute_read
-                return runner(work)
+                result = runner(work)
+            self.unavailable = False
+            return result
         except Neo4jError as exc:
             raise GraphError(f"Neo4j error {exc.code}: {exc.message}") from exc
         except ServiceUnavailable as exc:
+            self.unavailable = True
             raise GraphError(
                 f"Neo4j at {self.uri} is unavailable: {' '.join(str(exc).split())}",
                 hint="is the server running? `kgp neo4j status`",

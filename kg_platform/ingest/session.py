@@ -17,6 +17,14 @@ order, so idempotency, skip-by-hash and crash-resume are those of the serial pip
 leaves every batch committed whole or not at all. After the first failure no later batch is
 written. The phase timings of ``embed`` and ``write`` are each stage's busy time, so with overlap
 they add up to more than the wall time. ``pipeline_batches = 0`` runs the stages one after another.
+
+One writer per corpus: a session holds the Neo4j lock ``ingest:<corpus>`` (a leased
+:class:`~kg_platform.jobs.lock.JobLock`) from before it reads the corpus's source states until
+its writes and prune are done. A second run of the same folder waits for it, then finds every
+source unchanged and skips it, instead of parsing, embedding and writing everything again. The
+piece-graph sync runs after the lock is released (it is safe under concurrent writers, see
+``ingest/similar.py``). A holder killed on this host is taken over at once; one on another host
+after its lease (``jobs.lease_s``).
 """
 
 from __future__ import annotations
@@ -51,7 +59,11 @@ log = logging.getLogger(__name__)
 
 Progress = Callable[[dict[str, Any]], None]
 
-__all__ = ["IngestSession", "Progress"]
+__all__ = ["IngestSession", "Progress", "ingest_lock_name"]
+
+
+def ingest_lock_name(corpus: str) -> str:
+    return f"ingest:{corpus}"
 
 
 def _alive(pid: int | None) -> bool:
@@ -119,11 +131,61 @@ class IngestSession:
             from kg_platform.graph.schema import apply_migrations
 
             apply_migrations(graph, embedder.dimension, embedder.model_name)
-        graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [],
-                    host=socket.gethostname(), pid=os.getpid())
-        self.report.interrupted = close_dead_runs(graph, corpus, self.run_id)
-        self.existing: dict[str, dict[str, Any]] = {
-            r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
+        self._lock = self._wait_for_corpus(graph, settings, corpus)
+        try:
+            graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [],
+                        host=socket.gethostname(), pid=os.getpid())
+            self.report.interrupted = close_dead_runs(graph, corpus, self.run_id)
+            # read only now, under the lock: what a run before us wrote is skipped by hash
+            self.existing: dict[str, dict[str, Any]] = {
+                r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
+        except BaseException:
+            self._unlock()
+            raise
+
+    def _record_run(self, rep: IngestReport, errors: list[dict[str, Any]]) -> None:
+        """Write the run's end; skipped when Neo4j is known to be gone (no second retry wait)."""
+        if getattr(self.graph, "unavailable", False):
+            log.warning("Neo4j is unavailable: run %s is not recorded (the next run records it "
+                        "as interrupted and resumes it)", self.run_id)
+            return
+        try:
+            self.graph.write("ingest/run_finish", id=self.run_id, status=rep.status,
+                             counts=json.dumps(rep.counts | {
+                                 "added": len(rep.added), "replaced": len(rep.replaced),
+                                 "skipped": len(rep.skipped), "pruned": len(rep.pruned),
+                                 "failed": len(rep.errors)}),
+                             errors=json.dumps(errors), tokens=rep.tokens,
+                             duration_s=rep.duration_s)
+        except KGPError:
+            log.warning("could not record run %s in Neo4j", self.run_id)
+
+    # ------------------------------------------------------------------ corpus lock
+    def _wait_for_corpus(self, graph: GraphClient, settings: Settings, corpus: str) -> Any:
+        from kg_platform.errors import IngestionError
+        from kg_platform.jobs.lock import JobLock
+
+        lock = JobLock(graph, ingest_lock_name(corpus), lease_s=settings.jobs.lease_s)
+        wait_s = settings.ingest.lock_wait_s
+
+        def waiting(holder: str | None) -> None:
+            log.warning("corpus %r is being written by another run (%s); waiting for it "
+                        "(up to %.0f s)", corpus, holder, wait_s)
+            self.emit(event="waiting", corpus=corpus, holder=holder, run_id=self.run_id)
+
+        if not lock.wait_acquire(wait_s, poll_s=1.0, on_wait=waiting):
+            raise IngestionError(
+                f"corpus {corpus!r} is still being written by another run ({lock.holder}) "
+                f"after {wait_s:.0f} s",
+                hint="let that run finish, or raise KGP_INGEST__LOCK_WAIT_S; the holder is in "
+                     f"(:JobLock {{name: '{ingest_lock_name(corpus)}'}}); a holder on this host "
+                     "that died is taken over at once")
+        return lock
+
+    def _unlock(self) -> None:
+        lock, self._lock = getattr(self, "_lock", None), None
+        if lock is not None:
+            lock.release()
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -299,6 +361,7 @@ class IngestSession:
             if fatal is None:
                 self.flush()
                 self._shutdown_pools()
+                self._unlock()   # writes done: the next run of this corpus may start
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
                 pg = self.settings.piece_graph
@@ -312,7 +375,11 @@ class IngestSession:
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc
         if fatal is not None:
-            self._drain_after_failure()
+            # no worker thread may still write once another run can take the corpus's lock
+            try:
+                self._drain_after_failure()
+            finally:
+                self._unlock()
             rep.status = "failed"
             rep.fatal = f"{type(fatal).__name__}: {fatal}"
         else:
@@ -328,16 +395,7 @@ class IngestSession:
         errors = [e.model_dump() for e in rep.errors]
         if rep.fatal:
             errors.append({"path": "", "error": "fatal", "reason": rep.fatal, "hint": ""})
-        try:
-            self.graph.write("ingest/run_finish", id=self.run_id, status=rep.status,
-                             counts=json.dumps(rep.counts | {
-                                 "added": len(rep.added), "replaced": len(rep.replaced),
-                                 "skipped": len(rep.skipped), "pruned": len(rep.pruned),
-                                 "failed": len(rep.errors)}),
-                             errors=json.dumps(errors), tokens=rep.tokens,
-                             duration_s=rep.duration_s)
-        except KGPError:
-            log.warning("could not record run %s in Neo4j", self.run_id)
+        self._record_run(rep, errors)
         self.emit(event="done", report=rep.model_dump())
         if fatal is not None and not isinstance(fatal, Exception):
             raise fatal  # KeyboardInterrupt / SystemExit: recorded, then honoured

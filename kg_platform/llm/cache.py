@@ -66,6 +66,12 @@ class ResponseCache:
                 (key, model, text, prompt_tokens, completion_tokens, time.time()))
             self._db.commit()
 
+    def delete(self, key: str) -> None:
+        """Forget one reply (an unusable one, so a re-run asks the model again)."""
+        with self._lock:
+            self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
+            self._db.commit()
+
     def record_failure(self, prompt: str, version: str, model: str, error: str,
                        reply: str) -> None:
         with self._lock:

@@ -49,6 +49,7 @@ class LLMResult:
     cost_usd: float = 0.0
     model: str = ""
     finish_reason: str | None = None
+    key: str = ""               # the response-cache key of this request
 
 
 def _count_message_tokens(messages: Sequence[dict[str, Any]]) -> int:
@@ -118,7 +119,7 @@ class LLMClient:
             if hit is not None:
                 text, pt, ct = hit
                 self._record(pt, ct, cached=True, prompt_name=prompt_name)
-                return LLMResult(text, pt, ct, cached=True, model=self.model)
+                return LLMResult(text, pt, ct, cached=True, model=self.model, key=key)
         with self._sem:
             resp = self._call_with_retries(messages, temp, mtok, stop)
         choice = resp.choices[0] if getattr(resp, "choices", None) else None
@@ -134,7 +135,7 @@ class LLMClient:
         if self.cache is not None:
             self.cache.put(key, self.model, text, pt, ct)
         return LLMResult(text, pt, ct, cached=False, cost_usd=cost, model=self.model,
-                         finish_reason=getattr(choice, "finish_reason", None))
+                         finish_reason=getattr(choice, "finish_reason", None), key=key)
 
     def _record(self, pt: int, ct: int, *, cached: bool, prompt_name: str | None) -> float:
         cost = 0.0 if cached else cost_of(pt, ct, self.settings.price_input_per_1m,
@@ -204,7 +205,9 @@ class LLMClient:
 
         An unparsable or invalid reply gets one repair request (the reply and the error are
         shown to the model); if that is invalid too, the failure is recorded in the cache's
-        failure log and on the usage meters, and :class:`LLMOutputInvalid` is raised.
+        failure log and on the usage meters, both replies are dropped from the response cache
+        (a re-run asks again instead of replaying them), and :class:`LLMOutputInvalid` is
+        raised.
         """
         prompt = get_prompt(prompt_name)
         messages = prompt.render(variables)
@@ -230,6 +233,10 @@ class LLMClient:
             if self.cache is not None:
                 self.cache.record_failure(prompt.name, prompt.version, self.model, error,
                                           res2.text)
+                # a cached bad reply would be replayed by every re-run and the chunk could
+                # never be distilled: forget both, so `kgp distill` again asks the model
+                for bad in (res, res2):
+                    self.cache.delete(bad.key)
             raise LLMOutputInvalid(
                 f"prompt {prompt.key}: reply still invalid after one repair ({error}); "
                 f"reply began {res2.text[:120]!r}",

@@ -14,12 +14,15 @@ instance may serve many threads.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg_platform.sdk.results import Retrieval
+
+_log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings
@@ -160,8 +163,14 @@ class KnowledgePlatform:
                               progress=progress, embedder=self._embedder)
         if distill:
             from kg_platform.distilling import record_distillation
+            from kg_platform.errors import JobLocked
 
-            done = self.distill(name, distill, echo=echo)
+            try:
+                done = self.distill(name, distill, echo=echo)
+            except JobLocked as exc:   # the ingest landed; the running distillation goes on
+                (echo or _log.warning)(f"distillation skipped: {exc.args[0]}; distil corpus "
+                                       f"{name!r} again after it ends")
+                return report
             if not done.skipped:
                 record_distillation(self.graph, report.run_id, done)
         return report
@@ -239,6 +248,7 @@ class KnowledgePlatform:
         result as ``(:Trajectory {kind: 'retrieve'})`` and returns its id as ``answer_id``, so
         the Browser guide's "why was this chunk retrieved" query can show it.
         """
+        from kg_platform._faults import fault_point
         from kg_platform.retrieval.base import get_strategy
         from kg_platform.retrieval.selection import apply_selection, candidates_needed
 
@@ -247,7 +257,9 @@ class KnowledgePlatform:
         k = defaults.k if k is None else k
         select = select or defaults.select
         ctx = self.retrieval_context(corpus, scope)
-        items = get_strategy(strategy, ctx).retrieve(query, candidates_needed(select, k, ctx))
+        strat = get_strategy(strategy, ctx)
+        fault_point("retrieve")      # fault tests: connected, about to query (inert otherwise)
+        items = strat.retrieve(query, candidates_needed(select, k, ctx))
         items = apply_selection(select, query, items, ctx)
         if select in ("none", ""):
             items = items[:k]

@@ -124,12 +124,20 @@ def test_lock_admits_one_process(graph_session, neo4j_server, tmp_path) -> None:
         assert lock_states(graph_session, ["race"])["race"].held
 
 
-def test_crashed_holder_lock_expires(graph_session, neo4j_server, tmp_path) -> None:
-    proc = _contenders(neo4j_server, "crash", 1, lease=2, hold=600, tmp_path=tmp_path)[0]
+def test_crashed_holder_is_taken_over_here_and_expires_elsewhere(graph_session, neo4j_server,
+                                                                  tmp_path) -> None:
+    proc = _contenders(neo4j_server, "crash", 1, lease=60, hold=600, tmp_path=tmp_path)[0]
     assert proc.stdout.readline().startswith("WON")
     proc.kill()                                                   # no release, no renewal
     proc.wait(timeout=10)
     mine = JobLock(graph_session, "crash", lease_s=5)
+    assert mine.acquire()              # its pid is gone on this host: taken over, lease or not
+    mine.release()
+    # a holder on another host cannot be judged by pid: only its lease frees the lock
+    remote = JobLock(graph_session, "crash-remote", lease_s=2, owner="elsewhere:1:abcd")
+    assert remote.acquire()
+    remote._stop.set()                                            # dies without a release
+    mine = JobLock(graph_session, "crash-remote", lease_s=5)
     assert not mine.acquire()                                     # lease still running
     time.sleep(2.5)
     assert mine.acquire()                                         # expired: ours now

@@ -6,7 +6,9 @@ Each request takes the next scripted reply from a queue, or, when the queue is e
 
 - ``str``: the assistant's message content (usage is reported unless ``report_usage=False``);
 - :class:`Status`: an HTTP error (e.g. ``Status(429, retry_after=0)``, ``Status(500)``);
-- :class:`Raw`: a raw response body, e.g. malformed JSON.
+- :class:`Raw`: a raw response body, e.g. malformed JSON;
+- :class:`Slow`: another reply sent only after a delay (a client with a shorter timeout sees a
+  timeout; the late write to its closed socket is ignored).
 
 Every request is recorded in ``server.requests`` (parsed JSON bodies) so tests can count calls
 and read prompts. Use the ``fake_llm`` fixture (import it into a test module) or the class
@@ -41,7 +43,13 @@ class Raw:
     content_type: str = "application/json"
 
 
-Reply = str | Status | Raw
+@dataclass
+class Slow:
+    seconds: float
+    reply: "str | Status | Raw"
+
+
+Reply = str | Status | Raw | Slow
 Responder = Callable[[dict[str, Any]], Reply]
 
 
@@ -124,13 +132,16 @@ class FakeOpenAI:
             def _send(self, code: int, body: str, ctype: str = "application/json",
                       headers: dict[str, str] | None = None) -> None:
                 data = body.encode("utf-8")
-                self.send_response(code)
-                self.send_header("Content-Type", ctype)
-                self.send_header("Content-Length", str(len(data)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", ctype)
+                    self.send_header("Content-Length", str(len(data)))
+                    for k, v in (headers or {}).items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout): what a real server would see too
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
@@ -164,6 +175,10 @@ class FakeOpenAI:
                         fake._in_flight -= 1
 
             def _answer(self, body: dict[str, Any], reply: Reply) -> None:
+                if isinstance(reply, Slow):
+                    time.sleep(reply.seconds)
+                    self._answer(body, reply.reply)
+                    return
                 if isinstance(reply, Status):
                     headers = {}
                     if reply.retry_after is not None:
