@@ -23,7 +23,7 @@ def register(app: typer.Typer) -> None:
     router_app.command("train-default")(router_train_default)
 
 
-def _context(corpus: str):  # noqa: ANN202  (RetrievalContext; SDK imported lazily)
+def _context(corpus: str):
     from kg_platform.sdk.platform import KnowledgePlatform
 
     return KnowledgePlatform(get_settings()).retrieval_context(corpus)

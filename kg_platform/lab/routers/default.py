@@ -61,7 +61,7 @@ def _questions(ctx: "RetrievalContext", dataset: Path, limit: int | None
 
 
 def collect_labels(ctx: "RetrievalContext", dataset: Path, kind: str, out: Path,
-                   limit: int | None = None, echo=print) -> dict[str, Any]:  # noqa: ANN001
+                   limit: int | None = None, echo=print) -> dict[str, Any]:
     """Write one record per question: the label similarity of each level's best snippet."""
     if kind not in KINDS:
         raise EvaluationError(f"unknown router kind {kind!r}", hint="use mog or mogg")
