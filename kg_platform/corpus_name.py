@@ -22,8 +22,11 @@ def check_corpus(name: str | None, *, optional: bool = False) -> str | None:
         raise ConfigError(
             f"the corpus name {name!r} is empty",
             hint="give a non-empty corpus name, or none at all to use the configured default"
-                 + ("" if not optional else " / search every corpus"))
+            + ("" if not optional else " / search every corpus"),
+        )
     if "\x00" in name:
-        raise ConfigError("the corpus name contains a NUL character",
-                          hint="use printable characters in corpus names")
+        raise ConfigError(
+            "the corpus name contains a NUL character",
+            hint="use printable characters in corpus names",
+        )
     return name

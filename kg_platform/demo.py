@@ -44,8 +44,9 @@ def run_demo(echo: Callable[[str], None] = print, question: str = DEMO_QUESTION)
 
         from kg_platform.ingest import ingest_paths
 
-        report = ingest_paths(graph, settings, [SAMPLES], corpus=DEMO_CORPUS,
-                              exclude=["SOURCES.md"])
+        report = ingest_paths(
+            graph, settings, [SAMPLES], corpus=DEMO_CORPUS, exclude=["SOURCES.md"]
+        )
         echo(report.summary())
 
         from kg_platform.sdk import KnowledgePlatform

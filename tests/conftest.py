@@ -43,12 +43,16 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     from kg_platform.neo4j_server import LocalNeo4j
 
     settings = Settings(neo4j={"heap": "1g", "pagecache": "256m"})
-    server = LocalNeo4j(settings, ephemeral=True,
-                        home=tmp_path_factory.mktemp("neo4j-home"))
+    server = LocalNeo4j(settings, ephemeral=True, home=tmp_path_factory.mktemp("neo4j-home"))
     server.start()
     try:
-        yield {"uri": server.bolt_uri(), "password": server.password(), "home": server.home,
-               "http_port": server.http_port, "server": server}
+        yield {
+            "uri": server.bolt_uri(),
+            "password": server.password(),
+            "home": server.home,
+            "http_port": server.http_port,
+            "server": server,
+        }
     finally:
         server.stop()
 

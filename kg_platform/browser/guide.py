@@ -45,10 +45,10 @@ class SavedQuery:
 
     name: str
     title: str
-    view: str            # 'table' | 'graph'
+    view: str  # 'table' | 'graph'
     layer: str
     description: str
-    text: str            # the runnable text: explanation comments + query
+    text: str  # the runnable text: explanation comments + query
 
     @property
     def statement(self) -> str:
@@ -80,12 +80,21 @@ def saved_queries() -> list[SavedQuery]:
                 body.append(line)
         name = entry.name[: -len(".cypher")]
         if "title" not in meta:
-            raise ConfigError(f"saved query {entry.name} has no '// title:' line",
-                              hint="every cypher/browser/*.cypher file starts with title/view/"
-                              "layer comment lines")
-        out.append(SavedQuery(name=name, title=meta["title"], view=meta.get("view", "table"),
-                              layer=meta.get("layer", ""), description=" ".join(described),
-                              text="\n".join(body).strip()))
+            raise ConfigError(
+                f"saved query {entry.name} has no '// title:' line",
+                hint="every cypher/browser/*.cypher file starts with title/view/"
+                "layer comment lines",
+            )
+        out.append(
+            SavedQuery(
+                name=name,
+                title=meta["title"],
+                view=meta.get("view", "table"),
+                layer=meta.get("layer", ""),
+                description=" ".join(described),
+                text="\n".join(body).strip(),
+            )
+        )
     return out
 
 
@@ -101,8 +110,10 @@ def style_command() -> str:
 
 
 def _slide(side: str, main: str) -> str:
-    return (f'<slide class="row-fluid">\n  <div class="col-sm-3">\n{side}\n  </div>\n'
-            f'  <div class="col-sm-9">\n{main}\n  </div>\n</slide>\n')
+    return (
+        f'<slide class="row-fluid">\n  <div class="col-sm-3">\n{side}\n  </div>\n'
+        f'  <div class="col-sm-9">\n{main}\n  </div>\n</slide>\n'
+    )
 
 
 def _runnable(text: str) -> str:
@@ -112,44 +123,56 @@ def _runnable(text: str) -> str:
 def render_guide() -> str:
     """The ``:play``-able guide: an introduction, one slide per saved query, a closing slide."""
     queries = saved_queries()
-    slides = [_slide(
-        "    <h3>kg-platform: your graph</h3>\n"
-        "    <p class=\"lead\">A walk through the three layers of <em>your</em> knowledge graph, "
-        "with queries you can run.</p>",
-        "    <p>kg-platform keeps everything in Neo4j, in three layers (PIKE-RAG):</p>\n"
-        "    <ol><li><b>Information resources</b> (blue): corpora, sources and the runs that "
-        "ingested them.</li>\n"
-        "    <li><b>Corpus</b> (green): each document's sections, its Mix-of-Granularity chunks "
-        "(level 1 = finest, bigger circles are coarser) and the sentence pieces of the MoGG "
-        "graph.</li>\n"
-        "    <li><b>Distilled knowledge</b> (orange/purple/pink): atomic questions, entities and "
-        "tags extracted by the LLM.</li></ol>\n"
-        "    <p>First apply the kg-platform style sheet (click, then run with Ctrl+Enter):</p>\n"
-        f"    {_runnable(style_command())}\n"
-        "    <p>Every query picks an example from your graph; edit the value in its first "
-        "<code>WITH '' AS ...</code> line to choose your own.</p>")]
+    slides = [
+        _slide(
+            "    <h3>kg-platform: your graph</h3>\n"
+            '    <p class="lead">A walk through the three layers of <em>your</em> knowledge graph, '
+            "with queries you can run.</p>",
+            "    <p>kg-platform keeps everything in Neo4j, in three layers (PIKE-RAG):</p>\n"
+            "    <ol><li><b>Information resources</b> (blue): corpora, sources and the runs that "
+            "ingested them.</li>\n"
+            "    <li><b>Corpus</b> (green): each document's sections, its Mix-of-Granularity chunks "
+            "(level 1 = finest, bigger circles are coarser) and the sentence pieces of the MoGG "
+            "graph.</li>\n"
+            "    <li><b>Distilled knowledge</b> (orange/purple/pink): atomic questions, entities and "
+            "tags extracted by the LLM.</li></ol>\n"
+            "    <p>First apply the kg-platform style sheet (click, then run with Ctrl+Enter):</p>\n"
+            f"    {_runnable(style_command())}\n"
+            "    <p>Every query picks an example from your graph; edit the value in its first "
+            "<code>WITH '' AS ...</code> line to choose your own.</p>",
+        )
+    ]
     layer = None
     for q in queries:
         heading = ""
         if q.layer != layer:
             layer = q.layer
             heading = f"    <h4>{html.escape(_LAYERS.get(layer, layer))}</h4>\n"
-        slides.append(_slide(
-            f"{heading}    <h3>{html.escape(q.title)}</h3>\n"
-            f"    <p>{html.escape(q.description)}</p>\n"
-            f"    <p><small>view: {html.escape(q.view)} &middot; saved query "
-            f"<code>cypher/browser/{html.escape(q.name)}.cypher</code></small></p>",
-            f"    {_runnable(q.text)}"))
-    slides.append(_slide(
-        "    <h3>More</h3>",
-        "    <ul><li><code>kgp jobs history</code> lists the same runs as slide 3.</li>\n"
-        "    <li><code>kgp ask \"...\" --json</code> prints an answer's "
-        "<code>trajectory_id</code> for the \"why\" slides.</li>\n"
-        "    <li>The saved queries live in <code>kg_platform/cypher/browser/</code>; add one "
-        "to your Browser favourites with the star in its frame.</li></ul>"))
-    return ('<style type="text/css" media="screen">.kgp pre { white-space: pre-wrap; }</style>\n'
-            '<article class="guide kgp">\n<carousel class="deck container-fluid">\n'
-            + "".join(slides) + "</carousel>\n</article>\n")
+        slides.append(
+            _slide(
+                f"{heading}    <h3>{html.escape(q.title)}</h3>\n"
+                f"    <p>{html.escape(q.description)}</p>\n"
+                f"    <p><small>view: {html.escape(q.view)} &middot; saved query "
+                f"<code>cypher/browser/{html.escape(q.name)}.cypher</code></small></p>",
+                f"    {_runnable(q.text)}",
+            )
+        )
+    slides.append(
+        _slide(
+            "    <h3>More</h3>",
+            "    <ul><li><code>kgp jobs history</code> lists the same runs as slide 3.</li>\n"
+            '    <li><code>kgp ask "..." --json</code> prints an answer\'s '
+            '<code>trajectory_id</code> for the "why" slides.</li>\n'
+            "    <li>The saved queries live in <code>kg_platform/cypher/browser/</code>; add one "
+            "to your Browser favourites with the star in its frame.</li></ul>",
+        )
+    )
+    return (
+        '<style type="text/css" media="screen">.kgp pre { white-space: pre-wrap; }</style>\n'
+        '<article class="guide kgp">\n<carousel class="deck container-fluid">\n'
+        + "".join(slides)
+        + "</carousel>\n</article>\n"
+    )
 
 
 def _atomic_write(path: Path, text: str) -> None:
@@ -180,12 +203,17 @@ def install_assets(target: Path, lib_dir: Path) -> Path:
     """
     jars = sorted(Path(lib_dir).glob("neo4j-browser-*.jar"))
     if not jars:
-        raise ConfigError(f"no neo4j-browser jar in {lib_dir}",
-                          hint="`kgp neo4j start` fetches it with the server")
+        raise ConfigError(
+            f"no neo4j-browser jar in {lib_dir}",
+            hint="`kgp neo4j start` fetches it with the server",
+        )
     marker = target / f".kgp-from-{jars[-1].name}"
     if not marker.exists():
-        staging = Path(tempfile.mkdtemp(dir=target.parent if target.parent.exists() else None,
-                                        prefix=".browser-"))
+        staging = Path(
+            tempfile.mkdtemp(
+                dir=target.parent if target.parent.exists() else None, prefix=".browser-"
+            )
+        )
         try:
             with zipfile.ZipFile(jars[-1]) as zf:
                 for member in zf.namelist():
@@ -198,7 +226,7 @@ def install_assets(target: Path, lib_dir: Path) -> Path:
             try:
                 os.replace(staging / "browser", target)
             except OSError:
-                if not marker.exists():       # another server won the race: use its copy
+                if not marker.exists():  # another server won the race: use its copy
                     raise
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -214,5 +242,9 @@ def browser_urls(http_base: str) -> dict[str, str]:
     guide = f"{base.replace('://127.0.0.1', '://localhost', 1)}/browser/{GUIDE_FILE}"
     from urllib.parse import quote
 
-    return {"browser": f"{base}/browser/", "guide": guide, "play": f":play {guide}",
-            "link": f"{base}/browser/?cmd=play&arg={quote(guide, safe='')}"}
+    return {
+        "browser": f"{base}/browser/",
+        "guide": guide,
+        "play": f":play {guide}",
+        "link": f"{base}/browser/?cmd=play&arg={quote(guide, safe='')}",
+    }

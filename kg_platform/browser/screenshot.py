@@ -40,8 +40,9 @@ class _CDP:
                 return msg.get("result", {})
 
     async def js(self, expression: str) -> Any:
-        res = await self.call("Runtime.evaluate", expression=expression, returnByValue=True,
-                              awaitPromise=True)
+        res = await self.call(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         return res.get("result", {}).get("value")
 
     async def wait_js(self, expression: str, timeout: float, what: str) -> Any:
@@ -63,32 +64,53 @@ async def _run_in_editor(cdp: _CDP, command: str, timeout: float, *, wait: bool 
     await asyncio.sleep(0.3)
     await cdp.js("document.querySelector('[data-testid=editor-Run]').click()")
     if wait:
-        await cdp.wait_js(f"document.querySelectorAll('[data-testid=frame]').length > {frames}",
-                          timeout, f"the result of {command[:40]!r}")
-        await asyncio.sleep(4)            # let the graph layout settle
+        await cdp.wait_js(
+            f"document.querySelectorAll('[data-testid=frame]').length > {frames}",
+            timeout,
+            f"the result of {command[:40]!r}",
+        )
+        await asyncio.sleep(4)  # let the graph layout settle
 
 
-async def _shoot(devtools: str, browser_url: str, bolt: str, password: str, guide_url: str,
-                 out: Path, width: int, height: int, timeout: float,
-                 before: tuple[str, ...] = ()) -> None:
+async def _shoot(
+    devtools: str,
+    browser_url: str,
+    bolt: str,
+    password: str,
+    guide_url: str,
+    out: Path,
+    width: int,
+    height: int,
+    timeout: float,
+    before: tuple[str, ...] = (),
+) -> None:
     import websockets
 
     async with websockets.connect(devtools, max_size=64 * 2**20) as ws:
         cdp = _CDP(ws)
         await cdp.call("Page.enable")
-        await cdp.call("Emulation.setDeviceMetricsOverride", width=width, height=height,
-                       deviceScaleFactor=1, mobile=False)
-        user_bolt = bolt.replace("://", "://neo4j@", 1)        # Browser reads the user name
+        await cdp.call(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
+        user_bolt = bolt.replace("://", "://neo4j@", 1)  # Browser reads the user name
         await cdp.call("Page.navigate", url=f"{browser_url}?dbms={quote(user_bolt, safe='')}")
-        await cdp.wait_js("!!document.querySelector('input[type=password]')", timeout,
-                          "the connect form")
+        await cdp.wait_js(
+            "!!document.querySelector('input[type=password]')", timeout, "the connect form"
+        )
         await cdp.js("document.querySelector('input[type=password]').focus()")
         await cdp.call("Input.insertText", text=password)
-        await cdp.js("[...document.querySelectorAll('button')]"
-                     ".find(b => /^connect$/i.test(b.textContent.trim())).click()")
+        await cdp.js(
+            "[...document.querySelectorAll('button')]"
+            ".find(b => /^connect$/i.test(b.textContent.trim())).click()"
+        )
         try:
-            await cdp.wait_js("!document.querySelector('input[type=password]')", timeout,
-                              "the login to finish")
+            await cdp.wait_js(
+                "!document.querySelector('input[type=password]')", timeout, "the login to finish"
+            )
         except KGPError:
             shot = await cdp.call("Page.captureScreenshot", format="png")
             out.with_suffix(".failed.png").write_bytes(base64.b64decode(shot["data"]))
@@ -99,24 +121,36 @@ async def _shoot(devtools: str, browser_url: str, bolt: str, password: str, guid
         if before:
             await _run_in_editor(cdp, f":play {guide_url}", timeout, wait=False)
         else:
-            await cdp.call("Page.navigate",
-                           url=f"{browser_url}?cmd=play&arg={quote(guide_url, safe='')}")
+            await cdp.call(
+                "Page.navigate", url=f"{browser_url}?cmd=play&arg={quote(guide_url, safe='')}"
+            )
         try:
-            await cdp.wait_js("document.body.innerText.includes('kg-platform: your graph')",
-                              timeout, "the guide to render")
+            await cdp.wait_js(
+                "document.body.innerText.includes('kg-platform: your graph')",
+                timeout,
+                "the guide to render",
+            )
         except KGPError:
             shot = await cdp.call("Page.captureScreenshot", format="png")
             out.with_suffix(".failed.png").write_bytes(base64.b64decode(shot["data"]))
             raise
-        await asyncio.sleep(3)            # fonts and the carousel's layout
+        await asyncio.sleep(3)  # fonts and the carousel's layout
         shot = await cdp.call("Page.captureScreenshot", format="png")
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_bytes(base64.b64decode(shot["data"]))
 
 
-def take_screenshot(http_base: str, bolt_uri: str, password: str, out: Path, *,
-                    width: int = 1400, height: int = 900, timeout: float = 40.0,
-                    before: tuple[str, ...] = ()) -> Path:
+def take_screenshot(
+    http_base: str,
+    bolt_uri: str,
+    password: str,
+    out: Path,
+    *,
+    width: int = 1400,
+    height: int = 900,
+    timeout: float = 40.0,
+    before: tuple[str, ...] = (),
+) -> Path:
     """Save a PNG of Browser at ``http_base`` with the guide open; return ``out``.
 
     ``before``: Browser commands or queries run first (e.g. the ``:style`` line and a saved
@@ -128,18 +162,31 @@ def take_screenshot(http_base: str, bolt_uri: str, password: str, out: Path, *,
     try:
         import websockets  # noqa: F401
     except ImportError as exc:
-        raise ConfigError("the screenshot needs the websockets package",
-                          hint="pip install websockets") from exc
+        raise ConfigError(
+            "the screenshot needs the websockets package", hint="pip install websockets"
+        ) from exc
     from kg_platform.browser.guide import browser_urls
 
     urls = browser_urls(http_base)
     profile = Path(tempfile.mkdtemp(prefix="kgp-chromium-"))
     proc = subprocess.Popen(
-        [chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run",
-         f"--user-data-dir={profile}", "--remote-debugging-port=0",
-         f"--window-size={width},{height}", "about:blank"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        [
+            chromium,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--remote-debugging-port=0",
+            f"--window-size={width},{height}",
+            "about:blank",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         port_file = profile / "DevToolsActivePort"
         end = time.monotonic() + 30
@@ -150,8 +197,20 @@ def take_screenshot(http_base: str, bolt_uri: str, password: str, out: Path, *,
         port = int(port_file.read_text().split()[0])
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=10) as resp:
             pages = [p for p in json.load(resp) if p.get("type") == "page"]
-        asyncio.run(_shoot(pages[0]["webSocketDebuggerUrl"], urls["browser"], bolt_uri,
-                           password, urls["guide"], out, width, height, timeout, before))
+        asyncio.run(
+            _shoot(
+                pages[0]["webSocketDebuggerUrl"],
+                urls["browser"],
+                bolt_uri,
+                password,
+                urls["guide"],
+                out,
+                width,
+                height,
+                timeout,
+                before,
+            )
+        )
     finally:
         proc.terminate()
         try:

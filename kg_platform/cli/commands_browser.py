@@ -14,8 +14,10 @@ import typer
 
 from kg_platform.cli.lazy import get_settings
 
-app = typer.Typer(help="Neo4j Browser: the URL, the kg-platform guide and its style sheet.",
-                  invoke_without_command=True)
+app = typer.Typer(
+    help="Neo4j Browser: the URL, the kg-platform guide and its style sheet.",
+    invoke_without_command=True,
+)
 
 
 def register(root: typer.Typer) -> None:
@@ -23,9 +25,11 @@ def register(root: typer.Typer) -> None:
 
 
 @app.callback()
-def browser(ctx: typer.Context,
-            open_it: bool = typer.Option(False, "--open", help="open the guide in a web browser"),
-            as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+def browser(
+    ctx: typer.Context,
+    open_it: bool = typer.Option(False, "--open", help="open the guide in a web browser"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
     """Print the Browser URL and the `:play` command of the guide for the running server."""
     if ctx.invoked_subcommand is not None:
         return
@@ -35,14 +39,17 @@ def browser(ctx: typer.Context,
 
     settings = get_settings()
     if settings.neo4j.uri:
-        typer.echo(f"NEO4J_URI is set ({settings.neo4j.uri}): open that server's Browser, then "
-                   "serve the guide with `kgp browser serve` and run the `:play` line it prints.")
+        typer.echo(
+            f"NEO4J_URI is set ({settings.neo4j.uri}): open that server's Browser, then "
+            "serve the guide with `kgp browser serve` and run the `:play` line it prints."
+        )
         return
     server = LocalNeo4j(settings)
     status = server.status()
     if not status.running or not status.browser_url:
-        raise Neo4jServerError("the local Neo4j server is not running",
-                               hint="start it with `kgp neo4j start`")
+        raise Neo4jServerError(
+            "the local Neo4j server is not running", hint="start it with `kgp neo4j start`"
+        )
     urls = browser_urls(status.browser_url.rsplit("/browser/", 1)[0])
     urls["user"] = "neo4j"
     urls["password_file"] = str(server.password_file)
@@ -51,9 +58,13 @@ def browser(ctx: typer.Context,
         typer.echo(json.dumps(urls, indent=2))
     else:
         if not urls["guide_served"]:
-            typer.secho("note: this server does not serve the guide (it was started before "
-                        "kg-platform installed it); restart it: `kgp neo4j stop && kgp neo4j "
-                        "start`, or use `kgp browser serve`", fg=typer.colors.YELLOW, err=True)
+            typer.secho(
+                "note: this server does not serve the guide (it was started before "
+                "kg-platform installed it); restart it: `kgp neo4j stop && kgp neo4j "
+                "start`, or use `kgp browser serve`",
+                fg=typer.colors.YELLOW,
+                err=True,
+            )
         typer.echo(f"Neo4j Browser: {urls['browser']}  (user neo4j; `kgp neo4j password`)")
         typer.echo(f"Guide:         {urls['play']}")
         typer.echo(f"One click:     {urls['link']}")
@@ -75,8 +86,11 @@ def _answers(url: str) -> bool:
 
 
 @app.command("write")
-def write(out_dir: Path = typer.Argument(..., help="folder to write kgp-guide.html and "
-                                         "kgp-style.grass into")) -> None:
+def write(
+    out_dir: Path = typer.Argument(
+        ..., help="folder to write kgp-guide.html and kgp-style.grass into"
+    ),
+) -> None:
     """Write the guide and the style sheet (to serve them from Docker or any web server)."""
     from kg_platform.browser import write_assets
 
@@ -85,8 +99,10 @@ def write(out_dir: Path = typer.Argument(..., help="folder to write kgp-guide.ht
 
 
 @app.command("serve")
-def serve(port: int = typer.Option(8765, help="port on 127.0.0.1"),
-          host: str = typer.Option("127.0.0.1", help="interface to listen on")) -> None:
+def serve(
+    port: int = typer.Option(8765, help="port on 127.0.0.1"),
+    host: str = typer.Option("127.0.0.1", help="interface to listen on"),
+) -> None:
     """Serve the guide with CORS so any Neo4j Browser (e.g. Docker's) can `:play` it."""
     import tempfile
     from functools import partial
@@ -104,7 +120,9 @@ def serve(port: int = typer.Option(8765, help="port on 127.0.0.1"),
 
     httpd = ThreadingHTTPServer((host, port), partial(CORSHandler, directory=str(folder)))
     name = "localhost" if host in ("127.0.0.1", "0.0.0.0") else host
-    typer.echo(f"serving the guide; in Neo4j Browser run:\n  :play http://{name}:{port}/{GUIDE_FILE}")
+    typer.echo(
+        f"serving the guide; in Neo4j Browser run:\n  :play http://{name}:{port}/{GUIDE_FILE}"
+    )
     try:
         httpd.serve_forever()
     except KeyboardInterrupt:
@@ -114,10 +132,15 @@ def serve(port: int = typer.Option(8765, help="port on 127.0.0.1"),
 
 
 @app.command("screenshot")
-def screenshot(out: Path = typer.Option(Path("docs/browser-guide.png"), help="PNG to write"),
-               query: str = typer.Option("06_granularity_ladder", help="saved query run (with "
-                                         "the style sheet) before the guide opens; '' = none"),
-               width: int = 1400, height: int = 1400) -> None:
+def screenshot(
+    out: Path = typer.Option(Path("docs/browser-guide.png"), help="PNG to write"),
+    query: str = typer.Option(
+        "06_granularity_ladder",
+        help="saved query run (with the style sheet) before the guide opens; '' = none",
+    ),
+    width: int = 1400,
+    height: int = 1400,
+) -> None:
     """Headless Chromium screenshot of Browser with the guide open (local server only)."""
     from kg_platform.browser import saved_queries, style_command
     from kg_platform.browser.screenshot import take_screenshot
@@ -127,8 +150,9 @@ def screenshot(out: Path = typer.Option(Path("docs/browser-guide.png"), help="PN
     server = LocalNeo4j(get_settings())
     status = server.status()
     if not status.running or not status.browser_url or not status.bolt_uri:
-        raise Neo4jServerError("the local Neo4j server is not running",
-                               hint="start it with `kgp neo4j start`")
+        raise Neo4jServerError(
+            "the local Neo4j server is not running", hint="start it with `kgp neo4j start`"
+        )
     base = status.browser_url.rsplit("/browser/", 1)[0]
     before: tuple[str, ...] = ()
     if query:
@@ -136,5 +160,17 @@ def screenshot(out: Path = typer.Option(Path("docs/browser-guide.png"), help="PN
         if query not in texts:
             raise typer.BadParameter(f"no saved query {query!r}; known: {', '.join(texts)}")
         before = (style_command(), texts[query])
-    typer.echo(str(take_screenshot(base, status.bolt_uri, server.password(), out,
-                                   width=width, height=height, before=before, timeout=60)))
+    typer.echo(
+        str(
+            take_screenshot(
+                base,
+                status.bolt_uri,
+                server.password(),
+                out,
+                width=width,
+                height=height,
+                before=before,
+                timeout=60,
+            )
+        )
+    )

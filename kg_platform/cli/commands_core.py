@@ -14,7 +14,8 @@ def register(app: typer.Typer) -> None:
 
 def init(
     drop_vector_indexes: bool = typer.Option(
-        False, help="drop vector indexes first (after changing the embedding model)"),
+        False, help="drop vector indexes first (after changing the embedding model)"
+    ),
 ) -> None:
     """Apply the schema migrations (constraints, fulltext and vector indexes)."""
     from kg_platform.sdk.platform import KnowledgePlatform

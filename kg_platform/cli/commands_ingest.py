@@ -35,14 +35,24 @@ class _Bar:
 
     def __init__(self) -> None:
         from rich.console import Console
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, \
-            TimeElapsedColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
 
         self.console = Console(stderr=True)
-        self.progress = Progress(TextColumn("[bold]{task.description}"), BarColumn(),
-                                 MofNCompleteColumn(), TimeElapsedColumn(),
-                                 TextColumn("{task.fields[last]}"), console=self.console,
-                                 transient=True)
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.fields[last]}"),
+            console=self.console,
+            transient=True,
+        )
         self.task: Any = None
 
     def __enter__(self) -> "_Bar":
@@ -55,8 +65,9 @@ class _Bar:
     def __call__(self, event: dict[str, Any]) -> None:
         kind = event.get("event")
         if kind == "start":
-            self.task = self.progress.add_task("ingesting", total=event.get("total") or None,
-                                               last="")
+            self.task = self.progress.add_task(
+                "ingesting", total=event.get("total") or None, last=""
+            )
         elif kind == "source" and self.task is not None:
             status = event.get("status")
             if status != "pruned":
@@ -65,8 +76,9 @@ class _Bar:
             self.progress.update(self.task, last=f"{status}: {name}"[:60])
             if status == "error":
                 err = event.get("error") or {}
-                self.console.print(f"[red]✗[/red] {event.get('uri')}: {err.get('error')}: "
-                                   f"{err.get('reason')}")
+                self.console.print(
+                    f"[red]✗[/red] {event.get('uri')}: {err.get('error')}: {err.get('reason')}"
+                )
         elif kind == "phase" and self.task is not None:
             self.progress.update(self.task, description=str(event.get("name")))
 
@@ -93,18 +105,31 @@ def ingest(
     exclude: list[str] = typer.Option(None, "--exclude", help="glob of files to skip (repeatable)"),
     prune: bool = typer.Option(False, "--prune", help="delete sources whose files are gone"),
     as_json: bool = typer.Option(False, "--json", help="JSON lines instead of a progress bar"),
-    distill: str = typer.Option(None, "--distill",
-                                help="then distil with the LLM: comma-separated steps "
-                                     "atomic,entities,tags (resumable; recorded in the run)"),
+    distill: str = typer.Option(
+        None,
+        "--distill",
+        help="then distil with the LLM: comma-separated steps "
+        "atomic,entities,tags (resumable; recorded in the run)",
+    ),
 ) -> None:
     """Ingest documents into a corpus (unchanged files are skipped; changed ones replaced)."""
     from kg_platform.corpus_name import check_corpus
 
     name = check_corpus(corpus if corpus is not None else get_settings().corpus)
     echo = (lambda m: sys.stderr.write(m + "\n")) if as_json else typer.echo
-    _run(lambda kp, p: kp.ingest(paths, name, include=include or None, exclude=exclude or None,
-                                 prune=prune, progress=p, distill=distill or None, echo=echo),
-         as_json)
+    _run(
+        lambda kp, p: kp.ingest(
+            paths,
+            name,
+            include=include or None,
+            exclude=exclude or None,
+            prune=prune,
+            progress=p,
+            distill=distill or None,
+            echo=echo,
+        ),
+        as_json,
+    )
 
 
 def ingest_qa_cmd(
@@ -115,4 +140,3 @@ def ingest_qa_cmd(
 ) -> None:
     """Ingest the candidate paragraphs of a QA file (one Source per distinct paragraph)."""
     _run(lambda kp, p: kp.ingest_qa(file, corpus, limit=limit, progress=p), as_json)
-

@@ -16,13 +16,15 @@ import typer
 
 from kg_platform.cli.lazy import get_settings
 
-app = typer.Typer(help="Declarative ingestion jobs: list, run, status, history, schedule.",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Declarative ingestion jobs: list, run, status, history, schedule.", no_args_is_help=True
+)
 
 EXIT_LOCKED = 3
 
-DirOption = typer.Option(None, "--dir", help="folder of job specs (default: KGP_JOBS__DIR or "
-                         "./ingestion)")
+DirOption = typer.Option(
+    None, "--dir", help="folder of job specs (default: KGP_JOBS__DIR or ./ingestion)"
+)
 
 
 def register(root: typer.Typer) -> None:
@@ -44,29 +46,41 @@ def _next_fire(spec: Any) -> str:
 
 
 @app.command("list")
-def list_jobs(directory: Path = DirOption,
-              as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+def list_jobs(
+    directory: Path = DirOption,
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
     """Validate and list every job spec with its schedule and next fire time."""
     from kg_platform.jobs import load_specs
 
     specs = load_specs(_dir(directory))
     if as_json:
-        typer.echo(json.dumps([s.model_dump(mode="json") | {"path": str(s.path),
-                                                             "next": _next_fire(s)}
-                               for s in specs], indent=2))
+        typer.echo(
+            json.dumps(
+                [
+                    s.model_dump(mode="json") | {"path": str(s.path), "next": _next_fire(s)}
+                    for s in specs
+                ],
+                indent=2,
+            )
+        )
         return
     if not specs:
         typer.echo(f"no job specs in {_dir(directory).resolve()}")
         return
     for s in specs:
-        typer.echo(f"{s.name:<20} corpus={s.corpus:<14} schedule={s.schedule or '-':<16} "
-                   f"next={_next_fire(s)}  ({s.path})")
+        typer.echo(
+            f"{s.name:<20} corpus={s.corpus:<14} schedule={s.schedule or '-':<16} "
+            f"next={_next_fire(s)}  ({s.path})"
+        )
 
 
 @app.command("run")
-def run(name: str = typer.Argument(..., help="job name (or a path to a spec file)"),
-        directory: Path = DirOption,
-        as_json: bool = typer.Option(False, "--json", help="print the result as JSON")) -> None:
+def run(
+    name: str = typer.Argument(..., help="job name (or a path to a spec file)"),
+    directory: Path = DirOption,
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
     """Run one job now, under its Neo4j lock (exit 3 if it is already running elsewhere)."""
     from kg_platform.errors import JobLocked
     from kg_platform.sdk.platform import KnowledgePlatform
@@ -77,24 +91,45 @@ def run(name: str = typer.Argument(..., help="job name (or a path to a spec file
             result = kp.run_job(spec, trigger="manual")
         except JobLocked as exc:
             if as_json:  # a scheduler reading stdout must see why nothing ran
-                typer.echo(json.dumps({"job": spec.name, "run_id": None, "status": "locked",
-                                       "reason": str(exc), "exit_code": EXIT_LOCKED}))
+                typer.echo(
+                    json.dumps(
+                        {
+                            "job": spec.name,
+                            "run_id": None,
+                            "status": "locked",
+                            "reason": str(exc),
+                            "exit_code": EXIT_LOCKED,
+                        }
+                    )
+                )
             typer.secho(f"skipped: {exc}", fg=typer.colors.YELLOW, err=True)
             raise typer.Exit(EXIT_LOCKED) from None
     if as_json:
-        typer.echo(json.dumps({"job": result.job, "run_id": result.run_id,
-                               "status": result.status, "duration_s": result.duration_s,
-                               "llm_tokens": result.llm_tokens, "errors": result.errors,
-                               "report": result.report.model_dump() if result.report else None,
-                               "distill": result.distill}, default=str))
+        typer.echo(
+            json.dumps(
+                {
+                    "job": result.job,
+                    "run_id": result.run_id,
+                    "status": result.status,
+                    "duration_s": result.duration_s,
+                    "llm_tokens": result.llm_tokens,
+                    "errors": result.errors,
+                    "report": result.report.model_dump() if result.report else None,
+                    "distill": result.distill,
+                },
+                default=str,
+            )
+        )
     else:
         typer.echo(result.summary())
     raise typer.Exit(result.exit_code)
 
 
 @app.command("status")
-def status(directory: Path = DirOption,
-           as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+def status(
+    directory: Path = DirOption,
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
     """Per job: is it running now (lock holder), its last run, and its next fire time."""
     from kg_platform.jobs import load_specs, lock_states
     from kg_platform.sdk.platform import KnowledgePlatform
@@ -107,26 +142,36 @@ def status(directory: Path = DirOption,
         for s in specs:
             last = graph.read("jobs/history", job=s.name, limit=1)
             lk = locks.get(s.name)
-            rows.append({"job": s.name, "running": bool(lk and lk.held),
-                         "holder": lk.owner if lk and lk.held else None,
-                         "last_run": last[0]["id"] if last else None,
-                         "last_status": last[0]["status"] if last else None,
-                         "last_started": last[0]["started"] if last else None,
-                         "next": _next_fire(s)})
+            rows.append(
+                {
+                    "job": s.name,
+                    "running": bool(lk and lk.held),
+                    "holder": lk.owner if lk and lk.held else None,
+                    "last_run": last[0]["id"] if last else None,
+                    "last_status": last[0]["status"] if last else None,
+                    "last_started": last[0]["started"] if last else None,
+                    "next": _next_fire(s),
+                }
+            )
     if as_json:
         typer.echo(json.dumps(rows, indent=2))
         return
     for r in rows:
         state = f"RUNNING on {r['holder']}" if r["running"] else "idle"
-        last = (f"last {r['last_status']} at {r['last_started']} ({r['last_run']})"
-                if r["last_run"] else "never run")
+        last = (
+            f"last {r['last_status']} at {r['last_started']} ({r['last_run']})"
+            if r["last_run"]
+            else "never run"
+        )
         typer.echo(f"{r['job']:<20} {state:<12} {last}; next {r['next']}")
 
 
 @app.command("history")
-def history(name: str = typer.Argument(None, help="job name (default: all jobs)"),
-            limit: int = typer.Option(20, "-n", "--limit", help="number of runs"),
-            as_json: bool = typer.Option(False, "--json", help="machine-readable output")) -> None:
+def history(
+    name: str = typer.Argument(None, help="job name (default: all jobs)"),
+    limit: int = typer.Option(20, "-n", "--limit", help="number of runs"),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
     """The latest runs ((:IngestRun) nodes) of a job: status, counts, errors, tokens, duration."""
     from kg_platform.sdk.platform import KnowledgePlatform
 
@@ -147,28 +192,35 @@ def history(name: str = typer.Argument(None, help="job name (default: all jobs)"
     for r in rows:
         c = r["counts"] if isinstance(r["counts"], dict) else {}
         dur = f"{r['duration_s']:.1f}s" if r["duration_s"] is not None else "-"
-        typer.echo(f"{(r['started'] or '')[:19]:<20} {r['job']:<16} {r['status']:<22} "
-                   f"{dur:>8}  +{c.get('added', 0)} ~{c.get('replaced', 0)} "
-                   f"={c.get('skipped', 0)} !{c.get('failed', 0)}  tokens={r['tokens'] or 0}"
-                   f" llm={r['llm_tokens'] or 0}  {r['id']}")
+        typer.echo(
+            f"{(r['started'] or '')[:19]:<20} {r['job']:<16} {r['status']:<22} "
+            f"{dur:>8}  +{c.get('added', 0)} ~{c.get('replaced', 0)} "
+            f"={c.get('skipped', 0)} !{c.get('failed', 0)}  tokens={r['tokens'] or 0}"
+            f" llm={r['llm_tokens'] or 0}  {r['id']}"
+        )
         for e in r["errors"] if isinstance(r["errors"], list) else []:
             typer.echo(f"    ! {e.get('path') or '-'}: {e.get('error')}: {e.get('reason')}")
 
 
 @app.command("schedule")
-def schedule(directory: Path = DirOption,
-             only: list[str] = typer.Option(None, "--only", help="schedule only these jobs"),
-             run_now: bool = typer.Option(False, "--run-now",
-                                          help="also run every selected job once at start"),
-             grace: float = typer.Option(60.0, help="seconds a running job may finish after "
-                                         "SIGTERM before the process leaves"),
-             max_seconds: float = typer.Option(None, help="stop after this long (testing)")) -> None:
+def schedule(
+    directory: Path = DirOption,
+    only: list[str] = typer.Option(None, "--only", help="schedule only these jobs"),
+    run_now: bool = typer.Option(
+        False, "--run-now", help="also run every selected job once at start"
+    ),
+    grace: float = typer.Option(
+        60.0, help="seconds a running job may finish after SIGTERM before the process leaves"
+    ),
+    max_seconds: float = typer.Option(None, help="stop after this long (testing)"),
+) -> None:
     """Run the scheduler: fire due jobs until SIGTERM/SIGINT (JSON event lines on stdout)."""
     from kg_platform.jobs.scheduler import JobScheduler
     from kg_platform.sdk.platform import KnowledgePlatform
 
     settings = get_settings()
     with KnowledgePlatform(settings) as kp:
-        code = JobScheduler(settings, _dir(directory), only=only, run_now=run_now,
-                            platform=kp).run(grace_s=grace, max_seconds=max_seconds)
+        code = JobScheduler(settings, _dir(directory), only=only, run_now=run_now, platform=kp).run(
+            grace_s=grace, max_seconds=max_seconds
+        )
     raise typer.Exit(code)

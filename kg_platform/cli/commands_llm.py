@@ -19,8 +19,9 @@ def register(app: typer.Typer) -> None:
 
 def distill(
     corpus: str = typer.Option(None, "--corpus", "-c", help="corpus name (default: settings)"),
-    steps: str = typer.Option(None, "--steps",
-                              help="comma-separated: atomic,entities,tags (default: settings)"),
+    steps: str = typer.Option(
+        None, "--steps", help="comma-separated: atomic,entities,tags (default: settings)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Distil the corpus's chunks with the LLM: atomic questions, entities/relations, tags.
@@ -39,8 +40,16 @@ def distill(
         # exit 3 like a locked `kgp jobs run`: "not run", which a scheduler must tell from a
         # failure; the running distillation covers the same pending chunks
         if as_json:
-            typer.echo(json.dumps({"corpus": corpus or get_settings().corpus, "status": "locked",
-                                   "reason": exc.args[0], "exit_code": 3}))
+            typer.echo(
+                json.dumps(
+                    {
+                        "corpus": corpus or get_settings().corpus,
+                        "status": "locked",
+                        "reason": exc.args[0],
+                        "exit_code": 3,
+                    }
+                )
+            )
         typer.secho(f"skipped: {exc}", fg=typer.colors.YELLOW, err=True)
         raise typer.Exit(3) from None
     if as_json:
@@ -50,19 +59,24 @@ def distill(
         return
     u = report.usage
     per_k = report.tokens_per_1k_corpus_tokens
-    typer.echo(f"LLM: {u.get('calls', 0)} calls, {u.get('cache_hits', 0)} cached, "
-               f"{u.get('prompt_tokens', 0)} prompt + {u.get('completion_tokens', 0)} completion "
-               f"tokens, ${u.get('cost_usd', 0.0):.4f}"
-               + (f"; {per_k} LLM tokens per 1k corpus tokens" if per_k is not None else "")
-               + f"; {report.duration_s:.1f}s")
+    typer.echo(
+        f"LLM: {u.get('calls', 0)} calls, {u.get('cache_hits', 0)} cached, "
+        f"{u.get('prompt_tokens', 0)} prompt + {u.get('completion_tokens', 0)} completion "
+        f"tokens, ${u.get('cost_usd', 0.0):.4f}"
+        + (f"; {per_k} LLM tokens per 1k corpus tokens" if per_k is not None else "")
+        + f"; {report.duration_s:.1f}s"
+    )
     if report.failed:
-        typer.secho(f"{report.failed} chunks had unusable LLM output; re-run `kgp distill` to "
-                    "retry them", fg=typer.colors.YELLOW)
+        typer.secho(
+            f"{report.failed} chunks had unusable LLM output; re-run `kgp distill` to retry them",
+            fg=typer.colors.YELLOW,
+        )
 
 
 def check(
-    failures: bool = typer.Option(False, "--failures",
-                                  help="also list recent invalid structured outputs"),
+    failures: bool = typer.Option(
+        False, "--failures", help="also list recent invalid structured outputs"
+    ),
 ) -> None:
     """Send one tiny uncached request to the configured LLM and report latency and tokens."""
     from kg_platform.llm import get_llm
@@ -70,14 +84,18 @@ def check(
     settings = get_settings()
     llm = get_llm(settings)
     if llm is None:
-        typer.echo("no LLM configured: set KGP_LLM__BASE_URL and KGP_LLM__MODEL "
-                   "(and KGP_LLM__API_KEY for hosted APIs); ingestion and retrieval work "
-                   "without one, and `kgp ask` returns evidence sentences.")
+        typer.echo(
+            "no LLM configured: set KGP_LLM__BASE_URL and KGP_LLM__MODEL "
+            "(and KGP_LLM__API_KEY for hosted APIs); ingestion and retrieval work "
+            "without one, and `kgp ask` returns evidence sentences."
+        )
         raise typer.Exit(1)
     with llm:
         info = llm.check()
         typer.echo(json.dumps(info, indent=2))
         if failures and llm.cache is not None:
             for f in llm.cache.failures(limit=20):
-                typer.echo(f"{f['prompt']}@{f['version']} ({f['model']}): {f['error']}\n"
-                           f"  reply: {f['reply'][:200]!r}")
+                typer.echo(
+                    f"{f['prompt']}@{f['version']} ({f['model']}): {f['error']}\n"
+                    f"  reply: {f['reply'][:200]!r}"
+                )

@@ -10,14 +10,18 @@ import typer
 from kg_platform.cli.lazy import get_settings
 from kg_platform.cli.lazy import LocalNeo4j
 
-app = typer.Typer(help="Manage the local Neo4j 5.26 server (not used when NEO4J_URI is set).",
-                  no_args_is_help=True)
+app = typer.Typer(
+    help="Manage the local Neo4j 5.26 server (not used when NEO4J_URI is set).",
+    no_args_is_help=True,
+)
 
 
 def _external_notice() -> bool:
     uri = get_settings().neo4j.uri
     if uri:
-        typer.echo(f"NEO4J_URI is set ({uri}): the platform uses that server; nothing runs locally.")
+        typer.echo(
+            f"NEO4J_URI is set ({uri}): the platform uses that server; nothing runs locally."
+        )
         return True
     return False
 
@@ -57,8 +61,10 @@ def status(as_json: bool = typer.Option(False, "--json", help="machine-readable 
     if not st.running:
         typer.echo(f"Neo4j is not running (home {st.home})")
         raise typer.Exit(1)
-    typer.echo(f"Neo4j {st.version} running (pid {st.pid})\n  Bolt:    {st.bolt_uri}\n"
-               f"  Browser: {st.browser_url}\n  Log:     {st.log_file}")
+    typer.echo(
+        f"Neo4j {st.version} running (pid {st.pid})\n  Bolt:    {st.bolt_uri}\n"
+        f"  Browser: {st.browser_url}\n  Log:     {st.log_file}"
+    )
 
 
 @app.command()

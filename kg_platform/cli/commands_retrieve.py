@@ -27,19 +27,26 @@ def _platform():  # the SDK type is imported lazily to keep `--help` light
 
 def retrieve(
     question: str = typer.Argument(..., help="the question text"),
-    strategy: str | None = typer.Option(None, "--strategy", "-s",
-                                        help="a registered strategy (default: "
-                                             "KGP_RETRIEVE__STRATEGY, hybrid)"),
+    strategy: str | None = typer.Option(
+        None,
+        "--strategy",
+        "-s",
+        help="a registered strategy (default: KGP_RETRIEVE__STRATEGY, hybrid)",
+    ),
     k: int | None = typer.Option(None, "--k", "-k", help="results to return (default: 5)"),
     select: str | None = typer.Option(None, "--select", help="post-processor: none | sage"),
     explain: bool = typer.Option(False, "--explain", help="print breakdowns and a Browser query"),
     corpus: str | None = typer.Option(None, "--corpus", help="restrict to one corpus"),
-    scope: list[str] = typer.Option(None, "--scope",
-                                    help="only these documents: source id, title, path or file "
-                                         "name (repeatable)"),
-    record: bool = typer.Option(False, "--record",
-                                help="store the ranking for the Browser guide's 'why was this "
-                                     "chunk retrieved' query"),
+    scope: list[str] = typer.Option(
+        None,
+        "--scope",
+        help="only these documents: source id, title, path or file name (repeatable)",
+    ),
+    record: bool = typer.Option(
+        False,
+        "--record",
+        help="store the ranking for the Browser guide's 'why was this chunk retrieved' query",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print results as JSON"),
 ) -> None:
     """Retrieve evidence for a question with one strategy (and optional SAGE selection)."""
@@ -50,8 +57,15 @@ def retrieve(
     if explain:
         logging.getLogger("kg_platform.retrieval").setLevel(logging.INFO)
     with _platform() as kp:
-        found = kp.search(question, strategy=strategy, k=k, select=select, corpus=corpus,
-                          scope=scope, record=record)
+        found = kp.search(
+            question,
+            strategy=strategy,
+            k=k,
+            select=select,
+            corpus=corpus,
+            scope=scope,
+            record=record,
+        )
     items = found.items
     if as_json:
         payload = found.to_dict()
@@ -66,26 +80,47 @@ def retrieve(
     if found.answer_id:
         typer.echo(f"answer: MATCH (t:Trajectory {{id: '{found.answer_id}'}}) RETURN t")
     if explain:
-        typer.echo("\n".join(["", "explanation:", *explain_lines(items), "",
-                              "Neo4j Browser (paste):", browser_snippet(items)]))
+        typer.echo(
+            "\n".join(
+                [
+                    "",
+                    "explanation:",
+                    *explain_lines(items),
+                    "",
+                    "Neo4j Browser (paste):",
+                    browser_snippet(items),
+                ]
+            )
+        )
 
 
-def router_show(corpus: str = typer.Option(..., "--corpus"),
-                kind: str = typer.Option("mog", "--kind")) -> None:
+def router_show(
+    corpus: str = typer.Option(..., "--corpus"), kind: str = typer.Option("mog", "--kind")
+) -> None:
     """Print the newest router of a corpus and its metrics."""
     with _platform() as kp:
         rows = kp.graph.read("retrieval/mog_router_latest", corpus=corpus, kind=kind)
     if not rows:
-        typer.echo(f"no {kind} router trained for corpus {corpus!r}; it uses the default router "
-                   f"or the fixed level (see `kgp router which --corpus {corpus}`)")
+        typer.echo(
+            f"no {kind} router trained for corpus {corpus!r}; it uses the default router "
+            f"or the fixed level (see `kgp router which --corpus {corpus}`)"
+        )
         raise typer.Exit(1)
-    typer.echo(json.dumps({"id": rows[0]["id"], "path": rows[0]["path"],
-                           "metrics": json.loads(rows[0]["metrics"] or "{}")}, indent=2))
+    typer.echo(
+        json.dumps(
+            {
+                "id": rows[0]["id"],
+                "path": rows[0]["path"],
+                "metrics": json.loads(rows[0]["metrics"] or "{}"),
+            },
+            indent=2,
+        )
+    )
 
 
-
-def router_which(corpus: str = typer.Option(..., "--corpus"),
-                 as_json: bool = typer.Option(False, "--json")) -> None:
+def router_which(
+    corpus: str = typer.Option(..., "--corpus"), as_json: bool = typer.Option(False, "--json")
+) -> None:
     """Which MoG and MoGG router a corpus uses: its own, the default (shipped), or a fixed level."""
     from kg_platform.retrieval.router import router_for
     from kg_platform.retrieval.router import n_levels_for
@@ -94,23 +129,31 @@ def router_which(corpus: str = typer.Option(..., "--corpus"),
     with _platform() as kp:
         cfg = kp.settings.mog
         for kind in ("mog", "mogg"):
-            router, source = router_for(kp.graph, kp.settings, corpus, kind,
-                                        n_levels_for(kp.settings, kind))
-            out[kind] = {"source": source,
-                         "version": router.version if router else None,
-                         "path": str(router.path) if router else None,
-                         "trained_on": (router.meta.get("trained_on") if router else None),
-                         "fixed_level": None if router else (
-                             cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level)}
+            router, source = router_for(
+                kp.graph, kp.settings, corpus, kind, n_levels_for(kp.settings, kind)
+            )
+            out[kind] = {
+                "source": source,
+                "version": router.version if router else None,
+                "path": str(router.path) if router else None,
+                "trained_on": (router.meta.get("trained_on") if router else None),
+                "fixed_level": None
+                if router
+                else (cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level),
+            }
     if as_json:
         typer.echo(json.dumps(out, indent=2))
         return
     for kind, r in out.items():
         if r["source"] == "fixed":
-            typer.echo(f"{kind}: fixed level {r['fixed_level']} (no router for {corpus!r}, "
-                       "default routers off or not matching)")
+            typer.echo(
+                f"{kind}: fixed level {r['fixed_level']} (no router for {corpus!r}, "
+                "default routers off or not matching)"
+            )
         elif r["source"] == "default":
-            typer.echo(f"{kind}: default router {r['version']} ({r['path']}), trained on "
-                       f"{', '.join(r['trained_on'] or [])}")
+            typer.echo(
+                f"{kind}: default router {r['version']} ({r['path']}), trained on "
+                f"{', '.join(r['trained_on'] or [])}"
+            )
         else:
             typer.echo(f"{kind}: corpus router {r['version']} ({r['path']})")

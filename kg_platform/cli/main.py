@@ -34,8 +34,15 @@ def _register() -> None:
     )
 
     app.add_typer(commands_neo4j.app, name="neo4j")
-    for module in (commands_core, commands_ingest, commands_retrieve, commands_llm,
-                   commands_jobs, commands_reason, commands_browser):
+    for module in (
+        commands_core,
+        commands_ingest,
+        commands_retrieve,
+        commands_llm,
+        commands_jobs,
+        commands_reason,
+        commands_browser,
+    ):
         module.register(app)
     _register_plugins()
 
@@ -53,7 +60,7 @@ def _register_plugins() -> None:
             register = ep.load()
         except ModuleNotFoundError as exc:
             if exc.name and ep.value.split(":")[0].startswith(exc.name):
-                continue      # the plug-in's package is not installed
+                continue  # the plug-in's package is not installed
             raise
         register(app)
 

@@ -18,5 +18,13 @@ from kg_platform.distilling.runner import (
     remove_source_distillation,
 )
 
-__all__ = ["NO_LLM_MESSAGE", "STEPS", "DistillReport", "distill_corpus", "parse_steps",
-           "record_distillation", "remove_distillation_tx", "remove_source_distillation"]
+__all__ = [
+    "NO_LLM_MESSAGE",
+    "STEPS",
+    "DistillReport",
+    "distill_corpus",
+    "parse_steps",
+    "record_distillation",
+    "remove_distillation_tx",
+    "remove_source_distillation",
+]

@@ -28,12 +28,15 @@ def _min_question_ok(q: str) -> bool:
     return len(q) >= 8 and any(ch.isalpha() for ch in q)
 
 
-def atomize_rows(rows: list[ChunkRow], llm: LLMClient, settings: Settings
-                 ) -> list[tuple[ChunkRow, list[str] | LLMError]]:
+def atomize_rows(
+    rows: list[ChunkRow], llm: LLMClient, settings: Settings
+) -> list[tuple[ChunkRow, list[str] | LLMError]]:
     """LLM questions per chunk (no I/O besides the LLM)."""
     cfg = settings.distill
-    variables = [{"title": r.title or "(untitled)", "text": r.text,
-                  "max_questions": cfg.max_questions} for r in rows]
+    variables = [
+        {"title": r.title or "(untitled)", "text": r.text, "max_questions": cfg.max_questions}
+        for r in rows
+    ]
     outs = llm.map_structured(PROMPT, variables, temperature=cfg.atomize_temperature)
     result: list[tuple[ChunkRow, list[str] | LLMError]] = []
     for row, out in zip(rows, outs):
@@ -45,14 +48,28 @@ def atomize_rows(rows: list[ChunkRow], llm: LLMClient, settings: Settings
     return result
 
 
-def atomize(graph: GraphClient, embedder: Embedder, llm: LLMClient, settings: Settings, *,
-            corpus: str, source_ids: list[str] | None = None, batch: int = 32) -> StepReport:
+def atomize(
+    graph: GraphClient,
+    embedder: Embedder,
+    llm: LLMClient,
+    settings: Settings,
+    *,
+    corpus: str,
+    source_ids: list[str] | None = None,
+    batch: int = 32,
+) -> StepReport:
     """Atomize every pending chunk of ``corpus``; resumable (see ``distilling.common``)."""
     version = get_prompt(PROMPT).key
     report = StepReport("atomic")
-    for rows in pending_chunks(graph, corpus=corpus, levels=settings.distill.levels,
-                               step="atomic", version=version, source_ids=source_ids,
-                               batch=batch):
+    for rows in pending_chunks(
+        graph,
+        corpus=corpus,
+        levels=settings.distill.levels,
+        step="atomic",
+        version=version,
+        source_ids=source_ids,
+        batch=batch,
+    ):
         done: list[str] = []
         atoms: list[dict] = []
         for row, out in atomize_rows(rows, llm, settings):
@@ -62,21 +79,25 @@ def atomize(graph: GraphClient, embedder: Embedder, llm: LLMClient, settings: Se
                 report.errors.append(f"{row.id}: {str(out).splitlines()[0]}")
                 continue
             done.append(row.id)
-            atoms.extend({"id": make_id("atomic", row.id, q), "chunk_id": row.id, "text": q}
-                         for q in out)
+            atoms.extend(
+                {"id": make_id("atomic", row.id, q), "chunk_id": row.id, "text": q} for q in out
+            )
         if atoms:
             vecs = embedder.embed([a["text"] for a in atoms])
             for a, v in zip(atoms, vecs):
                 a["embedding"] = v.tolist()
         if done:
+
             def work(tx, done=done, atoms=atoms):  # one transaction: questions + markers
                 from kg_platform.graph.cypher import cypher
 
                 tx.run(cypher("distill/clear_chunk_atoms"), ids=done).consume()
                 if atoms:
                     tx.run(cypher("distill/write_atoms"), rows=atoms).consume()
-                tx.run(cypher("distill/mark_chunks"),
-                       rows=[{"id": i, "marks": {"atomic_v": version}} for i in done]).consume()
+                tx.run(
+                    cypher("distill/mark_chunks"),
+                    rows=[{"id": i, "marks": {"atomic_v": version}} for i in done],
+                ).consume()
 
             graph.in_transaction(work)
             report.written += len(atoms)

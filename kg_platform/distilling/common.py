@@ -59,19 +59,42 @@ class ChunkRow:
         return self.section_path or self.source_title
 
 
-def pending_chunks(graph: GraphClient, *, corpus: str, levels: list[int], step: str,
-                   version: str, source_ids: list[str] | None = None,
-                   batch: int = 32) -> Iterator[list[ChunkRow]]:
+def pending_chunks(
+    graph: GraphClient,
+    *,
+    corpus: str,
+    levels: list[int],
+    step: str,
+    version: str,
+    source_ids: list[str] | None = None,
+    batch: int = 32,
+) -> Iterator[list[ChunkRow]]:
     """Batches of chunks still lacking ``step`` at ``version``. The caller marks each batch done
     before asking for the next, so the query always returns what is left."""
     marker = MARKERS[step]
     seen: set[str] = set()
     while True:
-        recs = graph.read("distill/pending_chunks", corpus=corpus, levels=levels, marker=marker,
-                          version=version, source_ids=source_ids, limit=batch,
-                         exclude=sorted(seen))
-        rows = [ChunkRow(r["id"], r["text"] or "", r["source_id"], r["level"],
-                         r["source_title"], r["section_path"]) for r in recs]
+        recs = graph.read(
+            "distill/pending_chunks",
+            corpus=corpus,
+            levels=levels,
+            marker=marker,
+            version=version,
+            source_ids=source_ids,
+            limit=batch,
+            exclude=sorted(seen),
+        )
+        rows = [
+            ChunkRow(
+                r["id"],
+                r["text"] or "",
+                r["source_id"],
+                r["level"],
+                r["source_title"],
+                r["section_path"],
+            )
+            for r in recs
+        ]
         rows = [r for r in rows if r.id not in seen]
         if not rows:
             return
@@ -80,20 +103,26 @@ def pending_chunks(graph: GraphClient, *, corpus: str, levels: list[int], step: 
 
 
 def mark_done(graph: GraphClient, ids: list[str], step: str, version: str) -> None:
-    graph.write("distill/mark_chunks", rows=[{"id": i, "marks": {MARKERS[step]: version}}
-                                             for i in ids])
+    graph.write(
+        "distill/mark_chunks", rows=[{"id": i, "marks": {MARKERS[step]: version}} for i in ids]
+    )
 
 
 @dataclass
 class StepReport:
     step: str
     chunks: int = 0
-    written: int = 0            # questions / entities / tags written
+    written: int = 0  # questions / entities / tags written
     relations: int = 0
-    failed: list[str] = field(default_factory=list)   # chunk ids whose LLM output was unusable
+    failed: list[str] = field(default_factory=list)  # chunk ids whose LLM output was unusable
     errors: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
-        return {"step": self.step, "chunks": self.chunks, "written": self.written,
-                "relations": self.relations, "failed": len(self.failed),
-                "errors": self.errors[:5]}
+        return {
+            "step": self.step,
+            "chunks": self.chunks,
+            "written": self.written,
+            "relations": self.relations,
+            "failed": len(self.failed),
+            "errors": self.errors[:5],
+        }

@@ -18,11 +18,23 @@ if TYPE_CHECKING:
     from kg_platform.graph import GraphClient
 
 
-def distill_with_configured_llm(graph: "GraphClient", embedder: "Embedder", settings: "Settings",
-                                *, corpus: str, steps: str | Sequence[str] | None = None,
-                                echo: Callable[[str], None] | None = None) -> DistillReport:
+def distill_with_configured_llm(
+    graph: "GraphClient",
+    embedder: "Embedder",
+    settings: "Settings",
+    *,
+    corpus: str,
+    steps: str | Sequence[str] | None = None,
+    echo: Callable[[str], None] | None = None,
+) -> DistillReport:
     """:func:`distill_corpus` with ``settings``' LLM, closed afterwards (skipped without one)."""
     with open_llm(settings) as llm:
-        return distill_corpus(graph, embedder, llm, settings, corpus=corpus,
-                              steps=steps if steps is None or isinstance(steps, str)
-                              else list(steps), echo=echo)
+        return distill_corpus(
+            graph,
+            embedder,
+            llm,
+            settings,
+            corpus=corpus,
+            steps=steps if steps is None or isinstance(steps, str) else list(steps),
+            echo=echo,
+        )

@@ -23,8 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from kg_platform.config import Settings
-from kg_platform.distilling.common import ChunkRow, StepReport, make_id, normalise_name, \
-    pending_chunks
+from kg_platform.distilling.common import (
+    ChunkRow,
+    StepReport,
+    make_id,
+    normalise_name,
+    pending_chunks,
+)
 from kg_platform.embedding import Embedder
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
@@ -63,8 +68,7 @@ def mentions_of(out: EntityGraph, max_entities: int) -> tuple[list[Mention], lis
             continue
         if len(by_key) >= max_entities:
             break
-        by_key[key] = Mention(key, _clean_name(e.name), _clean_type(e.type),
-                              e.description.strip())
+        by_key[key] = Mention(key, _clean_name(e.name), _clean_type(e.type), e.description.strip())
     rels: list[dict] = []
     seen: set[tuple[str, str, str]] = set()
     for r in out.relations:
@@ -83,15 +87,17 @@ def mentions_of(out: EntityGraph, max_entities: int) -> tuple[list[Mention], lis
 class EntityResolver:
     """Maps normalised names to Entity ids of one corpus (exact key, then embedding)."""
 
-    def __init__(self, graph: GraphClient, embedder: Embedder, corpus: str,
-                 threshold: float) -> None:
+    def __init__(
+        self, graph: GraphClient, embedder: Embedder, corpus: str, threshold: float
+    ) -> None:
         self.graph = graph
         self.embedder = embedder
         self.corpus = corpus
         self.threshold = threshold
 
-    def resolve(self, mentions: dict[str, Mention]
-                ) -> tuple[dict[str, str], dict[str, str | None], dict[str, list[float]]]:
+    def resolve(
+        self, mentions: dict[str, Mention]
+    ) -> tuple[dict[str, str], dict[str, str | None], dict[str, list[float]]]:
         """(key -> entity id, key -> alias or None, key -> embedding of new entities)."""
         keys = sorted(mentions)
         ids: dict[str, str] = {}
@@ -106,21 +112,37 @@ class EntityResolver:
         if not rest:
             return ids, alias, new_vecs
         vecs = self.embedder.embed([mentions[k].name for k in rest])
-        near = {r["key"]: r for r in self.graph.read(
-            "distill/entity_neighbours", corpus=self.corpus, fetch=25,
-            rows=[{"key": k, "vec": v.tolist()} for k, v in zip(rest, vecs)])}
+        near = {
+            r["key"]: r
+            for r in self.graph.read(
+                "distill/entity_neighbours",
+                corpus=self.corpus,
+                fetch=25,
+                rows=[{"key": k, "vec": v.tolist()} for k, v in zip(rest, vecs)],
+            )
+        }
         # (id, key, type, vector) of the entities created in this batch
         created: list[tuple[str, str, str, np.ndarray]] = []
         for key, vec in zip(rest, vecs):
             m = mentions[key]
             hit = near.get(key)
-            if hit is not None and hit["id"] and hit["cos"] is not None \
-                    and float(hit["cos"]) >= self.threshold \
-                    and compatible(key, m.type, hit["matched_key"], hit["type"]):
+            if (
+                hit is not None
+                and hit["id"]
+                and hit["cos"] is not None
+                and float(hit["cos"]) >= self.threshold
+                and compatible(key, m.type, hit["matched_key"], hit["type"])
+            ):
                 ids[key], alias[key] = hit["id"], m.name
                 continue
-            best = max(((float(np.dot(vec, v)), eid) for eid, k2, t2, v in created
-                        if compatible(key, m.type, k2, t2)), default=None)
+            best = max(
+                (
+                    (float(np.dot(vec, v)), eid)
+                    for eid, k2, t2, v in created
+                    if compatible(key, m.type, k2, t2)
+                ),
+                default=None,
+            )
             if best is not None and best[0] >= self.threshold:
                 ids[key], alias[key] = best[1], m.name
                 continue
@@ -148,25 +170,47 @@ def compatible(key_a: str, type_a: str | None, key_b: str | None, type_b: str | 
     return marks(key_a) == marks(key_b or "")
 
 
-def extract_entities(graph: GraphClient, embedder: Embedder, llm: LLMClient,
-                     settings: Settings, *, corpus: str, source_ids: list[str] | None = None,
-                     batch: int = 32) -> StepReport:
+def extract_entities(
+    graph: GraphClient,
+    embedder: Embedder,
+    llm: LLMClient,
+    settings: Settings,
+    *,
+    corpus: str,
+    source_ids: list[str] | None = None,
+    batch: int = 32,
+) -> StepReport:
     """Entities and relations for every pending chunk of ``corpus``; resumable."""
     cfg = settings.distill
     version = get_prompt(PROMPT).key
     report = StepReport("entities")
     resolver = EntityResolver(graph, embedder, corpus, cfg.entity_merge_cos)
-    for rows in pending_chunks(graph, corpus=corpus, levels=cfg.levels, step="entities",
-                               version=version, source_ids=source_ids, batch=batch):
-        outs = llm.map_structured(PROMPT, [{"title": r.title or "(untitled)", "text": r.text,
-                                            "max_entities": cfg.max_entities} for r in rows])
+    for rows in pending_chunks(
+        graph,
+        corpus=corpus,
+        levels=cfg.levels,
+        step="entities",
+        version=version,
+        source_ids=source_ids,
+        batch=batch,
+    ):
+        outs = llm.map_structured(
+            PROMPT,
+            [
+                {"title": r.title or "(untitled)", "text": r.text, "max_entities": cfg.max_entities}
+                for r in rows
+            ],
+        )
         per_chunk: list[tuple[ChunkRow, list[Mention], list[dict]]] = []
         for row, out in zip(rows, outs):
             report.chunks += 1
             if not isinstance(out, EntityGraph):
                 report.failed.append(row.id)
-                report.errors.append(f"{row.id}: {str(out).splitlines()[0]}"
-                                     if isinstance(out, LLMError) else f"{row.id}: {out!r}")
+                report.errors.append(
+                    f"{row.id}: {str(out).splitlines()[0]}"
+                    if isinstance(out, LLMError)
+                    else f"{row.id}: {out!r}"
+                )
                 continue
             ments, rels = mentions_of(out, cfg.max_entities)
             per_chunk.append((row, ments, rels))
@@ -181,17 +225,32 @@ def extract_entities(graph: GraphClient, embedder: Embedder, llm: LLMClient,
         rel_rows: list[dict] = []
         for row, ments, rels in per_chunk:
             for m in ments:
-                ent_rows.append({
-                    "id": ids[m.key], "key": m.key, "name": m.name, "type": m.type,
-                    "description": m.description, "corpus": corpus,
-                    "embedding": new_vecs.get(m.key), "alias": alias.get(m.key),
-                    "chunk_id": row.id})
+                ent_rows.append(
+                    {
+                        "id": ids[m.key],
+                        "key": m.key,
+                        "name": m.name,
+                        "type": m.type,
+                        "description": m.description,
+                        "corpus": corpus,
+                        "embedding": new_vecs.get(m.key),
+                        "alias": alias.get(m.key),
+                        "chunk_id": row.id,
+                    }
+                )
             for r in rels:
                 if ids[r["src"]] == ids[r["dst"]]:
                     continue
-                rel_rows.append({"src": ids[r["src"]], "dst": ids[r["dst"]], "type": r["type"],
-                                 "evidence": r["evidence"], "chunk_id": row.id,
-                                 "source_id": row.source_id})
+                rel_rows.append(
+                    {
+                        "src": ids[r["src"]],
+                        "dst": ids[r["dst"]],
+                        "type": r["type"],
+                        "evidence": r["evidence"],
+                        "chunk_id": row.id,
+                        "source_id": row.source_id,
+                    }
+                )
         # rows naming an entity by its own key first, so ON CREATE never takes an alias's name
         ent_rows.sort(key=lambda r: r["alias"] is not None)
         done = [row.id for row, _, _ in per_chunk]
@@ -202,8 +261,10 @@ def extract_entities(graph: GraphClient, embedder: Embedder, llm: LLMClient,
                 tx.run(cypher("distill/write_entities"), rows=ent_rows).consume()
             if rel_rows:
                 tx.run(cypher("distill/write_relations"), rows=rel_rows).consume()
-            tx.run(cypher("distill/mark_chunks"),
-                   rows=[{"id": i, "marks": {"entities_v": version}} for i in done]).consume()
+            tx.run(
+                cypher("distill/mark_chunks"),
+                rows=[{"id": i, "marks": {"entities_v": version}} for i in done],
+            ).consume()
 
         graph.in_transaction(work)
         report.written += len(ent_rows)

@@ -30,16 +30,18 @@ from kg_platform.llm import LLMClient
 log = logging.getLogger(__name__)
 
 STEPS = ("atomic", "entities", "tags")
-NO_LLM_MESSAGE = ("no LLM configured: skipping the distilled-knowledge layer ({steps}); "
-                  "retrieval works without it. Set KGP_LLM__BASE_URL and KGP_LLM__MODEL, then "
-                  "run `kgp distill --corpus {corpus}`.")
+NO_LLM_MESSAGE = (
+    "no LLM configured: skipping the distilled-knowledge layer ({steps}); "
+    "retrieval works without it. Set KGP_LLM__BASE_URL and KGP_LLM__MODEL, then "
+    "run `kgp distill --corpus {corpus}`."
+)
 
 
 @dataclass
 class DistillReport:
     corpus: str
     steps: list[str]
-    skipped: str | None = None            # why nothing ran (no LLM)
+    skipped: str | None = None  # why nothing ran (no LLM)
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     corpus_tokens: int = 0
@@ -55,11 +57,16 @@ class DistillReport:
         return sum(int(r.get("failed", 0)) for r in self.results.values())
 
     def to_dict(self) -> dict[str, Any]:
-        return {"corpus": self.corpus, "steps": self.steps, "skipped": self.skipped,
-                "results": self.results, "usage": self.usage,
-                "corpus_tokens": self.corpus_tokens,
-                "tokens_per_1k_corpus_tokens": self.tokens_per_1k_corpus_tokens,
-                "duration_s": round(self.duration_s, 2)}
+        return {
+            "corpus": self.corpus,
+            "steps": self.steps,
+            "skipped": self.skipped,
+            "results": self.results,
+            "usage": self.usage,
+            "corpus_tokens": self.corpus_tokens,
+            "tokens_per_1k_corpus_tokens": self.tokens_per_1k_corpus_tokens,
+            "duration_s": round(self.duration_s, 2),
+        }
 
 
 def parse_steps(steps: str | list[str] | None, settings: Settings) -> list[str]:
@@ -71,9 +78,11 @@ def parse_steps(steps: str | list[str] | None, settings: Settings) -> list[str]:
         chosen = list(steps)
     unknown = [s for s in chosen if s not in STEPS]
     if unknown:
-        raise ConfigError(f"unknown distillation step(s): {', '.join(unknown)}",
-                          hint=f"choose from {', '.join(STEPS)} (comma-separated)")
-    return [s for s in STEPS if s in chosen]      # canonical order
+        raise ConfigError(
+            f"unknown distillation step(s): {', '.join(unknown)}",
+            hint=f"choose from {', '.join(STEPS)} (comma-separated)",
+        )
+    return [s for s in STEPS if s in chosen]  # canonical order
 
 
 def distill_corpus(
@@ -102,13 +111,14 @@ def distill_corpus(
     lock = JobLock(graph, distill_lock_name(corpus), lease_s=settings.jobs.lease_s)
     if not lock.acquire():
         raise JobLocked(
-            f"a distillation of corpus {corpus!r} is already running (lock held by "
-            f"{lock.holder})",
+            f"a distillation of corpus {corpus!r} is already running (lock held by {lock.holder})",
             hint="wait for it to finish (it covers the same pending chunks); a crashed holder's "
-                 "lock is taken over at once on the same host, else after KGP_JOBS__LEASE_S")
+            "lock is taken over at once on the same host, else after KGP_JOBS__LEASE_S",
+        )
     try:
-        return _distill_locked(graph, embedder, llm, settings, report, chosen,
-                               source_ids=source_ids, echo=echo)
+        return _distill_locked(
+            graph, embedder, llm, settings, report, chosen, source_ids=source_ids, echo=echo
+        )
     finally:
         lock.release()
 
@@ -117,49 +127,63 @@ def distill_lock_name(corpus: str) -> str:
     return f"distill:{corpus}"
 
 
-def _distill_locked(graph: GraphClient, embedder: Embedder, llm: LLMClient, settings: Settings,
-                    report: DistillReport, chosen: list[str], *, source_ids: list[str] | None,
-                    echo: Callable[[str], None] | None) -> DistillReport:
+def _distill_locked(
+    graph: GraphClient,
+    embedder: Embedder,
+    llm: LLMClient,
+    settings: Settings,
+    report: DistillReport,
+    chosen: list[str],
+    *,
+    source_ids: list[str] | None,
+    echo: Callable[[str], None] | None,
+) -> DistillReport:
     from kg_platform.distilling.atomizer import atomize
     from kg_platform.distilling.entities import extract_entities
     from kg_platform.distilling.tagging import tag_corpus
 
     corpus = report.corpus
-    counts = graph.read("distill/count_chunks", corpus=corpus, levels=settings.distill.levels,
-                        source_ids=source_ids)
+    counts = graph.read(
+        "distill/count_chunks", corpus=corpus, levels=settings.distill.levels, source_ids=source_ids
+    )
     report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0
     t0 = time.perf_counter()
     with llm.meter() as meter:
         for step in chosen:
             with llm.meter() as step_meter:
                 if step == "atomic":
-                    res = atomize(graph, embedder, llm, settings, corpus=corpus,
-                                  source_ids=source_ids)
+                    res = atomize(
+                        graph, embedder, llm, settings, corpus=corpus, source_ids=source_ids
+                    )
                 elif step == "entities":
-                    res = extract_entities(graph, embedder, llm, settings, corpus=corpus,
-                                           source_ids=source_ids)
+                    res = extract_entities(
+                        graph, embedder, llm, settings, corpus=corpus, source_ids=source_ids
+                    )
                 else:
-                    res = tag_corpus(graph, llm, settings, corpus=corpus,
-                                     source_ids=source_ids)
+                    res = tag_corpus(graph, llm, settings, corpus=corpus, source_ids=source_ids)
             entry = res.to_dict()
             entry["usage"] = {k: v for k, v in step_meter.to_dict().items() if k != "by_prompt"}
             if report.corpus_tokens:
                 entry["tokens_per_1k_corpus_tokens"] = round(
-                    1000.0 * step_meter.total_tokens / report.corpus_tokens, 1)
+                    1000.0 * step_meter.total_tokens / report.corpus_tokens, 1
+                )
             report.results[step] = entry
             if echo:
-                echo(f"{step}: {res.chunks} chunks, {res.written} written"
-                     + (f", {res.relations} relations" if res.relations else "")
-                     + (f", {len(res.failed)} failed" if res.failed else "")
-                     + f"; LLM calls {step_meter.calls} ({step_meter.cache_hits} cached), "
-                     f"{step_meter.total_tokens} tokens")
+                echo(
+                    f"{step}: {res.chunks} chunks, {res.written} written"
+                    + (f", {res.relations} relations" if res.relations else "")
+                    + (f", {len(res.failed)} failed" if res.failed else "")
+                    + f"; LLM calls {step_meter.calls} ({step_meter.cache_hits} cached), "
+                    f"{step_meter.total_tokens} tokens"
+                )
     report.usage = meter.to_dict()
     report.duration_s = time.perf_counter() - t0
     return report
 
 
-def remove_source_distillation(graph: GraphClient, source_id: str,
-                               corpus: str | None = None) -> dict[str, int]:
+def remove_source_distillation(
+    graph: GraphClient, source_id: str, corpus: str | None = None
+) -> dict[str, int]:
     """Drop what was distilled from ``source_id``: its atomic questions, the relations it
     evidenced, entity mentions and tags on its chunks, and the entities and tags nothing
     mentions any more. Call it before re-writing a changed source (or pruning it); the ingestion
@@ -171,11 +195,12 @@ def remove_source_distillation(graph: GraphClient, source_id: str,
     recs = graph.write("distill/remove_source", source_ids=[source_id])
     keys = ("atoms", "relations", "mentions", "tags", "entities_removed", "tags_removed")
     out = {k: int(recs[0][k] or 0) if recs else 0 for k in keys}
-    out["entities_removed"] += int(graph.write("distill/drop_orphan_entities",
-                                               corpus=corpus)[0]["removed"])
-    out["tags_removed"] += int(graph.write("distill/drop_orphan_tags",
-                                           corpus=corpus)[0]["removed"])
+    out["entities_removed"] += int(
+        graph.write("distill/drop_orphan_entities", corpus=corpus)[0]["removed"]
+    )
+    out["tags_removed"] += int(graph.write("distill/drop_orphan_tags", corpus=corpus)[0]["removed"])
     return out
+
 
 def remove_distillation_tx(tx: Any, source_ids: list[str], corpus: str | None) -> None:
     """``remove_source_distillation`` inside the caller's transaction (the ingestion writer's,
@@ -190,6 +215,9 @@ def record_distillation(graph: GraphClient, run_id: str, report: DistillReport) 
     """Add a distillation's LLM tokens and results to an ingestion run's record."""
     import json
 
-    graph.write("distill/record_run", id=run_id,
-                tokens=int(report.usage.get("total_tokens", 0)),
-                distill=json.dumps(report.to_dict(), default=str))
+    graph.write(
+        "distill/record_run",
+        id=run_id,
+        tokens=int(report.usage.get("total_tokens", 0)),
+        distill=json.dumps(report.to_dict(), default=str),
+    )

@@ -35,16 +35,18 @@ def _classes_text(classes: list[dict[str, str]]) -> str:
     return "\n".join(f"- {c['name']}: {c.get('description', '')}".rstrip(": ") for c in classes)
 
 
-def ensure_tag_classes(graph: GraphClient, llm: LLMClient, settings: Settings, *,
-                       corpus: str) -> list[dict[str, str]]:
+def ensure_tag_classes(
+    graph: GraphClient, llm: LLMClient, settings: Settings, *, corpus: str
+) -> list[dict[str, str]]:
     """The corpus's tag classes, proposing them from sample chunks on first use."""
     version = get_prompt("tag_classes").key
     rec = graph.read("distill/corpus_tag_classes", corpus=corpus)
     if rec and rec[0]["classes"] and rec[0]["version"] == version:
         return json.loads(rec[0]["classes"])
     cfg = settings.distill
-    samples = graph.read("distill/sample_chunks", corpus=corpus, levels=cfg.levels,
-                         limit=cfg.tag_sample_chunks)
+    samples = graph.read(
+        "distill/sample_chunks", corpus=corpus, levels=cfg.levels, limit=cfg.tag_sample_chunks
+    )
     if not samples:
         return []
     text = "\n\n".join(f"[{i + 1}] {r['text'][:800]}" for i, r in enumerate(samples))
@@ -58,13 +60,18 @@ def ensure_tag_classes(graph: GraphClient, llm: LLMClient, settings: Settings, *
             seen.add(name)
             classes.append({"name": name, "description": c.description.strip()[:200]})
     classes = classes[: cfg.max_tag_classes]
-    graph.write("distill/set_corpus_tag_classes", corpus=corpus,
-                classes=json.dumps(classes), version=version)
+    graph.write(
+        "distill/set_corpus_tag_classes",
+        corpus=corpus,
+        classes=json.dumps(classes),
+        version=version,
+    )
     return classes
 
 
-def tag_rows(tags: ChunkTags, classes: list[dict[str, str]], corpus: str,
-             chunk_id: str) -> list[dict[str, Any]]:
+def tag_rows(
+    tags: ChunkTags, classes: list[dict[str, str]], corpus: str, chunk_id: str
+) -> list[dict[str, Any]]:
     """Tag rows of one chunk, keeping only the corpus's classes (pure)."""
     allowed = {c["name"] for c in classes}
     rows: list[dict[str, Any]] = []
@@ -76,13 +83,28 @@ def tag_rows(tags: ChunkTags, classes: list[dict[str, str]], corpus: str,
             key = normalise_name(name)
             if len(key) < 2:
                 continue
-            rows.append({"id": make_id("tag", corpus, cname, key), "name": name.strip(),
-                         "key": key, "class": cname, "corpus": corpus, "chunk_id": chunk_id})
+            rows.append(
+                {
+                    "id": make_id("tag", corpus, cname, key),
+                    "name": name.strip(),
+                    "key": key,
+                    "class": cname,
+                    "corpus": corpus,
+                    "chunk_id": chunk_id,
+                }
+            )
     return rows
 
 
-def tag_corpus(graph: GraphClient, llm: LLMClient, settings: Settings, *, corpus: str,
-               source_ids: list[str] | None = None, batch: int = 32) -> StepReport:
+def tag_corpus(
+    graph: GraphClient,
+    llm: LLMClient,
+    settings: Settings,
+    *,
+    corpus: str,
+    source_ids: list[str] | None = None,
+    batch: int = 32,
+) -> StepReport:
     """Auto-tagging steps 1-2 over every pending chunk; resumable."""
     report = StepReport("tags")
     classes = ensure_tag_classes(graph, llm, settings, corpus=corpus)
@@ -91,11 +113,16 @@ def tag_corpus(graph: GraphClient, llm: LLMClient, settings: Settings, *, corpus
     digest = hashlib.sha256(json.dumps(classes, sort_keys=True).encode()).hexdigest()[:8]
     version = f"{get_prompt('tag_extract').key}:{digest}"
     ctext = _classes_text(classes)
-    for rows in pending_chunks(graph, corpus=corpus, levels=settings.distill.levels,
-                               step="tags", version=version, source_ids=source_ids,
-                               batch=batch):
-        outs = llm.map_structured("tag_extract", [{"classes": ctext, "text": r.text}
-                                                  for r in rows])
+    for rows in pending_chunks(
+        graph,
+        corpus=corpus,
+        levels=settings.distill.levels,
+        step="tags",
+        version=version,
+        source_ids=source_ids,
+        batch=batch,
+    ):
+        outs = llm.map_structured("tag_extract", [{"classes": ctext, "text": r.text} for r in rows])
         done: list[str] = []
         tag_list: list[dict[str, Any]] = []
         for row, out in zip(rows, outs):
@@ -113,8 +140,10 @@ def tag_corpus(graph: GraphClient, llm: LLMClient, settings: Settings, *, corpus
             tx.run(cypher("distill/clear_chunk_tags"), ids=done).consume()
             if tag_list:
                 tx.run(cypher("distill/write_tags"), rows=tag_list).consume()
-            tx.run(cypher("distill/mark_chunks"),
-                   rows=[{"id": i, "marks": {"tags_v": version}} for i in done]).consume()
+            tx.run(
+                cypher("distill/mark_chunks"),
+                rows=[{"id": i, "marks": {"tags_v": version}} for i in done],
+            ).consume()
 
         graph.in_transaction(work)
         report.written += len(tag_list)
@@ -128,7 +157,7 @@ class MappedTag:
     name: str
     cls: str
     confidence: float
-    via: str                     # the query tag it came from
+    via: str  # the query tag it came from
 
 
 class QueryTagger:
@@ -138,19 +167,24 @@ class QueryTagger:
         self.graph, self.llm, self.settings, self.corpus = graph, llm, settings, corpus
         rec = graph.read("distill/corpus_tag_classes", corpus=corpus)
         self.classes: list[dict[str, str]] = (
-            json.loads(rec[0]["classes"]) if rec and rec[0]["classes"] else [])
+            json.loads(rec[0]["classes"]) if rec and rec[0]["classes"] else []
+        )
 
     def query_tags(self, question: str) -> list[str]:
         if not self.classes:
             return []
-        out = self.llm.structured("query_tags", {"classes": _classes_text(self.classes),
-                                                 "question": question})
+        out = self.llm.structured(
+            "query_tags", {"classes": _classes_text(self.classes), "question": question}
+        )
         assert isinstance(out, ChunkTags)
         names = [n for ns in out.tags.values() for n in ns]
         seen: set[str] = set()
-        return [n for n in names
-                if len(normalise_name(n)) >= 2 and not (normalise_name(n) in seen
-                                                        or seen.add(normalise_name(n)))]
+        return [
+            n
+            for n in names
+            if len(normalise_name(n)) >= 2
+            and not (normalise_name(n) in seen or seen.add(normalise_name(n)))
+        ]
 
     def map_tags(self, names: list[str]) -> list[MappedTag]:
         """Corpus tags for query tags: stored mappings, exact keys, else the LLM's mapping."""
@@ -160,27 +194,34 @@ class QueryTagger:
         if not keys:
             return []
         mapped: list[MappedTag] = []
-        known = self.graph.read("distill/query_tag_maps", keys=list(keys),
-                                prefix=f"{QUERY_TAG_PREFIX}{self.corpus}:")
+        known = self.graph.read(
+            "distill/query_tag_maps", keys=list(keys), prefix=f"{QUERY_TAG_PREFIX}{self.corpus}:"
+        )
         done = set()
         for r in known:
             done.add(r["key"])
-            mapped.append(MappedTag(r["id"], r["name"], r["class"], float(r["confidence"]),
-                                    keys[r["key"]]))
+            mapped.append(
+                MappedTag(r["id"], r["name"], r["class"], float(r["confidence"]), keys[r["key"]])
+            )
         todo = [k for k in keys if k not in done]
         rows = [{"key": k, "q": fulltext_query(keys[k])} for k in todo]
         rows = [r for r in rows if r["q"]]
         if not rows:
             return mapped
-        cands = {r["key"]: r["cands"] for r in self.graph.read(
-            "distill/tag_candidates", rows=rows, corpus=self.corpus, fetch=25, k=8)}
+        cands = {
+            r["key"]: r["cands"]
+            for r in self.graph.read(
+                "distill/tag_candidates", rows=rows, corpus=self.corpus, fetch=25, k=8
+            )
+        }
         need_llm: dict[str, list[dict]] = {}
         for key in todo:
             cs = cands.get(key) or []
             exact = [c for c in cs if c["exact"]]
             if exact:
-                mapped.extend(MappedTag(c["id"], c["name"], c["class"], 1.0, keys[key])
-                              for c in exact)
+                mapped.extend(
+                    MappedTag(c["id"], c["name"], c["class"], 1.0, keys[key]) for c in exact
+                )
             elif cs:
                 need_llm[key] = cs
         if need_llm:
@@ -196,8 +237,10 @@ class QueryTagger:
                     by_name[normalise_name(c["name"])] = c
                     lines.append(f"{c['class']}: {c['name']}")
         try:
-            out = self.llm.structured("tag_map", {
-                "query_tags": "\n".join(keys[k] for k in need), "corpus_tags": "\n".join(lines)})
+            out = self.llm.structured(
+                "tag_map",
+                {"query_tags": "\n".join(keys[k] for k in need), "corpus_tags": "\n".join(lines)},
+            )
         except LLMError as exc:
             log.warning("tag mapping failed: %s", exc)
             return []
@@ -211,8 +254,15 @@ class QueryTagger:
                 continue
             conf = max(0.0, min(1.0, float(m.confidence)))
             found.append(MappedTag(c["id"], c["name"], c["class"], conf, keys[qk]))
-            store.append({"qid": f"{QUERY_TAG_PREFIX}{self.corpus}:{qk}", "qname": keys[qk],
-                          "qkey": qk, "tag_id": c["id"], "confidence": conf})
+            store.append(
+                {
+                    "qid": f"{QUERY_TAG_PREFIX}{self.corpus}:{qk}",
+                    "qname": keys[qk],
+                    "qkey": qk,
+                    "tag_id": c["id"],
+                    "confidence": conf,
+                }
+            )
         if store:
             self.graph.write("distill/write_tag_maps", rows=store, corpus=self.corpus)
         return found
@@ -242,8 +292,12 @@ class QueryTagger:
         weights: dict[str, float] = {}
         for t in tags:
             weights[t.id] = max(weights.get(t.id, 0.0), t.confidence)
-        recs = self.graph.read("distill/tagged_chunks", k=k, levels=self.settings.distill.levels,
-                               tags=[{"id": i, "weight": w} for i, w in weights.items()])
+        recs = self.graph.read(
+            "distill/tagged_chunks",
+            k=k,
+            levels=self.settings.distill.levels,
+            tags=[{"id": i, "weight": w} for i, w in weights.items()],
+        )
         return [dict(r) for r in recs]
 
 

@@ -40,8 +40,15 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
         from kg_platform.config import get_settings
 
         settings = get_settings().embedding
-    key = (settings.provider, settings.model, settings.device, settings.base_url, settings.batch_size,
-           settings.quantize, settings.threads)
+    key = (
+        settings.provider,
+        settings.model,
+        settings.device,
+        settings.base_url,
+        settings.batch_size,
+        settings.quantize,
+        settings.threads,
+    )
     with _LOCK:
         if key not in _CACHE:
             if settings.provider == "onnx":
@@ -49,8 +56,11 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
                 from kg_platform.embedding.onnx import OnnxEmbedder
 
                 _CACHE[key] = OnnxEmbedder(
-                    settings.model, cache_dir=default_cache_dir(), batch_size=settings.batch_size,
-                    threads=settings.threads, quantize=settings.quantize,
+                    settings.model,
+                    cache_dir=default_cache_dir(),
+                    batch_size=settings.batch_size,
+                    threads=settings.threads,
+                    quantize=settings.quantize,
                 )
             elif settings.provider == "sentence-transformers":
                 from kg_platform.embedding.local import SentenceTransformerEmbedder

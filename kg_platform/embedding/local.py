@@ -70,7 +70,10 @@ class SentenceTransformerEmbedder:
         except Exception as exc:  # any loader failure becomes our error
             raise EmbeddingError(f"could not load embedding model from {path}: {exc}") from exc
         self.model_name = model
-        getdim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        getdim = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
         self.dimension = int(getdim())
         self.max_tokens = int(self._model.max_seq_length)
         self.batch_size = batch_size

@@ -19,8 +19,12 @@ __all__ = ["SentenceMemo", "embedder_key", "sentence_memo"]
 
 def embedder_key(embedder: object) -> tuple:
     """What makes two embedders give the same vectors: class, model and quantisation."""
-    return (type(embedder).__name__, getattr(embedder, "model_name", None),
-            getattr(embedder, "quantize", None), getattr(embedder, "dimension", None))
+    return (
+        type(embedder).__name__,
+        getattr(embedder, "model_name", None),
+        getattr(embedder, "quantize", None),
+        getattr(embedder, "dimension", None),
+    )
 
 
 class SentenceMemo:

@@ -35,8 +35,11 @@ def _max_seq_length(model_dir: Path) -> int:
         value = json.loads(cfg.read_text(encoding="utf-8")).get("max_seq_length")
         if value:
             return int(value)
-    return int(json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-               .get("max_position_embeddings", 512))
+    return int(
+        json.loads((model_dir / "config.json").read_text(encoding="utf-8")).get(
+            "max_position_embeddings", 512
+        )
+    )
 
 
 def _check_mean_pooling(model_dir: Path) -> None:
@@ -44,8 +47,13 @@ def _check_mean_pooling(model_dir: Path) -> None:
     if pooling.exists():
         cfg = json.loads(pooling.read_text(encoding="utf-8"))
         if not cfg.get("pooling_mode_mean_tokens", False) or any(
-            cfg.get(k) for k in ("pooling_mode_cls_token", "pooling_mode_max_tokens",
-                                 "pooling_mode_mean_sqrt_len_tokens")):
+            cfg.get(k)
+            for k in (
+                "pooling_mode_cls_token",
+                "pooling_mode_max_tokens",
+                "pooling_mode_mean_sqrt_len_tokens",
+            )
+        ):
             raise EmbeddingError(
                 f"{model_dir} does not use plain mean pooling; the ONNX embedder implements only that",
                 hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers for this model",
@@ -59,8 +67,15 @@ class OnnxEmbedder:
     similar lengths; results come back in the caller's order.
     """
 
-    def __init__(self, model: str, *, cache_dir: Path, batch_size: int = 64,
-                 threads: int = 0, quantize: str = "none") -> None:
+    def __init__(
+        self,
+        model: str,
+        *,
+        cache_dir: Path,
+        batch_size: int = 64,
+        threads: int = 0,
+        quantize: str = "none",
+    ) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -75,14 +90,20 @@ class OnnxEmbedder:
         model_dir = resolve_model_path(model)
         _check_mean_pooling(model_dir)
         if quantize not in ("none", "int8"):
-            raise EmbeddingError(f"unknown quantisation {quantize!r}",
-                                 hint="set KGP_EMBEDDING__QUANTIZE to none or int8")
-        onnx_file = cached_onnx_path(model_dir, Path(cache_dir), "fp32" if quantize == "none" else quantize)
+            raise EmbeddingError(
+                f"unknown quantisation {quantize!r}",
+                hint="set KGP_EMBEDDING__QUANTIZE to none or int8",
+            )
+        onnx_file = cached_onnx_path(
+            model_dir, Path(cache_dir), "fp32" if quantize == "none" else quantize
+        )
         self.max_tokens = _max_seq_length(model_dir)
         tokenizer_file = model_dir / "tokenizer.json"
         if not tokenizer_file.exists():
-            raise EmbeddingError(f"no tokenizer.json in {model_dir}",
-                                 hint="use a model folder saved by transformers >= 4 (fast tokenizer)")
+            raise EmbeddingError(
+                f"no tokenizer.json in {model_dir}",
+                hint="use a model folder saved by transformers >= 4 (fast tokenizer)",
+            )
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(max_length=self.max_tokens)
         pad_id = self._tokenizer.token_to_id("[PAD]")
@@ -95,11 +116,14 @@ class OnnxEmbedder:
         # time that other processes (Neo4j, the rest of the pipeline) need.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
-            self._session = ort.InferenceSession(str(onnx_file), sess_options=options,
-                                                 providers=["CPUExecutionProvider"])
+            self._session = ort.InferenceSession(
+                str(onnx_file), sess_options=options, providers=["CPUExecutionProvider"]
+            )
         except Exception as exc:  # a corrupt cache file is the usual cause
-            raise EmbeddingError(f"ONNX Runtime could not load {onnx_file}: {exc}",
-                                 hint=f"delete {onnx_file.parent} to rebuild it") from exc
+            raise EmbeddingError(
+                f"ONNX Runtime could not load {onnx_file}: {exc}",
+                hint=f"delete {onnx_file.parent} to rebuild it",
+            ) from exc
         self.model_name = model
         self.dimension = int(self._session.get_outputs()[0].shape[1])
         self.batch_size = batch_size
@@ -113,7 +137,7 @@ class OnnxEmbedder:
         order = np.argsort([-len(t) for t in stripped], kind="stable")
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
-            idx = order[start:start + self.batch_size]
+            idx = order[start : start + self.batch_size]
             encodings = self._tokenizer.encode_batch([stripped[i] for i in idx])
             ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
             mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)

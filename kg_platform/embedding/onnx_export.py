@@ -85,8 +85,13 @@ def quantize_int8(src: Path, dst: Path) -> None:
     embedding tables stay float: quantising those costs far more accuracy than it saves time)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(src), str(dst), weight_type=QuantType.QInt8, per_channel=True,
-                     op_types_to_quantize=["MatMul"])
+    quantize_dynamic(
+        str(src),
+        str(dst),
+        weight_type=QuantType.QInt8,
+        per_channel=True,
+        op_types_to_quantize=["MatMul"],
+    )
 
 
 def build_bert_onnx(model_dir: Path) -> Any:
@@ -101,14 +106,19 @@ def build_bert_onnx(model_dir: Path) -> Any:
             hint="pip install onnx safetensors (both are default dependencies of kg-platform)",
         ) from exc
     config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    if config.get("model_type") != "bert" or config.get("position_embedding_type", "absolute") != "absolute":
+    if (
+        config.get("model_type") != "bert"
+        or config.get("position_embedding_type", "absolute") != "absolute"
+    ):
         raise EmbeddingError(
             f"the ONNX embedder builds BERT encoders only; {model_dir} is {config.get('model_type')!r}",
             hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers for other architectures",
         )
     if config.get("hidden_act", "gelu") != "gelu":
-        raise EmbeddingError(f"unsupported activation {config.get('hidden_act')!r} in {model_dir}",
-                             hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers")
+        raise EmbeddingError(
+            f"unsupported activation {config.get('hidden_act')!r} in {model_dir}",
+            hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers",
+        )
     w = load_file(str(_weights_file(model_dir)))
     w = {k.removeprefix("bert."): v for k, v in w.items()}
     hidden = int(config["hidden_size"])
@@ -138,20 +148,42 @@ def build_bert_onnx(model_dir: Path) -> Any:
 
     # Embeddings: word + position + token type 0 (single-segment input), then LayerNorm.
     word = const("word_embeddings", w["embeddings.word_embeddings.weight"].astype(np.float32))
-    pos_tt = const("position_plus_type0", (w["embeddings.position_embeddings.weight"]
-                                           + w["embeddings.token_type_embeddings.weight"][0]).astype(np.float32))
+    pos_tt = const(
+        "position_plus_type0",
+        (
+            w["embeddings.position_embeddings.weight"]
+            + w["embeddings.token_type_embeddings.weight"][0]
+        ).astype(np.float32),
+    )
     shape = node("Shape", ["input_ids"], "ids_shape")
-    seq_len = node("Slice", [shape, const("c_1", np.array([1], np.int64)),
-                             const("c_2", np.array([2], np.int64))], "seq_len")
-    positions = node("Slice", [pos_tt, const("c_0", np.array([0], np.int64)), seq_len,
-                               const("c_axis0", np.array([0], np.int64))], "positions")
+    seq_len = node(
+        "Slice",
+        [shape, const("c_1", np.array([1], np.int64)), const("c_2", np.array([2], np.int64))],
+        "seq_len",
+    )
+    positions = node(
+        "Slice",
+        [
+            pos_tt,
+            const("c_0", np.array([0], np.int64)),
+            seq_len,
+            const("c_axis0", np.array([0], np.int64)),
+        ],
+        "positions",
+    )
     emb = node("Add", [node("Gather", [word, "input_ids"], "word_vectors"), positions], "emb_sum")
     h = layer_norm(emb, "embeddings.LayerNorm", "emb_out")
 
     mask_f = node("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
     mask4 = node("Unsqueeze", [mask_f, const("c_axes12", np.array([1, 2], np.int64))], "mask4")
-    additive = node("Mul", [node("Sub", [const("c_one", np.array(1.0, np.float32)), mask4], "inv_mask"),
-                            const("c_mask_value", np.array(_MASK_VALUE, np.float32))], "mask_add")
+    additive = node(
+        "Mul",
+        [
+            node("Sub", [const("c_one", np.array(1.0, np.float32)), mask4], "inv_mask"),
+            const("c_mask_value", np.array(_MASK_VALUE, np.float32)),
+        ],
+        "mask_add",
+    )
     split_shape = const("c_split", np.array([0, 0, heads, head_dim], np.int64))
     merge_shape = const("c_merge", np.array([0, 0, hidden], np.int64))
     scale = const("c_scale", np.array(1.0 / np.sqrt(head_dim), np.float32))
@@ -171,17 +203,30 @@ def build_bert_onnx(model_dir: Path) -> Any:
         q = heads_of("query", [0, 2, 1, 3])
         k = heads_of("key", [0, 2, 3, 1])
         v = heads_of("value", [0, 2, 1, 3])
-        scores = node("Add", [node("Mul", [node("MatMul", [q, k], f"l{i}_qk"), scale], f"l{i}_scaled"),
-                              additive], f"l{i}_scores")
+        scores = node(
+            "Add",
+            [node("Mul", [node("MatMul", [q, k], f"l{i}_qk"), scale], f"l{i}_scaled"), additive],
+            f"l{i}_scores",
+        )
         probs = node("Softmax", [scores], f"l{i}_probs", axis=-1)
-        ctx = node("Transpose", [node("MatMul", [probs, v], f"l{i}_ctx")], f"l{i}_ctx_t", perm=[0, 2, 1, 3])
+        ctx = node(
+            "Transpose", [node("MatMul", [probs, v], f"l{i}_ctx")], f"l{i}_ctx_t", perm=[0, 2, 1, 3]
+        )
         merged = node("Reshape", [ctx, merge_shape], f"l{i}_ctx_merged")
         attn = linear(merged, f"{p}.attention.output.dense", f"l{i}_attn_out")
-        h1 = layer_norm(node("Add", [attn, h], f"l{i}_res1"), f"{p}.attention.output.LayerNorm", f"l{i}_h1")
+        h1 = layer_norm(
+            node("Add", [attn, h], f"l{i}_res1"), f"{p}.attention.output.LayerNorm", f"l{i}_h1"
+        )
         inter = linear(h1, f"{p}.intermediate.dense", f"l{i}_inter")
         erf = node("Erf", [node("Mul", [inter, inv_sqrt2], f"l{i}_gelu_scaled")], f"l{i}_gelu_erf")
-        gelu = node("Mul", [node("Mul", [inter, half], f"l{i}_gelu_half"),
-                            node("Add", [erf, one], f"l{i}_gelu_1p")], f"l{i}_gelu")
+        gelu = node(
+            "Mul",
+            [
+                node("Mul", [inter, half], f"l{i}_gelu_half"),
+                node("Add", [erf, one], f"l{i}_gelu_1p"),
+            ],
+            f"l{i}_gelu",
+        )
         out = linear(gelu, f"{p}.output.dense", f"l{i}_out")
         h = layer_norm(node("Add", [out, h1], f"l{i}_res2"), f"{p}.output.LayerNorm", f"l{i}_h")
 
@@ -189,19 +234,29 @@ def build_bert_onnx(model_dir: Path) -> Any:
     mask3 = node("Unsqueeze", [mask_f, const("c_axis2", np.array([2], np.int64))], "mask3")
     axis1 = const("c_axis1", np.array([1], np.int64))
     summed = node("ReduceSum", [node("Mul", [h, mask3], "masked"), axis1], "summed", keepdims=0)
-    counts = node("Max", [node("ReduceSum", [mask3, axis1], "counts_raw", keepdims=0),
-                          const("c_min_count", np.array(1e-9, np.float32))], "counts")
+    counts = node(
+        "Max",
+        [
+            node("ReduceSum", [mask3, axis1], "counts_raw", keepdims=0),
+            const("c_min_count", np.array(1e-9, np.float32)),
+        ],
+        "counts",
+    )
     node("Div", [summed, counts], "sentence_embedding")
 
     graph = helper.make_graph(
-        nodes, "bert_mean_pooling",
-        [helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
-         helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"])],
+        nodes,
+        "bert_mean_pooling",
+        [
+            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
+            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
+        ],
         [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
         initializer=inits,
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)],
-                              producer_name="kg-platform")
+    model = helper.make_model(
+        graph, opset_imports=[helper.make_opsetid("", _OPSET)], producer_name="kg-platform"
+    )
     model.ir_version = 8
     onnx.checker.check_model(model)
     return model

@@ -66,9 +66,7 @@ class BM25Matrix:
         coo = tf.tocoo()
         w = idf[coo.col] * coo.data * (k1 + 1.0) / (coo.data + norm[coo.row])
         self.weights = sparse.csr_matrix((w, (coo.row, coo.col)), shape=tf.shape)
-        self.query = sparse.csr_matrix(
-            (np.ones_like(coo.data), (coo.row, coo.col)), shape=tf.shape
-        )
+        self.query = sparse.csr_matrix((np.ones_like(coo.data), (coo.row, coo.col)), shape=tf.shape)
         self.n = n_docs
 
     def scores(self, rows: slice) -> np.ndarray:

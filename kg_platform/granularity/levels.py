@@ -20,7 +20,7 @@ JOINER = "\n"
 @dataclass
 class LevelChunk:
     level: int
-    ord: int                               # position within (section, level)
+    ord: int  # position within (section, level)
     text: str
     tokens: int
     kind: str = "text"
@@ -32,19 +32,21 @@ class LevelChunk:
 def _merge(items: Sequence[LevelChunk], level: int) -> list[LevelChunk]:
     out: list[LevelChunk] = []
     for i in range(0, len(items), 2):
-        group = list(items[i:i + 2])
+        group = list(items[i : i + 2])
         pages = [p for c in group for p in (c.page_start, c.page_end) if p is not None]
         kinds = {c.kind for c in group}
-        out.append(LevelChunk(
-            level=level,
-            ord=len(out),
-            text=JOINER.join(c.text for c in group),
-            tokens=sum(c.tokens for c in group),
-            kind=kinds.pop() if len(kinds) == 1 else "text",
-            children=[c.ord for c in group],
-            page_start=min(pages) if pages else None,
-            page_end=max(pages) if pages else None,
-        ))
+        out.append(
+            LevelChunk(
+                level=level,
+                ord=len(out),
+                text=JOINER.join(c.text for c in group),
+                tokens=sum(c.tokens for c in group),
+                kind=kinds.pop() if len(kinds) == 1 else "text",
+                children=[c.ord for c in group],
+                page_start=min(pages) if pages else None,
+                page_end=max(pages) if pages else None,
+            )
+        )
     return out
 
 

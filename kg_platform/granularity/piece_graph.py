@@ -27,13 +27,14 @@ _DECIMALS = 9
 
 @dataclass(frozen=True)
 class SimilarEdge:
-    a: int          # index of the first piece (a < b)
+    a: int  # index of the first piece (a < b)
     b: int
-    score: float    # max of both directions' self-normalised scores
+    score: float  # max of both directions' self-normalised scores
 
 
-def build_piece_graph(texts: Sequence[str], k_graph: int, t_graph: float,
-                      block: int = 512) -> list[SimilarEdge]:
+def build_piece_graph(
+    texts: Sequence[str], k_graph: int, t_graph: float, block: int = 512
+) -> list[SimilarEdge]:
     n = len(texts)
     if n < 2 or k_graph <= 0:
         return []
@@ -47,7 +48,7 @@ def build_piece_graph(texts: Sequence[str], k_graph: int, t_graph: float,
         raw = bm.scores(slice(start, stop))
         norm = raw / safe_self[start:stop, None]
         local = np.arange(stop - start)
-        norm[local, local + start] = -np.inf        # never your own neighbour
+        norm[local, local + start] = -np.inf  # never your own neighbour
         # top-k by score (rounded, so float noise cannot reorder equal scores), ties broken by
         # the lower piece index. Rows without a tie at the k-th place are handled vectorised;
         # only rows with a tie are sorted one by one.
@@ -68,9 +69,13 @@ def build_piece_graph(texts: Sequence[str], k_graph: int, t_graph: float,
     if chosen:
         pairs = np.array(sorted(chosen), dtype=np.int64)
         for start in range(0, len(pairs), block):
-            sub = pairs[start:start + block]
-            fwd = np.asarray(bm.query[sub[:, 0]].multiply(bm.weights[sub[:, 1]]).sum(axis=1)).ravel()
-            bwd = np.asarray(bm.query[sub[:, 1]].multiply(bm.weights[sub[:, 0]]).sum(axis=1)).ravel()
+            sub = pairs[start : start + block]
+            fwd = np.asarray(
+                bm.query[sub[:, 0]].multiply(bm.weights[sub[:, 1]]).sum(axis=1)
+            ).ravel()
+            bwd = np.asarray(
+                bm.query[sub[:, 1]].multiply(bm.weights[sub[:, 0]]).sum(axis=1)
+            ).ravel()
             s_ab = fwd / safe_self[sub[:, 0]]
             s_ba = bwd / safe_self[sub[:, 1]]
             for (a, b), x, y in zip(sub.tolist(), s_ab, s_ba):

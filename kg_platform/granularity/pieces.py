@@ -18,7 +18,7 @@ __all__ = ["PieceSpec", "make_pieces"]
 class PieceSpec:
     text: str
     tokens: int
-    sentences: tuple[int, ...]   # distinct source-level sentence indexes, ascending
+    sentences: tuple[int, ...]  # distinct source-level sentence indexes, ascending
 
 
 def make_pieces(units: Sequence[Unit], min_tokens: int, joiner: str = " ") -> list[PieceSpec]:
@@ -31,6 +31,11 @@ def make_pieces(units: Sequence[Unit], min_tokens: int, joiner: str = " ") -> li
             group.append(units[i + 1])
         i += len(group)
         indexes = tuple(sorted({u.index for u in group}))
-        pieces.append(PieceSpec(joiner.join(u.text for u in group),
-                                sum(u.tokens for u in group) + len(group) - 1, indexes))
+        pieces.append(
+            PieceSpec(
+                joiner.join(u.text for u in group),
+                sum(u.tokens for u in group) + len(group) - 1,
+                indexes,
+            )
+        )
     return pieces

@@ -79,7 +79,10 @@ class GraphClient:
         # Short retry and connect budgets: with the driver defaults a dead server took 72-100 s
         # to surface (transaction retries on top of connection acquisition).
         self._driver: Driver = GraphDatabase.driver(
-            uri, auth=auth, notifications_min_severity="OFF", max_transaction_retry_time=retry_s,
+            uri,
+            auth=auth,
+            notifications_min_severity="OFF",
+            max_transaction_retry_time=retry_s,
             connection_timeout=connect_timeout_s,
             connection_acquisition_timeout=max(connect_timeout_s * 2, retry_s),
         )
@@ -100,9 +103,14 @@ class GraphClient:
     def from_settings(cls, settings: Settings | None = None) -> "GraphClient":
         settings = settings or get_settings()
         uri, auth, database = resolve_connection(settings)
-        return cls(uri, auth, database, batch_size=settings.write_batch_size,
-                   retry_s=settings.neo4j.retry_s,
-                   connect_timeout_s=settings.neo4j.connect_timeout_s)
+        return cls(
+            uri,
+            auth,
+            database,
+            batch_size=settings.write_batch_size,
+            retry_s=settings.neo4j.retry_s,
+            connect_timeout_s=settings.neo4j.connect_timeout_s,
+        )
 
     # ----------------------------------------------------------- lifecycle
     def close(self) -> None:
@@ -132,14 +140,17 @@ class GraphClient:
     def components(self) -> tuple[str, str]:
         """(version, edition) from ``dbms.components()``, probed once."""
         if self._components is None:
-            rec = self.read_raw("CALL dbms.components() YIELD versions, edition "
-                                "RETURN versions[0] AS version, edition")[0]
+            rec = self.read_raw(
+                "CALL dbms.components() YIELD versions, edition "
+                "RETURN versions[0] AS version, edition"
+            )[0]
             self._components = (rec["version"], rec["edition"])
         return self._components
 
     # -------------------------------------------------------------- reads
     def read_raw(self, query: str, **params: Any) -> list[Record]:
         """Run a read statement in a managed read transaction (retried when transient)."""
+
         def work(tx: ManagedTransaction) -> list[Record]:
             return list(tx.run(query, params))
 
@@ -162,7 +173,11 @@ class GraphClient:
         return self.write_raw(cypher(name), **params)
 
     def write_batches(
-        self, name: str, rows: Sequence[Any] | Iterable[Any], *, batch_size: int | None = None,
+        self,
+        name: str,
+        rows: Sequence[Any] | Iterable[Any],
+        *,
+        batch_size: int | None = None,
         **params: Any,
     ) -> int:
         """Run the named ``UNWIND $rows AS row ...`` statement over ``rows`` in batches."""
@@ -179,8 +194,9 @@ class GraphClient:
 
     def _run(self, work: Any, *, write: bool) -> Any:
         try:
-            with self._driver.session(database=self.database,
-                                      bookmark_manager=self._bookmarks) as session:
+            with self._driver.session(
+                database=self.database, bookmark_manager=self._bookmarks
+            ) as session:
                 runner = session.execute_write if write else session.execute_read
                 result = runner(work)
             self.unavailable = False

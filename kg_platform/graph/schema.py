@@ -55,7 +55,9 @@ def existing_vector_dimensions(graph: GraphClient) -> dict[str, int]:
 
 
 def check_dimension(graph: GraphClient, dimension: int) -> None:
-    wrong = {name: dim for name, dim in existing_vector_dimensions(graph).items() if dim != dimension}
+    wrong = {
+        name: dim for name, dim in existing_vector_dimensions(graph).items() if dim != dimension
+    }
     if wrong:
         listing = ", ".join(f"{n} ({d}-d)" for n, d in sorted(wrong.items()))
         raise VectorDimensionMismatch(
@@ -100,13 +102,16 @@ def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int
         graph.write_raw(
             "MERGE (m:SchemaMigration {version: $version}) "
             "ON CREATE SET m.name = $name, m.applied_at = datetime()",
-            version=migration.version, name=migration.name,
+            version=migration.version,
+            name=migration.name,
         )
     version = max((m.version for m in migrations), default=0)
     graph.write_raw(
         "MERGE (s:SchemaInfo {id: 'schema'}) SET s.version = $version, "
         "s.embedding_dimension = $dimension, s.embedding_model = $model, s.updated_at = datetime()",
-        version=version, dimension=dimension, model=model,
+        version=version,
+        dimension=dimension,
+        model=model,
     )
     graph.write_raw("CALL db.awaitIndexes(300)")
     return version

@@ -83,8 +83,9 @@ def derived_level1(piece_vectors: Sequence[np.ndarray], piece_tokens: Sequence[i
     return _normalised((weights[:, None] * matrix).sum(axis=0))
 
 
-def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean",
-                level1: str = "model") -> int:
+def embed_plans(
+    plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean", level1: str = "model"
+) -> int:
     """Attach an ``embedding`` (list of floats) to every row of ``plans``; return the number of
     texts the model embedded (memo hits excluded)."""
     texts = texts_to_embed(plans, higher, level1)
@@ -98,8 +99,9 @@ def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "
         return hit if hit is not None else matrix[index[text]]
 
     for plan in plans:
-        plan.source["embedding"] = vec(plan.source["props"]["title"]
-                                       or plan.source["props"]["uri"]).tolist()
+        plan.source["embedding"] = vec(
+            plan.source["props"]["title"] or plan.source["props"]["uri"]
+        ).tolist()
         for sec in plan.sections:
             sec["embedding"] = vec(sec["props"]["path"] or sec["props"]["title"] or "").tolist()
         owned = pieces_by_chunk(plan)
@@ -111,8 +113,10 @@ def embed_plans(plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "
             if _chunk_needs_model(chunk, bool(own), higher, level1):
                 v = np.asarray(vec(chunk["props"]["text"]), dtype=np.float32)
             elif chunk["level"] == 1:
-                v = derived_level1([vec(p["props"]["text"]) for p in own],
-                                   [p["props"].get("tokens", 1) for p in own])
+                v = derived_level1(
+                    [vec(p["props"]["text"]) for p in own],
+                    [p["props"].get("tokens", 1) for p in own],
+                )
             else:
                 v = _normalised(np.mean([by_id[k] for k in plan.children[chunk["id"]]], axis=0))
             by_id[chunk["id"]] = v

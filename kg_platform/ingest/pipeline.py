@@ -56,8 +56,11 @@ def _matches(path: Path, root: Path, patterns: Sequence[str]) -> bool:
     return any(fnmatch.fnmatch(path.name, p) or fnmatch.fnmatch(rel, p) for p in patterns)
 
 
-def discover(paths: Iterable[str | Path], include: Sequence[str] | None = None,
-             exclude: Sequence[str] | None = None) -> Discovery:
+def discover(
+    paths: Iterable[str | Path],
+    include: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
+) -> Discovery:
     """Walk ``paths``. Folders are walked recursively in name order; hidden files and folders
     are skipped; ``include``/``exclude`` are globs matched against the file name and the path
     relative to the folder given. A folder that cannot be listed is returned in ``unreadable``
@@ -82,8 +85,9 @@ def discover(paths: Iterable[str | Path], include: Sequence[str] | None = None,
             candidates = []
             for dirpath, dirnames, filenames in os.walk(root, onerror=walk_error):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                candidates.extend(Path(dirpath) / f for f in sorted(filenames)
-                                  if not f.startswith("."))
+                candidates.extend(
+                    Path(dirpath) / f for f in sorted(filenames) if not f.startswith(".")
+                )
             base = root
         for path in candidates:
             if include and not _matches(path, base, include):
@@ -102,6 +106,7 @@ def _keeper(unreadable: Sequence[Path]) -> Callable[[str], bool]:
     A file under a folder that could not be listed, or whose existence cannot be checked
     (permission denied), is kept: pruning must only delete what is known to be gone.
     """
+
     def keep(uri: str) -> bool:
         if "://" in uri:
             return True
@@ -115,6 +120,7 @@ def _keeper(unreadable: Sequence[Path]) -> Callable[[str], bool]:
         except OSError:
             return True
         return True
+
     return keep
 
 
@@ -129,11 +135,19 @@ def _default_parser() -> Parser:
     return parse_file
 
 
-def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | Path],
-                 corpus: str, include: Sequence[str] | None = None,
-                 exclude: Sequence[str] | None = None, prune: bool = False,
-                 progress: Progress | None = None, *, embedder: Embedder | None = None,
-                 parser: Parser | None = None) -> IngestReport:
+def ingest_paths(
+    graph: GraphClient,
+    settings: Settings,
+    paths: Sequence[str | Path],
+    corpus: str,
+    include: Sequence[str] | None = None,
+    exclude: Sequence[str] | None = None,
+    prune: bool = False,
+    progress: Progress | None = None,
+    *,
+    embedder: Embedder | None = None,
+    parser: Parser | None = None,
+) -> IngestReport:
     """Ingest files and folders into ``corpus``; see the module docstring for the order of work.
 
     Returns the run's :class:`IngestReport` (status ``completed``, ``completed_with_errors`` or
@@ -141,18 +155,28 @@ def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | P
     """
     parse = parser or _default_parser()
     files, missing, unreadable = discover(paths, include, exclude)
-    session = IngestSession(graph, settings, corpus, embedder=embedder, progress=progress,
-                            paths=[str(p) for p in paths])
+    session = IngestSession(
+        graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(p) for p in paths]
+    )
     try:
         session.emit(event="start", total=len(files), run_id=session.run_id)
         for path in missing:
-            session.error(str(path), IngestionError(
-                f"{path} does not exist", hint="check the path (relative paths are resolved "
-                "against the working directory)"))
+            session.error(
+                str(path),
+                IngestionError(
+                    f"{path} does not exist",
+                    hint="check the path (relative paths are resolved "
+                    "against the working directory)",
+                ),
+            )
         for folder, reason in unreadable:
-            session.error(str(folder), IngestionError(
-                f"cannot list folder {folder}: {reason}; its files were not ingested",
-                hint="give this user read and execute permission on the folder, or exclude it"))
+            session.error(
+                str(folder),
+                IngestionError(
+                    f"cannot list folder {folder}: {reason}; its files were not ingested",
+                    hint="give this user read and execute permission on the folder, or exclude it",
+                ),
+            )
         limit = settings.ingest.max_file_bytes
         for path in files:
             uri = str(path)
@@ -161,14 +185,19 @@ def ingest_paths(graph: GraphClient, settings: Settings, paths: Sequence[str | P
                 if size > limit:
                     raise SourceTooLarge(
                         f"{path.name} is {size} bytes, over the {limit}-byte limit",
-                        hint="raise KGP_INGEST__MAX_FILE_BYTES, or split the file")
+                        hint="raise KGP_INGEST__MAX_FILE_BYTES, or split the file",
+                    )
                 sha = file_sha256(path)
             except SourceTooLarge as exc:
                 session.error(uri, exc)
                 continue
             except OSError as exc:
-                session.error(uri, IngestionError(f"cannot read {path}: {exc}",
-                                                  hint="check the file's permissions"))
+                session.error(
+                    uri,
+                    IngestionError(
+                        f"cannot read {path}: {exc}", hint="check the file's permissions"
+                    ),
+                )
                 continue
             if session.is_unchanged(uri, sha):
                 session.skip(uri)

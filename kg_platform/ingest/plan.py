@@ -21,8 +21,15 @@ from kg_platform.segmenting.chunker import Chunker
 from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
 from kg_platform.segmenting.sentences import split_sentences
 
-__all__ = ["Segment", "SectionInput", "SourceInput", "SourcePlan", "plan_source",
-           "document_input", "pipeline_signature"]
+__all__ = [
+    "Segment",
+    "SectionInput",
+    "SourceInput",
+    "SourcePlan",
+    "plan_source",
+    "document_input",
+    "pipeline_signature",
+]
 
 _STRUCTURED = {"table", "figure"}
 
@@ -31,7 +38,7 @@ _STRUCTURED = {"table", "figure"}
 class Segment:
     """A run of sentences of one kind inside a section (text, or one table/figure)."""
 
-    kind: str                       # 'text' | 'table' | 'figure'
+    kind: str  # 'text' | 'table' | 'figure'
     sentences: list[str]
     page: int | None = None
     #: explicit source-level sentence index of each sentence (QA data: the dataset's own index;
@@ -44,7 +51,7 @@ class SectionInput:
     title: str
     level: int
     path: str
-    parent: int | None              # index of the parent SectionInput; None = child of the source
+    parent: int | None  # index of the parent SectionInput; None = child of the source
     segments: list[Segment] = field(default_factory=list)
     page: int | None = None
 
@@ -69,7 +76,7 @@ class SourcePlan:
 
     source: dict[str, Any]
     sections: list[dict[str, Any]]
-    chunks: list[dict[str, Any]]        # all levels; 'level' 1 are embedded directly
+    chunks: list[dict[str, Any]]  # all levels; 'level' 1 are embedded directly
     part_of: list[dict[str, str]]
     chunk_next: list[dict[str, str]]
     pieces: list[dict[str, Any]]
@@ -92,8 +99,10 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     parts existed are not re-ingested for nothing.
     """
     seg, ing = settings.segment, settings.ingest
-    signature = (f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
-                 f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}")
+    signature = (
+        f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
+        f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}"
+    )
     if ing.level1_vectors != "model":
         signature += f"|l1={ing.level1_vectors}"
     if quantize and quantize != "none":
@@ -109,15 +118,23 @@ def document_input(doc: ParsedDocument, corpus: str, pipeline: str) -> SourceInp
         title = (sec.title or "").strip()
         here = path + [title] if title else path
         index = len(sections)
-        item = SectionInput(title=title or (doc.title if sec.level == 0 else ""), level=sec.level,
-                            path=" > ".join(here) or doc.title, parent=parent, page=sec.page)
+        item = SectionInput(
+            title=title or (doc.title if sec.level == 0 else ""),
+            level=sec.level,
+            path=" > ".join(here) or doc.title,
+            parent=parent,
+            page=sec.page,
+        )
         for block in sec.blocks:
             text = (block.text or "").strip()
             if not text:
                 continue
             if block.kind in _STRUCTURED:
-                lines = [ln for ln in text.splitlines() if ln.strip()] if block.kind == "table" \
+                lines = (
+                    [ln for ln in text.splitlines() if ln.strip()]
+                    if block.kind == "table"
                     else split_sentences(text)
+                )
                 item.segments.append(Segment(block.kind, lines or [text], block.page))
             elif block.kind == "code":
                 lines = [ln.rstrip() for ln in text.splitlines() if ln.strip()]
@@ -129,13 +146,28 @@ def document_input(doc: ParsedDocument, corpus: str, pipeline: str) -> SourceInp
             visit(child, index, here)
 
     visit(doc.root, None, [])
-    return SourceInput(corpus=corpus, uri=doc.uri, title=doc.title or doc.uri, mime=doc.mime,
-                       sha256=doc.sha256, bytes=doc.bytes, sections=sections, pages=doc.pages,
-                       links=list(doc.links), pipeline=pipeline)
+    return SourceInput(
+        corpus=corpus,
+        uri=doc.uri,
+        title=doc.title or doc.uri,
+        mime=doc.mime,
+        sha256=doc.sha256,
+        bytes=doc.bytes,
+        sections=sections,
+        pages=doc.pages,
+        links=list(doc.links),
+        pipeline=pipeline,
+    )
 
 
-def _level1(segments: Sequence[Segment], chunker: Chunker, budget: int, hard: float,
-            counter: list[int], pages: dict[int, int | None]) -> list[tuple[LevelChunk, list[Unit]]]:
+def _level1(
+    segments: Sequence[Segment],
+    chunker: Chunker,
+    budget: int,
+    hard: float,
+    counter: list[int],
+    pages: dict[int, int | None],
+) -> list[tuple[LevelChunk, list[Unit]]]:
     """Level-1 chunks of one section: text runs through the chunker, tables/figures alone."""
     out: list[tuple[LevelChunk, list[Unit]]] = []
     stream: list[Unit] = []
@@ -156,9 +188,20 @@ def _level1(segments: Sequence[Segment], chunker: Chunker, budget: int, hard: fl
             pgs = [p for u in group if (p := pages.get(u.index)) is not None]
             text = (" " if kind == "text" else "\n").join(u.text for u in group)
             tokens = sum(u.tokens for u in group) + len(group) - 1
-            out.append((LevelChunk(1, len(out), text, tokens, kind,
-                                   page_start=min(pgs) if pgs else None,
-                                   page_end=max(pgs) if pgs else None), group))
+            out.append(
+                (
+                    LevelChunk(
+                        1,
+                        len(out),
+                        text,
+                        tokens,
+                        kind,
+                        page_start=min(pgs) if pgs else None,
+                        page_end=max(pgs) if pgs else None,
+                    ),
+                    group,
+                )
+            )
 
     for seg in segments:
         if seg.kind in _STRUCTURED:
@@ -168,8 +211,11 @@ def _level1(segments: Sequence[Segment], chunker: Chunker, budget: int, hard: fl
             units = units_of(seg)
             total = sum(u.tokens for u in units)
             # A table or figure is one chunk; only one far over budget is cut at row boundaries.
-            groups = [units] if total <= budget * hard else pack_units(
-                split_long_units(units, budget, hard), budget)
+            groups = (
+                [units]
+                if total <= budget * hard
+                else pack_units(split_long_units(units, budget, hard), budget)
+            )
             emit(groups, seg.kind)
         else:
             stream.extend(units_of(seg))
@@ -178,9 +224,16 @@ def _level1(segments: Sequence[Segment], chunker: Chunker, budget: int, hard: fl
     return out
 
 
-def plan_source(inp: SourceInput, chunker: Chunker, *, budget: int, n_gra: int,
-                min_piece_tokens: int, hard_factor: float = 2.0,
-                max_tokens: int | None = None) -> SourcePlan:
+def plan_source(
+    inp: SourceInput,
+    chunker: Chunker,
+    *,
+    budget: int,
+    n_gra: int,
+    min_piece_tokens: int,
+    hard_factor: float = 2.0,
+    max_tokens: int | None = None,
+) -> SourcePlan:
     sid = source_id(inp.corpus, inp.uri)
     counter = [0]
     pages: dict[int, int | None] = {}
@@ -197,9 +250,22 @@ def plan_source(inp: SourceInput, chunker: Chunker, *, budget: int, n_gra: int,
         sec_id = make_id("section", sid, ord_, sec.path)
         section_ids.append(sec_id)
         parent_id = sid if sec.parent is None else section_ids[sec.parent]
-        sections.append({"id": sec_id, "parent_id": parent_id, "props": {
-            "id": sec_id, "corpus": inp.corpus, "source_id": sid, "title": sec.title,
-            "level": sec.level, "ord": ord_, "page": sec.page, "path": sec.path}})
+        sections.append(
+            {
+                "id": sec_id,
+                "parent_id": parent_id,
+                "props": {
+                    "id": sec_id,
+                    "corpus": inp.corpus,
+                    "source_id": sid,
+                    "title": sec.title,
+                    "level": sec.level,
+                    "ord": ord_,
+                    "page": sec.page,
+                    "path": sec.path,
+                },
+            }
+        )
         level1 = _level1(sec.segments, chunker, budget, hard_factor, counter, pages)
         if not level1:
             continue
@@ -215,11 +281,27 @@ def plan_source(inp: SourceInput, chunker: Chunker, *, budget: int, n_gra: int,
             ids = [make_id("chunk", sid, sec_id, g, c.ord, c.text) for c in level]
             ids_by_level.append(ids)
             for c, cid in zip(level, ids):
-                chunks.append({"id": cid, "level": g, "section_id": sec_id, "props": {
-                    "id": cid, "corpus": inp.corpus, "source_id": sid, "section_id": sec_id,
-                    "level": g, "ord": c.ord, "text": c.text, "tokens": c.tokens, "kind": c.kind,
-                    "segmenter": chunker.name, "page_start": c.page_start,
-                    "page_end": c.page_end}})
+                chunks.append(
+                    {
+                        "id": cid,
+                        "level": g,
+                        "section_id": sec_id,
+                        "props": {
+                            "id": cid,
+                            "corpus": inp.corpus,
+                            "source_id": sid,
+                            "section_id": sec_id,
+                            "level": g,
+                            "ord": c.ord,
+                            "text": c.text,
+                            "tokens": c.tokens,
+                            "kind": c.kind,
+                            "segmenter": chunker.name,
+                            "page_start": c.page_start,
+                            "page_end": c.page_end,
+                        },
+                    }
+                )
                 if g > 1:
                     kids = [ids_by_level[g - 2][o] for o in c.children]
                     children[cid] = kids
@@ -232,16 +314,44 @@ def plan_source(inp: SourceInput, chunker: Chunker, *, budget: int, n_gra: int,
                 pid = make_id("piece", sid, doc_ord, spec.text)
                 if pieces:
                     piece_next.append({"a": pieces[-1]["id"], "b": pid})
-                pieces.append({"id": pid, "chunk_id": cid, "props": {
-                    "id": pid, "corpus": inp.corpus, "source_id": sid, "chunk_id": cid,
-                    "text": spec.text, "tokens": spec.tokens, "doc_ord": doc_ord,
-                    "sentences": list(spec.sentences)}})
+                pieces.append(
+                    {
+                        "id": pid,
+                        "chunk_id": cid,
+                        "props": {
+                            "id": pid,
+                            "corpus": inp.corpus,
+                            "source_id": sid,
+                            "chunk_id": cid,
+                            "text": spec.text,
+                            "tokens": spec.tokens,
+                            "doc_ord": doc_ord,
+                            "sentences": list(spec.sentences),
+                        },
+                    }
+                )
     if not chunks:
-        raise EmptyDocument(f"{inp.uri} holds no text to ingest",
-                            hint="check that the file is not empty or image-only")
-    source = {"id": sid, "corpus": inp.corpus, "props": {
-        "id": sid, "corpus": inp.corpus, "uri": inp.uri, "title": inp.title, "mime": inp.mime,
-        "sha256": inp.sha256, "bytes": inp.bytes, "pages": inp.pages, "segmenter": chunker.name,
-        "pipeline": inp.pipeline, "tokens": total_tokens}}
-    return SourcePlan(source, sections, chunks, part_of, chunk_next, pieces, piece_next,
-                      total_tokens, children)
+        raise EmptyDocument(
+            f"{inp.uri} holds no text to ingest",
+            hint="check that the file is not empty or image-only",
+        )
+    source = {
+        "id": sid,
+        "corpus": inp.corpus,
+        "props": {
+            "id": sid,
+            "corpus": inp.corpus,
+            "uri": inp.uri,
+            "title": inp.title,
+            "mime": inp.mime,
+            "sha256": inp.sha256,
+            "bytes": inp.bytes,
+            "pages": inp.pages,
+            "segmenter": chunker.name,
+            "pipeline": inp.pipeline,
+            "tokens": total_tokens,
+        },
+    }
+    return SourcePlan(
+        source, sections, chunks, part_of, chunk_next, pieces, piece_next, total_tokens, children
+    )

@@ -33,8 +33,15 @@ from kg_platform.ingest.report import IngestReport
 from kg_platform.ingest.session import IngestSession, Progress
 from kg_platform.segmenting.sentences import split_sentences
 
-__all__ = ["ingest_qa", "gold_pieces", "gold_pieces_many", "paragraph_uri", "read_questions",
-           "fact_paragraphs", "PARAGRAPH_LEVEL"]
+__all__ = [
+    "ingest_qa",
+    "gold_pieces",
+    "gold_pieces_many",
+    "paragraph_uri",
+    "read_questions",
+    "fact_paragraphs",
+    "PARAGRAPH_LEVEL",
+]
 
 #: Datasets whose gold "sentence" is a paragraph or abstract section: split into real sentences.
 PARAGRAPH_LEVEL = frozenset({"musique", "pubmedqa"})
@@ -63,35 +70,59 @@ def _paragraph_input(corpus: str, dataset: str, para: dict[str, Any]) -> SourceI
         sentences.extend(parts)
         indexes.extend([i] * len(parts))
     content = json.dumps([title, given], ensure_ascii=False).encode("utf-8")
-    section = SectionInput(title=title, level=0, path=title, parent=None,
-                           segments=[Segment("text", sentences, None, indexes)])
-    return SourceInput(corpus=corpus, uri=paragraph_uri(dataset, para["doc_id"]), title=title,
-                       mime="application/x-qa-paragraph",
-                       sha256=hashlib.sha256(content).hexdigest(), bytes=len(content),
-                       sections=[section])
+    section = SectionInput(
+        title=title,
+        level=0,
+        path=title,
+        parent=None,
+        segments=[Segment("text", sentences, None, indexes)],
+    )
+    return SourceInput(
+        corpus=corpus,
+        uri=paragraph_uri(dataset, para["doc_id"]),
+        title=title,
+        mime="application/x-qa-paragraph",
+        sha256=hashlib.sha256(content).hexdigest(),
+        bytes=len(content),
+        sections=[section],
+    )
 
 
-def ingest_qa(graph: GraphClient, settings: Settings, path: str | Path, corpus: str,
-              limit: int | None = None, *, progress: Progress | None = None,
-              embedder: Embedder | None = None) -> IngestReport:
+def ingest_qa(
+    graph: GraphClient,
+    settings: Settings,
+    path: str | Path,
+    corpus: str,
+    limit: int | None = None,
+    *,
+    progress: Progress | None = None,
+    embedder: Embedder | None = None,
+) -> IngestReport:
     """Ingest the candidate paragraphs of the first ``limit`` questions of ``path``."""
     paragraphs: dict[str, tuple[str, dict[str, Any]]] = {}
     for q in read_questions(path, limit):
         dataset = str(q.get("dataset") or Path(path).stem)
         for para in q["paragraphs"]:
             if "doc_id" not in para:
-                raise EvaluationError(f"a paragraph of question {q.get('id')} has no doc_id",
-                                      hint="see bench/README.md for the unified schema")
+                raise EvaluationError(
+                    f"a paragraph of question {q.get('id')} has no doc_id",
+                    hint="see bench/README.md for the unified schema",
+                )
             paragraphs.setdefault(para["doc_id"], (dataset, para))
-    session = IngestSession(graph, settings, corpus, embedder=embedder, progress=progress,
-                            paths=[str(path)])
+    session = IngestSession(
+        graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(path)]
+    )
     try:
         session.emit(event="start", total=len(paragraphs), run_id=session.run_id)
         for doc_id, (dataset, para) in paragraphs.items():
             inp = _paragraph_input(corpus, dataset, para)
             if not inp.sections[0].segments[0].sentences:
-                session.error(inp.uri, IngestionError(
-                    f"paragraph {doc_id} has no sentences", hint="the dataset row is empty"))
+                session.error(
+                    inp.uri,
+                    IngestionError(
+                        f"paragraph {doc_id} has no sentences", hint="the dataset row is empty"
+                    ),
+                )
                 continue
             if session.is_unchanged(inp.uri, inp.sha256):
                 session.skip(inp.uri)
@@ -117,23 +148,32 @@ def fact_paragraphs(question: dict[str, Any]) -> list[list[str]]:
     return out
 
 
-def gold_pieces_many(graph: GraphClient, corpus: str,
-                     questions: Sequence[dict[str, Any]]) -> list[list[set[str]]]:
+def gold_pieces_many(
+    graph: GraphClient, corpus: str, questions: Sequence[dict[str, Any]]
+) -> list[list[set[str]]]:
     """For each question, for each supporting fact, the ids of the pieces holding that fact."""
     facts: list[dict[str, Any]] = []
     for qi, q in enumerate(questions):
         dataset = str(q.get("dataset") or "")
-        for fi, (doc_ids, (_, sent)) in enumerate(zip(fact_paragraphs(q),
-                                                       q.get("supporting_facts") or [])):
+        for fi, (doc_ids, (_, sent)) in enumerate(
+            zip(fact_paragraphs(q), q.get("supporting_facts") or [])
+        ):
             for doc_id in doc_ids:
-                facts.append({"key": f"{qi}:{fi}", "sentence": int(sent),
-                              "source_id": source_id(corpus, paragraph_uri(dataset, doc_id))})
+                facts.append(
+                    {
+                        "key": f"{qi}:{fi}",
+                        "sentence": int(sent),
+                        "source_id": source_id(corpus, paragraph_uri(dataset, doc_id)),
+                    }
+                )
     found: dict[str, set[str]] = {}
     for start in range(0, len(facts), 2000):
-        for rec in graph.read("ingest/gold_pieces", facts=facts[start:start + 2000]):
+        for rec in graph.read("ingest/gold_pieces", facts=facts[start : start + 2000]):
             found.setdefault(rec["key"], set()).update(rec["pieces"])
-    return [[found.get(f"{qi}:{fi}", set()) for fi in range(len(q.get("supporting_facts") or []))]
-            for qi, q in enumerate(questions)]
+    return [
+        [found.get(f"{qi}:{fi}", set()) for fi in range(len(q.get("supporting_facts") or []))]
+        for qi, q in enumerate(questions)
+    ]
 
 
 def gold_pieces(graph: GraphClient, corpus: str, question: dict[str, Any]) -> list[set[str]]:

@@ -13,7 +13,7 @@ class FileError(BaseModel):
     """One input that could not be ingested; the rest of the batch went on."""
 
     path: str
-    error: str                  # exception class, e.g. 'CorruptDocument'
+    error: str  # exception class, e.g. 'CorruptDocument'
     reason: str
     hint: str = ""
 
@@ -22,10 +22,10 @@ class IngestReport(BaseModel):
     run_id: str
     corpus: str
     status: RunStatus = "completed"
-    added: list[str] = Field(default_factory=list)      # uris written for the first time
-    replaced: list[str] = Field(default_factory=list)   # uris whose content or pipeline changed
-    skipped: list[str] = Field(default_factory=list)    # uris unchanged since the last run
-    pruned: list[str] = Field(default_factory=list)     # uris removed by --prune
+    added: list[str] = Field(default_factory=list)  # uris written for the first time
+    replaced: list[str] = Field(default_factory=list)  # uris whose content or pipeline changed
+    skipped: list[str] = Field(default_factory=list)  # uris unchanged since the last run
+    pruned: list[str] = Field(default_factory=list)  # uris removed by --prune
     errors: list[FileError] = Field(default_factory=list)
     counts: dict[str, int] = Field(default_factory=dict)  # nodes written per type this run
     tokens: int = 0
@@ -42,17 +42,21 @@ class IngestReport(BaseModel):
 
     def summary(self) -> str:
         c = self.counts
-        parts = [f"run {self.run_id} [{self.status}] corpus={self.corpus}",
-                 f"sources: {len(self.added)} added, {len(self.replaced)} replaced, "
-                 f"{len(self.skipped)} unchanged, {len(self.pruned)} pruned, "
-                 f"{len(self.errors)} failed",
-                 f"written: {c.get('sections', 0)} sections, {c.get('chunks', 0)} chunks, "
-                 f"{c.get('pieces', 0)} pieces; SIMILAR edges in corpus: "
-                 f"{c.get('similar_edges', 0)}",
-                 f"{self.tokens} tokens in {self.duration_s:.1f}s"]
+        parts = [
+            f"run {self.run_id} [{self.status}] corpus={self.corpus}",
+            f"sources: {len(self.added)} added, {len(self.replaced)} replaced, "
+            f"{len(self.skipped)} unchanged, {len(self.pruned)} pruned, "
+            f"{len(self.errors)} failed",
+            f"written: {c.get('sections', 0)} sections, {c.get('chunks', 0)} chunks, "
+            f"{c.get('pieces', 0)} pieces; SIMILAR edges in corpus: "
+            f"{c.get('similar_edges', 0)}",
+            f"{self.tokens} tokens in {self.duration_s:.1f}s",
+        ]
         for err in self.errors:
-            parts.append(f"  ! {err.path}: {err.error}: {err.reason}"
-                         + (f" (hint: {err.hint})" if err.hint else ""))
+            parts.append(
+                f"  ! {err.path}: {err.error}: {err.reason}"
+                + (f" (hint: {err.hint})" if err.hint else "")
+            )
         if self.fatal:
             parts.append(f"  fatal: {self.fatal}")
         return "\n".join(parts)

@@ -85,13 +85,15 @@ def close_dead_runs(graph: GraphClient, corpus: str, current: str) -> list[str]:
     that says ``running`` forever hides that the data of that run was resumed by a later one.
     Only runs recorded on this host are judged (a pid means nothing elsewhere).
     """
-    rows = graph.read("ingest/runs_running", corpus=corpus, host=socket.gethostname(),
-                      current=current)
+    rows = graph.read(
+        "ingest/runs_running", corpus=corpus, host=socket.gethostname(), current=current
+    )
     dead = [r["id"] for r in rows if not _alive(r["pid"])]
     if dead:
         graph.write("ingest/runs_interrupted", ids=dead)
-        log.warning("marked %d run(s) of corpus %r as interrupted: %s", len(dead), corpus,
-                    ", ".join(dead))
+        log.warning(
+            "marked %d run(s) of corpus %r as interrupted: %s", len(dead), corpus, ", ".join(dead)
+        )
     return dead
 
 
@@ -100,9 +102,17 @@ class _Cancelled(Exception):
 
 
 class IngestSession:
-    def __init__(self, graph: GraphClient, settings: Settings, corpus: str, *,
-                 embedder: Embedder | None = None, progress: Progress | None = None,
-                 paths: list[str] | None = None, ensure_schema: bool = True) -> None:
+    def __init__(
+        self,
+        graph: GraphClient,
+        settings: Settings,
+        corpus: str,
+        *,
+        embedder: Embedder | None = None,
+        progress: Progress | None = None,
+        paths: list[str] | None = None,
+        ensure_schema: bool = True,
+    ) -> None:
         if embedder is None:
             from kg_platform.embedding import get_embedder
 
@@ -110,13 +120,20 @@ class IngestSession:
         check_corpus(corpus)
         self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
         self._progress = progress
-        self.pipeline = pipeline_signature(settings, embedder.model_name,
-                                           str(getattr(embedder, "quantize", None) or "none"))
+        self.pipeline = pipeline_signature(
+            settings, embedder.model_name, str(getattr(embedder, "quantize", None) or "none")
+        )
         self.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         self.report = IngestReport(run_id=self.run_id, corpus=corpus)
         self.counts = {"sources": 0, "sections": 0, "chunks": 0, "pieces": 0}
-        self.timings = {"parse": 0.0, "plan": 0.0, "embed": 0.0, "write": 0.0,
-                        "piece_graph": 0.0, "prune": 0.0}
+        self.timings = {
+            "parse": 0.0,
+            "plan": 0.0,
+            "embed": 0.0,
+            "write": 0.0,
+            "piece_graph": 0.0,
+            "prune": 0.0,
+        }
         self._pending: list[tuple[SourcePlan, bool]] = []
         self._pending_rows = 0
         # batches handed to the embed/write stages, oldest first, with the future of their write
@@ -133,12 +150,19 @@ class IngestSession:
             apply_migrations(graph, embedder.dimension, embedder.model_name)
         self._lock = self._wait_for_corpus(graph, settings, corpus)
         try:
-            graph.write("ingest/run_start", id=self.run_id, corpus=corpus, paths=paths or [],
-                        host=socket.gethostname(), pid=os.getpid())
+            graph.write(
+                "ingest/run_start",
+                id=self.run_id,
+                corpus=corpus,
+                paths=paths or [],
+                host=socket.gethostname(),
+                pid=os.getpid(),
+            )
             self.report.interrupted = close_dead_runs(graph, corpus, self.run_id)
             # read only now, under the lock: what a run before us wrote is skipped by hash
             self.existing: dict[str, dict[str, Any]] = {
-                r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)}
+                r["id"]: dict(r) for r in graph.read("ingest/source_states", corpus=corpus)
+            }
         except BaseException:
             self._unlock()
             raise
@@ -146,17 +170,31 @@ class IngestSession:
     def _record_run(self, rep: IngestReport, errors: list[dict[str, Any]]) -> None:
         """Write the run's end; skipped when Neo4j is known to be gone (no second retry wait)."""
         if getattr(self.graph, "unavailable", False):
-            log.warning("Neo4j is unavailable: run %s is not recorded (the next run records it "
-                        "as interrupted and resumes it)", self.run_id)
+            log.warning(
+                "Neo4j is unavailable: run %s is not recorded (the next run records it "
+                "as interrupted and resumes it)",
+                self.run_id,
+            )
             return
         try:
-            self.graph.write("ingest/run_finish", id=self.run_id, status=rep.status,
-                             counts=json.dumps(rep.counts | {
-                                 "added": len(rep.added), "replaced": len(rep.replaced),
-                                 "skipped": len(rep.skipped), "pruned": len(rep.pruned),
-                                 "failed": len(rep.errors)}),
-                             errors=json.dumps(errors), tokens=rep.tokens,
-                             duration_s=rep.duration_s)
+            self.graph.write(
+                "ingest/run_finish",
+                id=self.run_id,
+                status=rep.status,
+                counts=json.dumps(
+                    rep.counts
+                    | {
+                        "added": len(rep.added),
+                        "replaced": len(rep.replaced),
+                        "skipped": len(rep.skipped),
+                        "pruned": len(rep.pruned),
+                        "failed": len(rep.errors),
+                    }
+                ),
+                errors=json.dumps(errors),
+                tokens=rep.tokens,
+                duration_s=rep.duration_s,
+            )
         except KGPError:
             log.warning("could not record run %s in Neo4j", self.run_id)
 
@@ -169,8 +207,12 @@ class IngestSession:
         wait_s = settings.ingest.lock_wait_s
 
         def waiting(holder: str | None) -> None:
-            log.warning("corpus %r is being written by another run (%s); waiting for it "
-                        "(up to %.0f s)", corpus, holder, wait_s)
+            log.warning(
+                "corpus %r is being written by another run (%s); waiting for it (up to %.0f s)",
+                corpus,
+                holder,
+                wait_s,
+            )
             self.emit(event="waiting", corpus=corpus, holder=holder, run_id=self.run_id)
 
         if not lock.wait_acquire(wait_s, poll_s=1.0, on_wait=waiting):
@@ -178,8 +220,9 @@ class IngestSession:
                 f"corpus {corpus!r} is still being written by another run ({lock.holder}) "
                 f"after {wait_s:.0f} s",
                 hint="let that run finish, or raise KGP_INGEST__LOCK_WAIT_S; the holder is in "
-                     f"(:JobLock {{name: '{ingest_lock_name(corpus)}'}}); a holder on this host "
-                     "that died is taken over at once")
+                f"(:JobLock {{name: '{ingest_lock_name(corpus)}'}}); a holder on this host "
+                "that died is taken over at once",
+            )
         return lock
 
     def _unlock(self) -> None:
@@ -200,12 +243,20 @@ class IngestSession:
 
     def error(self, path: str, exc: BaseException) -> None:
         if isinstance(exc, KGPError):
-            err = FileError(path=path, error=type(exc).__name__,
-                            reason=str(exc.args[0]) if exc.args else str(exc), hint=exc.hint)
+            err = FileError(
+                path=path,
+                error=type(exc).__name__,
+                reason=str(exc.args[0]) if exc.args else str(exc),
+                hint=exc.hint,
+            )
         else:
             log.exception("unexpected error while ingesting %s", path)
-            err = FileError(path=path, error=type(exc).__name__, reason=str(exc) or repr(exc),
-                            hint="this is a bug in kg-platform; please report it with the file")
+            err = FileError(
+                path=path,
+                error=type(exc).__name__,
+                reason=str(exc) or repr(exc),
+                hint="this is a bug in kg-platform; please report it with the file",
+            )
         self.report.errors.append(err)
         self.emit(event="source", uri=path, status="error", error=err.model_dump())
 
@@ -224,10 +275,15 @@ class IngestSession:
         started = time.perf_counter()
         seg = self.settings.segment
         try:
-            plan = plan_source(inp, self.chunker, budget=seg.chunk_tokens, n_gra=seg.n_gra,
-                               min_piece_tokens=seg.min_sentence_tokens,
-                               hard_factor=self.settings.ingest.hard_split_factor,
-                               max_tokens=self.settings.ingest.max_source_tokens)
+            plan = plan_source(
+                inp,
+                self.chunker,
+                budget=seg.chunk_tokens,
+                n_gra=seg.n_gra,
+                min_piece_tokens=seg.min_sentence_tokens,
+                hard_factor=self.settings.ingest.hard_split_factor,
+                max_tokens=self.settings.ingest.max_source_tokens,
+            )
         except KGPError as exc:
             self.error(display or inp.uri, exc)
             return
@@ -277,8 +333,12 @@ class IngestSession:
             raise _Cancelled()
         started = time.perf_counter()
         fault_point("embed")
-        count = embed_plans(plans, self.embedder, self.settings.ingest.embed_higher_levels,
-                            self.settings.ingest.level1_vectors)
+        count = embed_plans(
+            plans,
+            self.embedder,
+            self.settings.ingest.embed_higher_levels,
+            self.settings.ingest.level1_vectors,
+        )
         self.timings["embed"] += time.perf_counter() - started
         return count
 
@@ -331,17 +391,25 @@ class IngestSession:
         for plan, replaced in batch:
             uri = plan.source["props"]["uri"]
             (self.report.replaced if replaced else self.report.added).append(uri)
-            self.existing[plan.source["id"]] = {"id": plan.source["id"], "uri": uri,
-                                                "sha256": plan.source["props"]["sha256"],
-                                                "pipeline": self.pipeline}
+            self.existing[plan.source["id"]] = {
+                "id": plan.source["id"],
+                "uri": uri,
+                "sha256": plan.source["props"]["sha256"],
+                "pipeline": self.pipeline,
+            }
             self.counts["sources"] += 1
             self.counts["sections"] += len(plan.sections)
             self.counts["chunks"] += len(plan.chunks)
             self.counts["pieces"] += len(plan.pieces)
             self.report.tokens += plan.tokens
             # plans hold every vector; drop them as soon as they are written (bounded memory)
-            self.emit(event="source", uri=uri, status="replaced" if replaced else "added",
-                      chunks=len(plan.chunks), pieces=len(plan.pieces))
+            self.emit(
+                event="source",
+                uri=uri,
+                status="replaced" if replaced else "added",
+                chunks=len(plan.chunks),
+                pieces=len(plan.pieces),
+            )
 
     def prune(self, keep: Callable[[str], bool]) -> None:
         """Delete sources of the corpus for which ``keep(uri)`` is false."""
@@ -361,7 +429,7 @@ class IngestSession:
             if fatal is None:
                 self.flush()
                 self._shutdown_pools()
-                self._unlock()   # writes done: the next run of this corpus may start
+                self._unlock()  # writes done: the next run of this corpus may start
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
                 pg = self.settings.piece_graph
@@ -387,7 +455,8 @@ class IngestSession:
             if "similar_edges" not in self.counts:
                 rows = self.graph.read_raw(
                     "MATCH (co:Corpus {name: $corpus}) RETURN co.piece_graph_edges AS n",
-                    corpus=self.corpus)
+                    corpus=self.corpus,
+                )
                 self.counts["similar_edges"] = int(rows[0]["n"] or 0) if rows else 0
         rep.counts = dict(self.counts)
         rep.timings = {k: round(v, 3) for k, v in self.timings.items()}

@@ -72,8 +72,9 @@ class _Moved(Exception):
     """The corpus version moved past the snapshot: nothing more of this snapshot may land."""
 
 
-def _locked_batch(tx: ManagedTransaction, corpus: str, version: int,
-                  statements: list[tuple[str, dict[str, Any]]]) -> None:
+def _locked_batch(
+    tx: ManagedTransaction, corpus: str, version: int, statements: list[tuple[str, dict[str, Any]]]
+) -> None:
     row = tx.run(cypher("ingest/corpus_graph_lock"), corpus=corpus).single()
     if row is None or row["version"] != version:
         raise _Moved()
@@ -81,8 +82,9 @@ def _locked_batch(tx: ManagedTransaction, corpus: str, version: int,
         tx.run(cypher(name), params).consume()
 
 
-def _apply(graph: GraphClient, corpus: str, version: int,
-           desired: dict[tuple[str, str], float]) -> PieceGraphSync | None:
+def _apply(
+    graph: GraphClient, corpus: str, version: int, desired: dict[tuple[str, str], float]
+) -> PieceGraphSync | None:
     """Write the diff and mark clean, or return None when the corpus moved past ``version``.
 
     Each batch is its own transaction (bounded memory for a first build of a large corpus) that
@@ -91,29 +93,39 @@ def _apply(graph: GraphClient, corpus: str, version: int,
     the writer's own sync diffs against them. Two syncs of the same version compute the same
     graph, so their interleaved batches converge on it.
     """
-    existing = {(r["a"], r["b"]): r["score"]
-                for r in graph.read("ingest/similar_edges", corpus=corpus)}
+    existing = {
+        (r["a"], r["b"]): r["score"] for r in graph.read("ingest/similar_edges", corpus=corpus)
+    }
     remove = [{"a": a, "b": b} for (a, b) in existing if (a, b) not in desired]
-    upsert = [{"a": a, "b": b, "score": s} for (a, b), s in desired.items()
-              if (a, b) not in existing or abs((existing[(a, b)] or 0.0) - s) > _SCORE_EPS]
+    upsert = [
+        {"a": a, "b": b, "score": s}
+        for (a, b), s in desired.items()
+        if (a, b) not in existing or abs((existing[(a, b)] or 0.0) - s) > _SCORE_EPS
+    ]
     added = sum(1 for r in upsert if (r["a"], r["b"]) not in existing)
     size = graph.batch_size
-    steps: list[tuple[str, dict[str, Any]]] = [("ingest/delete_similar", {"rows": remove[i:i + size]})
-             for i in range(0, len(remove), size)]
-    steps += [("ingest/merge_similar", {"rows": upsert[i:i + size]})
-              for i in range(0, len(upsert), size)]
+    steps: list[tuple[str, dict[str, Any]]] = [
+        ("ingest/delete_similar", {"rows": remove[i : i + size]})
+        for i in range(0, len(remove), size)
+    ]
+    steps += [
+        ("ingest/merge_similar", {"rows": upsert[i : i + size]})
+        for i in range(0, len(upsert), size)
+    ]
     steps.append(("ingest/corpus_graph_clean", {"corpus": corpus, "edges": len(desired)}))
     try:
         for step in steps:
             graph.in_transaction(lambda tx, st=step: _locked_batch(tx, corpus, version, [st]))
     except _Moved:
         return None
-    return PieceGraphSync(edges=len(desired), added=added, removed=len(remove),
-                          updated=len(upsert) - added)
+    return PieceGraphSync(
+        edges=len(desired), added=added, removed=len(remove), updated=len(upsert) - added
+    )
 
 
-def sync_piece_graph(graph: GraphClient, corpus: str, k_graph: int, t_graph: float,
-                     *, force: bool = False) -> PieceGraphSync:
+def sync_piece_graph(
+    graph: GraphClient, corpus: str, k_graph: int, t_graph: float, *, force: bool = False
+) -> PieceGraphSync:
     """Bring the corpus' SIMILAR edges up to date; safe to run from concurrent ingests."""
     conflicts = 0
     compute_s = write_s = 0.0

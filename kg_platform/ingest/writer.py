@@ -25,11 +25,12 @@ from kg_platform.ingest.plan import SourcePlan
 __all__ = ["write_plans", "delete_sources", "drop_corpus"]
 
 
-def _run_batches(tx: ManagedTransaction, name: str, rows: Sequence[Any], size: int,
-                 **params: Any) -> None:
+def _run_batches(
+    tx: ManagedTransaction, name: str, rows: Sequence[Any], size: int, **params: Any
+) -> None:
     query = cypher(name)
     for start in range(0, len(rows), size):
-        tx.run(query, rows=list(rows[start:start + size]), **params).consume()
+        tx.run(query, rows=list(rows[start : start + size]), **params).consume()
 
 
 def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) -> None:
@@ -38,14 +39,41 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
         return
     size = graph.batch_size
     source_ids = [p.source["id"] for p in plans]
-    sources = [{"id": p.source["id"], "corpus": p.source["corpus"], "props": p.source["props"],
-                "embedding": p.source["embedding"]} for p in plans]
-    sections = [{"id": s["id"], "parent_id": s["parent_id"], "props": s["props"],
-                 "embedding": s["embedding"]} for p in plans for s in p.sections]
-    chunks = [{"id": c["id"], "level": c["level"], "section_id": c["section_id"],
-               "props": c["props"], "embedding": c["embedding"]} for p in plans for c in p.chunks]
-    pieces = [{"id": x["id"], "chunk_id": x["chunk_id"], "props": x["props"],
-               "embedding": x["embedding"]} for p in plans for x in p.pieces]
+    sources = [
+        {
+            "id": p.source["id"],
+            "corpus": p.source["corpus"],
+            "props": p.source["props"],
+            "embedding": p.source["embedding"],
+        }
+        for p in plans
+    ]
+    sections = [
+        {
+            "id": s["id"],
+            "parent_id": s["parent_id"],
+            "props": s["props"],
+            "embedding": s["embedding"],
+        }
+        for p in plans
+        for s in p.sections
+    ]
+    chunks = [
+        {
+            "id": c["id"],
+            "level": c["level"],
+            "section_id": c["section_id"],
+            "props": c["props"],
+            "embedding": c["embedding"],
+        }
+        for p in plans
+        for c in p.chunks
+    ]
+    pieces = [
+        {"id": x["id"], "chunk_id": x["chunk_id"], "props": x["props"], "embedding": x["embedding"]}
+        for p in plans
+        for x in p.pieces
+    ]
     part_of = [r for p in plans for r in p.part_of]
     chunk_next = [r for p in plans for r in p.chunk_next]
     piece_next = [r for p in plans for r in p.piece_next]
@@ -86,6 +114,6 @@ def drop_corpus(graph: GraphClient, corpus: str) -> int:
     """Delete a whole corpus (sources, everything below, run records); return sources deleted."""
     ids = [r["id"] for r in graph.read("ingest/source_states", corpus=corpus)]
     for start in range(0, len(ids), 200):
-        delete_sources(graph, corpus, ids[start:start + 200])
+        delete_sources(graph, corpus, ids[start : start + 200])
     graph.write("ingest/delete_corpus_meta", corpus=corpus)
     return len(ids)

@@ -32,8 +32,9 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     from kg_platform.errors import ConfigError
 
-    raise ConfigError("the LangChain adapter needs langchain-core",
-                      hint="pip install 'kg-platform[langchain]'") from exc
+    raise ConfigError(
+        "the LangChain adapter needs langchain-core", hint="pip install 'kg-platform[langchain]'"
+    ) from exc
 
 from pydantic import ConfigDict, Field, field_validator
 
@@ -42,8 +43,9 @@ if TYPE_CHECKING:
     from kg_platform.sdk.platform import KnowledgePlatform
 
 
-def item_to_document(item: "RetrievedItem", strategy: str,
-                     answer_id: str | None = None) -> Document:
+def item_to_document(
+    item: "RetrievedItem", strategy: str, answer_id: str | None = None
+) -> Document:
     """One retrieved item as a LangChain ``Document`` (metadata documented in the module)."""
     chunk_id = item.chunk_id or (item.id if item.kind == "chunk" else None)
     metadata: dict[str, Any] = {
@@ -106,8 +108,9 @@ class KGPlatformRetriever(BaseRetriever):
 
         known = list_strategies()
         if value not in known:
-            raise RetrievalError(f"unknown strategy {value!r}",
-                                 hint=f"known strategies: {', '.join(known)}")
+            raise RetrievalError(
+                f"unknown strategy {value!r}", hint=f"known strategies: {', '.join(known)}"
+            )
         return value
 
     @classmethod
@@ -119,16 +122,27 @@ class KGPlatformRetriever(BaseRetriever):
 
     def _retrieve(self, query: str) -> list[Document]:
         kp: KnowledgePlatform = self.platform
-        found = kp.search(query, strategy=self.strategy, k=self.k, corpus=self.corpus,
-                          record=self.record, scope=self.scope, select=self.select)
+        found = kp.search(
+            query,
+            strategy=self.strategy,
+            k=self.k,
+            corpus=self.corpus,
+            record=self.record,
+            scope=self.scope,
+            select=self.select,
+        )
         return [item_to_document(it, found.strategy, found.answer_id) for it in found.items]
 
-    def _get_relevant_documents(self, query: str, *,
-                                run_manager: CallbackManagerForRetrieverRun) -> list[Document]:
+    def _get_relevant_documents(
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+    ) -> list[Document]:
         return self._retrieve(query)
 
     async def _aget_relevant_documents(
-            self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun,
+        self,
+        query: str,
+        *,
+        run_manager: AsyncCallbackManagerForRetrieverRun,
     ) -> list[Document]:
         # The Neo4j driver and the embedder are synchronous; a worker thread keeps the event
         # loop free while the query runs.

@@ -12,5 +12,13 @@ from kg_platform.jobs.lock import JobLock, lock_states
 from kg_platform.jobs.runner import JobRunResult, run_job
 from kg_platform.jobs.spec import JobSpec, find_spec, load_spec, load_specs
 
-__all__ = ["JobLock", "JobRunResult", "JobSpec", "find_spec", "load_spec", "load_specs",
-           "lock_states", "run_job"]
+__all__ = [
+    "JobLock",
+    "JobRunResult",
+    "JobSpec",
+    "find_spec",
+    "load_spec",
+    "load_specs",
+    "lock_states",
+    "run_job",
+]

@@ -63,11 +63,14 @@ class JobLock:
     taken by another owner (our lease expired, e.g. after a long GC pause or network cut).
     """
 
-    def __init__(self, graph: GraphClient, name: str, *, lease_s: float = 60.0,
-                 owner: str | None = None) -> None:
+    def __init__(
+        self, graph: GraphClient, name: str, *, lease_s: float = 60.0, owner: str | None = None
+    ) -> None:
         if lease_s < 1:
-            raise JobError(f"lock lease must be at least 1 s, got {lease_s}",
-                           hint="set KGP_JOBS__LEASE_S to a few tens of seconds")
+            raise JobError(
+                f"lock lease must be at least 1 s, got {lease_s}",
+                hint="set KGP_JOBS__LEASE_S to a few tens of seconds",
+            )
         self.graph = graph
         self.name = name
         self.lease_s = lease_s
@@ -84,28 +87,40 @@ class JobLock:
         return int(self.lease_s * 1000)
 
     def acquire(self) -> bool:
-        rec = self.graph.write("jobs/lock_acquire", job=self.name, owner=self.owner,
-                               lease_ms=self._lease_ms)[0]
+        rec = self.graph.write(
+            "jobs/lock_acquire", job=self.name, owner=self.owner, lease_ms=self._lease_ms
+        )[0]
         self.holder = rec["owner"]
         if not rec["acquired"]:
             if not dead_local_owner(self.holder):
                 return False
-            taken = self.graph.write("jobs/lock_reclaim", job=self.name, dead=self.holder,
-                                     owner=self.owner, lease_ms=self._lease_ms)
+            taken = self.graph.write(
+                "jobs/lock_reclaim",
+                job=self.name,
+                dead=self.holder,
+                owner=self.owner,
+                lease_ms=self._lease_ms,
+            )
             if not taken:
                 return False
-            log.warning("lock %r: its holder %s is no longer running; taken over", self.name,
-                        self.holder)
+            log.warning(
+                "lock %r: its holder %s is no longer running; taken over", self.name, self.holder
+            )
             self.holder = self.owner
         self.held, self.lost = True, False
         self._stop.clear()
-        self._renewer = threading.Thread(target=self._renew_loop, name=f"joblock-{self.name}",
-                                         daemon=True)
+        self._renewer = threading.Thread(
+            target=self._renew_loop, name=f"joblock-{self.name}", daemon=True
+        )
         self._renewer.start()
         return True
 
-    def wait_acquire(self, timeout_s: float, poll_s: float = 1.0,
-                     on_wait: Callable[[str | None], None] | None = None) -> bool:
+    def wait_acquire(
+        self,
+        timeout_s: float,
+        poll_s: float = 1.0,
+        on_wait: Callable[[str | None], None] | None = None,
+    ) -> bool:
         """``acquire``, polling every ``poll_s`` until it succeeds or ``timeout_s`` passes
         (False then). ``on_wait(holder)`` is called once, when the first attempt fails."""
         deadline = time.monotonic() + max(0.0, timeout_s)
@@ -122,8 +137,13 @@ class JobLock:
 
     def renew(self) -> bool:
         """Extend the lease now; False means the lock is no longer ours."""
-        rows = self.graph.write("jobs/lock_renew", job=self.name, owner=self.owner,
-                                lease_ms=self._lease_ms, run_id=self.run_id)
+        rows = self.graph.write(
+            "jobs/lock_renew",
+            job=self.name,
+            owner=self.owner,
+            lease_ms=self._lease_ms,
+            run_id=self.run_id,
+        )
         if not rows:
             self.lost = True
         return bool(rows)
@@ -136,8 +156,9 @@ class JobLock:
                     return
             except Exception as exc:  # noqa: BLE001 - keep trying until the lease runs out
                 # a server known to be gone is reported once, by the statement that found it
-                level = logging.INFO if getattr(self.graph, "unavailable", False) \
-                    else logging.WARNING
+                level = (
+                    logging.INFO if getattr(self.graph, "unavailable", False) else logging.WARNING
+                )
                 log.log(level, "could not renew job lock %r: %s", self.name, exc)
 
     def release(self) -> None:
@@ -146,29 +167,44 @@ class JobLock:
             self._renewer.join(timeout=5)
             self._renewer = None
         if self.held and getattr(self.graph, "unavailable", False):
-            log.warning("Neo4j is unavailable: lock %r is left to expire (a dead holder on this "
-                        "host is taken over at once)", self.name)
+            log.warning(
+                "Neo4j is unavailable: lock %r is left to expire (a dead holder on this "
+                "host is taken over at once)",
+                self.name,
+            )
         elif self.held:
             try:
                 self.graph.write("jobs/lock_release", job=self.name, owner=self.owner)
             except Exception as exc:  # noqa: BLE001 - the lease expires on its own
-                log.warning("could not release job lock %r (it expires in %.0fs): %s",
-                            self.name, self.lease_s, exc)
+                log.warning(
+                    "could not release job lock %r (it expires in %.0fs): %s",
+                    self.name,
+                    self.lease_s,
+                    exc,
+                )
         self.held = False
 
     def __enter__(self) -> "JobLock":
         if not self.acquire():
-            raise JobLocked(f"job {self.name!r} is already running (lock held by {self.holder})",
-                           hint="wait for that run to finish; `kgp jobs status` shows the lock; "
-                           "a crashed holder's lock expires after the lease (KGP_JOBS__LEASE_S)")
+            raise JobLocked(
+                f"job {self.name!r} is already running (lock held by {self.holder})",
+                hint="wait for that run to finish; `kgp jobs status` shows the lock; "
+                "a crashed holder's lock expires after the lease (KGP_JOBS__LEASE_S)",
+            )
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.release()
 
 
 def lock_states(graph: GraphClient, names: list[str] | None = None) -> dict[str, LockState]:
     rows = graph.read("jobs/locks", names=names)
-    return {r["name"]: LockState(r["name"], bool(r["held"]), r["owner"], r["expires"],
-                                 r["run_id"]) for r in rows}
+    return {
+        r["name"]: LockState(r["name"], bool(r["held"]), r["owner"], r["expires"], r["run_id"])
+        for r in rows
+    }

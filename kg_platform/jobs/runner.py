@@ -65,9 +65,17 @@ def job_settings(spec: JobSpec, settings: Settings) -> Settings:
     import os
 
     opts = spec.options
-    segment = settings.segment.model_copy(update={k: v for k, v in {
-        "chunk_tokens": opts.chunk_tokens, "n_gra": opts.n_gra,
-        "segmenter": opts.segmenter}.items() if v is not None})
+    segment = settings.segment.model_copy(
+        update={
+            k: v
+            for k, v in {
+                "chunk_tokens": opts.chunk_tokens,
+                "n_gra": opts.n_gra,
+                "segmenter": opts.segmenter,
+            }.items()
+            if v is not None
+        }
+    )
     llm = settings.llm
     if opts.llm is not None:
         update = opts.llm.model_dump(exclude_none=True, exclude={"api_key_env"})
@@ -84,9 +92,15 @@ def _now_iso() -> str:
     return datetime.now(timezone.utc).isoformat()
 
 
-def run_job(spec: JobSpec, graph: GraphClient, settings: Settings, *,
-            trigger: Trigger = "manual", embedder: "Embedder | None" = None,
-            owner: str | None = None) -> JobRunResult:
+def run_job(
+    spec: JobSpec,
+    graph: GraphClient,
+    settings: Settings,
+    *,
+    trigger: Trigger = "manual",
+    embedder: "Embedder | None" = None,
+    owner: str | None = None,
+) -> JobRunResult:
     """Run ``spec`` once under its Neo4j lock.
 
     Raises :class:`~kg_platform.errors.JobLocked` when another process runs the same job; every
@@ -97,8 +111,14 @@ def run_job(spec: JobSpec, graph: GraphClient, settings: Settings, *,
         return _run_locked(spec, graph, settings, lock, trigger, embedder)
 
 
-def _run_locked(spec: JobSpec, graph: GraphClient, settings: Settings, lock: JobLock,
-                trigger: Trigger, embedder: "Embedder | None") -> JobRunResult:
+def _run_locked(
+    spec: JobSpec,
+    graph: GraphClient,
+    settings: Settings,
+    lock: JobLock,
+    trigger: Trigger,
+    embedder: "Embedder | None",
+) -> JobRunResult:
     started_iso = _now_iso()
     t0 = time.perf_counter()
     host = socket.gethostname()
@@ -107,19 +127,41 @@ def _run_locked(spec: JobSpec, graph: GraphClient, settings: Settings, lock: Job
         cfg = job_settings(spec, settings)
         from kg_platform.ingest import ingest_paths
 
-        report = ingest_paths(graph, cfg, spec.resolved_paths(), spec.corpus,
-                              include=spec.sources.include, exclude=spec.sources.exclude,
-                              prune=spec.sources.prune, embedder=embedder)
+        report = ingest_paths(
+            graph,
+            cfg,
+            spec.resolved_paths(),
+            spec.corpus,
+            include=spec.sources.include,
+            exclude=spec.sources.exclude,
+            prune=spec.sources.prune,
+            embedder=embedder,
+        )
     except Exception as exc:  # noqa: BLE001 - a scheduled job records its failure, never crashes
         result.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
-        result.errors.append({"path": "", "error": type(exc).__name__, "reason": str(exc),
-                              "hint": getattr(exc, "hint", "")})
+        result.errors.append(
+            {
+                "path": "",
+                "error": type(exc).__name__,
+                "reason": str(exc),
+                "hint": getattr(exc, "hint", ""),
+            }
+        )
         result.duration_s = round(time.perf_counter() - t0, 3)
         log.error("job %s failed before ingestion finished: %s", spec.name, exc)
         try:
-            graph.write("jobs/run_failed", id=result.run_id, corpus=spec.corpus, job=spec.name,
-                        trigger=trigger, host=host, owner=lock.owner, started=started_iso,
-                        errors=json.dumps(result.errors), duration_s=result.duration_s)
+            graph.write(
+                "jobs/run_failed",
+                id=result.run_id,
+                corpus=spec.corpus,
+                job=spec.name,
+                trigger=trigger,
+                host=host,
+                owner=lock.owner,
+                started=started_iso,
+                errors=json.dumps(result.errors),
+                duration_s=result.duration_s,
+            )
         except KGPError as rec_exc:
             log.error("could not record the failed run of job %s: %s", spec.name, rec_exc)
         return result
@@ -129,9 +171,14 @@ def _run_locked(spec: JobSpec, graph: GraphClient, settings: Settings, lock: Job
     if spec.options.distill and report.status != "failed":
         _distill(spec, graph, cfg, embedder, result)
     if lock.lost:
-        result.errors.append({"path": "", "error": "JobLockLost", "reason": "the job lock "
-                              "expired during the run and another process took it",
-                              "hint": "raise KGP_JOBS__LEASE_S"})
+        result.errors.append(
+            {
+                "path": "",
+                "error": "JobLockLost",
+                "reason": "the job lock expired during the run and another process took it",
+                "hint": "raise KGP_JOBS__LEASE_S",
+            }
+        )
     if result.errors and result.status == "completed":
         result.status = "completed_with_errors"
     result.duration_s = round(time.perf_counter() - t0, 3)
@@ -139,14 +186,25 @@ def _run_locked(spec: JobSpec, graph: GraphClient, settings: Settings, lock: Job
     if report.fatal:
         all_errors.append({"path": "", "error": "fatal", "reason": report.fatal, "hint": ""})
     try:
-        graph.write("jobs/run_annotate", id=report.run_id, job=spec.name, trigger=trigger,
-                    host=host, owner=lock.owner, llm_tokens=result.llm_tokens,
-                    distill=json.dumps(result.distill) if result.distill else None,
-                    job_duration_s=result.duration_s, status=result.status,
-                    extra_errors=json.dumps(all_errors) if result.errors else None)
-        deleted = graph.write("jobs/prune_runs", job=spec.name,
-                              keep_runs=spec.retention.keep_runs,
-                              keep_days=spec.retention.keep_days)
+        graph.write(
+            "jobs/run_annotate",
+            id=report.run_id,
+            job=spec.name,
+            trigger=trigger,
+            host=host,
+            owner=lock.owner,
+            llm_tokens=result.llm_tokens,
+            distill=json.dumps(result.distill) if result.distill else None,
+            job_duration_s=result.duration_s,
+            status=result.status,
+            extra_errors=json.dumps(all_errors) if result.errors else None,
+        )
+        deleted = graph.write(
+            "jobs/prune_runs",
+            job=spec.name,
+            keep_runs=spec.retention.keep_runs,
+            keep_days=spec.retention.keep_days,
+        )
         if deleted and deleted[0]["deleted"]:
             log.info("job %s: retention deleted %d old runs", spec.name, deleted[0]["deleted"])
     except KGPError as exc:
@@ -154,8 +212,13 @@ def _run_locked(spec: JobSpec, graph: GraphClient, settings: Settings, lock: Job
     return result
 
 
-def _distill(spec: JobSpec, graph: GraphClient, cfg: Settings, embedder: "Embedder | None",
-             result: JobRunResult) -> None:
+def _distill(
+    spec: JobSpec,
+    graph: GraphClient,
+    cfg: Settings,
+    embedder: "Embedder | None",
+    result: JobRunResult,
+) -> None:
     """Run the job's distillation steps; without an LLM they are skipped with a note."""
     try:
         from kg_platform.distilling.configured import distill_with_configured_llm
@@ -164,14 +227,26 @@ def _distill(spec: JobSpec, graph: GraphClient, cfg: Settings, embedder: "Embedd
             from kg_platform.embedding import get_embedder
 
             embedder = get_embedder(cfg.embedding)
-        rep = distill_with_configured_llm(graph, embedder, cfg, corpus=spec.corpus,
-                                          steps=list(spec.options.distill))
+        rep = distill_with_configured_llm(
+            graph, embedder, cfg, corpus=spec.corpus, steps=list(spec.options.distill)
+        )
         result.distill = rep.to_dict()
         result.llm_tokens = int(rep.usage.get("total_tokens", 0) or 0)
         if rep.failed:
-            result.errors.append({"path": "", "error": "DistillationFailures",
-                                  "reason": f"{rep.failed} chunks failed distillation",
-                                  "hint": "re-run the job; finished chunks are not redone"})
+            result.errors.append(
+                {
+                    "path": "",
+                    "error": "DistillationFailures",
+                    "reason": f"{rep.failed} chunks failed distillation",
+                    "hint": "re-run the job; finished chunks are not redone",
+                }
+            )
     except Exception as exc:  # noqa: BLE001 - ingestion landed; report the distillation failure
-        result.errors.append({"path": "", "error": type(exc).__name__, "reason": str(exc),
-                              "hint": getattr(exc, "hint", "")})
+        result.errors.append(
+            {
+                "path": "",
+                "error": type(exc).__name__,
+                "reason": str(exc),
+                "hint": getattr(exc, "hint", ""),
+            }
+        )

@@ -41,21 +41,33 @@ class JobRunner(Protocol):
     The scheduler sits below the SDK, so it is handed the platform instead of building one.
     """
 
-    def run_job(self, job: str, directory: Path | None = None, *,
-                trigger: "Trigger" = "manual") -> "JobRunResult": ...
+    def run_job(
+        self, job: str, directory: Path | None = None, *, trigger: "Trigger" = "manual"
+    ) -> "JobRunResult": ...
 
 
 def json_emit(event: dict[str, Any]) -> None:
-    print(json.dumps({"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **event},
-                     default=str), flush=True)
+    print(
+        json.dumps(
+            {"ts": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **event}, default=str
+        ),
+        flush=True,
+    )
 
 
 class JobScheduler:
     """Fires the jobs of ``directory`` on their cron schedules until :meth:`stop` is called."""
 
-    def __init__(self, settings: Settings, directory: Path, *,
-                 platform: JobRunner | None = None, emit: Emit = json_emit, only: list[str] | None = None,
-                 run_now: bool = False) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        directory: Path,
+        *,
+        platform: JobRunner | None = None,
+        emit: Emit = json_emit,
+        only: list[str] | None = None,
+        run_now: bool = False,
+    ) -> None:
         self.settings = settings
         self.directory = directory
         self.emit = emit
@@ -73,9 +85,10 @@ class JobScheduler:
     def platform(self) -> JobRunner:
         """The front door every run goes through (one graph client and one embedder, shared)."""
         if self._platform is None:
-            raise JobError("the scheduler has no platform to run jobs with",
-                           hint="JobScheduler(settings, directory, "
-                                "platform=KnowledgePlatform(settings))")
+            raise JobError(
+                "the scheduler has no platform to run jobs with",
+                hint="JobScheduler(settings, directory, platform=KnowledgePlatform(settings))",
+            )
         return self._platform
 
     # -------------------------------------------------------------- one fire
@@ -90,21 +103,40 @@ class JobScheduler:
         self.emit({"event": "fired", "job": name})
         try:
             # Re-read the spec so edits apply without restarting the scheduler.
-            result = self.platform.run_job(name, self.directory,
-                                           trigger=trigger)  # type: ignore[arg-type]
+            result = self.platform.run_job(name, self.directory, trigger=trigger)  # type: ignore[arg-type]
             if result.status != "completed":
                 self.failures += 1
-            self.emit({"event": "finished", "job": name, "run_id": result.run_id,
-                       "status": result.status, "duration_s": result.duration_s,
-                       "errors": len(result.errors) + (len(result.report.errors)
-                                                       if result.report else 0)})
+            self.emit(
+                {
+                    "event": "finished",
+                    "job": name,
+                    "run_id": result.run_id,
+                    "status": result.status,
+                    "duration_s": result.duration_s,
+                    "errors": len(result.errors)
+                    + (len(result.report.errors) if result.report else 0),
+                }
+            )
         except JobLocked as exc:
-            self.emit({"event": "skipped", "job": name, "reason": "locked",
-                       "detail": str(exc).splitlines()[0]})
+            self.emit(
+                {
+                    "event": "skipped",
+                    "job": name,
+                    "reason": "locked",
+                    "detail": str(exc).splitlines()[0],
+                }
+            )
         except Exception as exc:  # noqa: BLE001 - logged; the scheduler goes on
             self.failures += 1
-            self.emit({"event": "error", "job": name, "error": type(exc).__name__,
-                       "detail": str(exc), "duration_s": round(time.perf_counter() - started, 3)})
+            self.emit(
+                {
+                    "event": "error",
+                    "job": name,
+                    "error": type(exc).__name__,
+                    "detail": str(exc),
+                    "duration_s": round(time.perf_counter() - started, 3),
+                }
+            )
         finally:
             with self._lock:
                 self._running.discard(name)
@@ -114,35 +146,56 @@ class JobScheduler:
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.schedulers.background import BackgroundScheduler
 
-        specs = [s for s in load_specs(self.directory)
-                 if s.enabled and (not self.only or s.name in self.only)]
+        specs = [
+            s
+            for s in load_specs(self.directory)
+            if s.enabled and (not self.only or s.name in self.only)
+        ]
         unknown = self.only - {s.name for s in load_specs(self.directory)}
         if unknown:
-            raise JobError(f"no job named {', '.join(sorted(unknown))} in {self.directory}",
-                           hint="`kgp jobs list` shows the jobs")
-        scheduler = BackgroundScheduler(executors={"default": ThreadPoolExecutor(4)},
-                                        timezone="UTC")
+            raise JobError(
+                f"no job named {', '.join(sorted(unknown))} in {self.directory}",
+                hint="`kgp jobs list` shows the jobs",
+            )
+        scheduler = BackgroundScheduler(
+            executors={"default": ThreadPoolExecutor(4)}, timezone="UTC"
+        )
         scheduled = []
         for spec in specs:
             trigger = spec.trigger()
             if trigger is None and not self.run_now:
                 continue
             if trigger is not None:
-                scheduler.add_job(self.fire, trigger=trigger, args=[spec.name], id=spec.name,
-                                  name=spec.name, max_instances=1, coalesce=True,
-                                  misfire_grace_time=self.settings.jobs.misfire_grace_s)
+                scheduler.add_job(
+                    self.fire,
+                    trigger=trigger,
+                    args=[spec.name],
+                    id=spec.name,
+                    name=spec.name,
+                    max_instances=1,
+                    coalesce=True,
+                    misfire_grace_time=self.settings.jobs.misfire_grace_s,
+                )
             scheduled.append(spec.name)
             if self.run_now:
-                scheduler.add_job(self.fire, args=[spec.name, "manual"],
-                                  id=f"{spec.name}-now", max_instances=1)
+                scheduler.add_job(
+                    self.fire, args=[spec.name, "manual"], id=f"{spec.name}-now", max_instances=1
+                )
         if not scheduled:
-            raise JobError(f"no scheduled jobs in {self.directory.resolve()}",
-                           hint="give a job spec a `schedule = \"<cron>\"`, or use "
-                           "`kgp jobs run NAME` for manual jobs")
+            raise JobError(
+                f"no scheduled jobs in {self.directory.resolve()}",
+                hint='give a job spec a `schedule = "<cron>"`, or use '
+                "`kgp jobs run NAME` for manual jobs",
+            )
         return scheduler, scheduled
 
-    def run(self, *, grace_s: float = 60.0, install_signals: bool = True,
-            max_seconds: float | None = None) -> int:
+    def run(
+        self,
+        *,
+        grace_s: float = 60.0,
+        install_signals: bool = True,
+        max_seconds: float | None = None,
+    ) -> int:
         """Block until SIGTERM/SIGINT (or ``max_seconds``); return the process exit code."""
         scheduler, scheduled = self._build()
         if install_signals:
@@ -150,8 +203,13 @@ class JobScheduler:
                 signal.signal(sig, self._on_signal)
         scheduler.start()
         jobs = {j.id: j.next_run_time for j in scheduler.get_jobs()}
-        self.emit({"event": "started", "jobs": scheduled,
-                   "next": {k: v.isoformat() if v else None for k, v in jobs.items()}})
+        self.emit(
+            {
+                "event": "started",
+                "jobs": scheduled,
+                "next": {k: v.isoformat() if v else None for k, v in jobs.items()},
+            }
+        )
         deadline = time.monotonic() + max_seconds if max_seconds else None
         while not self._stopping.wait(0.5):
             if deadline and time.monotonic() > deadline:
@@ -162,8 +220,14 @@ class JobScheduler:
         while self._running and time.monotonic() < end:
             time.sleep(0.2)
         unfinished = sorted(self._running)
-        self.emit({"event": "stopped", "fired": self.fired, "failures": self.failures,
-                   "unfinished": unfinished})
+        self.emit(
+            {
+                "event": "stopped",
+                "fired": self.fired,
+                "failures": self.failures,
+                "unfinished": unfinished,
+            }
+        )
         if unfinished:
             # A run still in flight after the grace period: its lease expires on its own and the
             # run stays 'running' in the graph. Leave without waiting for the worker thread.

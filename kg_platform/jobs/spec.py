@@ -83,7 +83,8 @@ class OptionsSpec(_Strict):
     n_gra: int | None = Field(None, ge=1, le=6, description="number of MoG granularity levels")
     segmenter: Literal["fixed", "sage"] | None = None
     distill: list[Literal["atomic", "entities", "tags"]] = Field(
-        default_factory=list, description="distillation steps run after ingestion (need an LLM)")
+        default_factory=list, description="distillation steps run after ingestion (need an LLM)"
+    )
     llm: LLMProfile | None = None
 
 
@@ -164,10 +165,12 @@ def cron_trigger(expr: str, tz: str) -> Any:
         raise ValueError(f"expected 5 fields (or 6 with seconds first), got {len(fields)}")
     second, minute, hour, day, month, dow = fields
     # crontab numbers days from Sunday (0 or 7); APScheduler 3 from Monday: use names instead.
-    dow = re.sub(r"\d+", lambda m: _DOW[int(m.group()) % 7] if int(m.group()) <= 7 else
-                 m.group(), dow)
-    return CronTrigger(second=second, minute=minute, hour=hour, day=day, month=month,
-                       day_of_week=dow, timezone=tz)
+    dow = re.sub(
+        r"\d+", lambda m: _DOW[int(m.group()) % 7] if int(m.group()) <= 7 else m.group(), dow
+    )
+    return CronTrigger(
+        second=second, minute=minute, hour=hour, day=day, month=month, day_of_week=dow, timezone=tz
+    )
 
 
 _DOW = ("sun", "mon", "tue", "wed", "thu", "fri", "sat")
@@ -193,12 +196,16 @@ def load_spec(path: Path | str) -> JobSpec:
         return JobSpec.model_validate({**data, "path": path.resolve()})
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors())
-        raise JobError(f"invalid job spec {path}: {problems}",
-                       hint="fix the file; `kgp jobs list` validates every spec") from exc
+            f"{'.'.join(str(p) for p in e['loc']) or '(top)'}: {e['msg']}" for e in exc.errors()
+        )
+        raise JobError(
+            f"invalid job spec {path}: {problems}",
+            hint="fix the file; `kgp jobs list` validates every spec",
+        ) from exc
     except (OSError, ValueError, tomllib.TOMLDecodeError) as exc:
-        raise JobError(f"cannot read job spec {path}: {exc}",
-                       hint="check the TOML/YAML syntax of the file") from exc
+        raise JobError(
+            f"cannot read job spec {path}: {exc}", hint="check the TOML/YAML syntax of the file"
+        ) from exc
 
 
 def spec_files(directory: Path) -> list[Path]:
@@ -214,8 +221,10 @@ def load_specs(directory: Path | str) -> list[JobSpec]:
     seen: dict[str, Path | None] = {}
     for spec in specs:
         if spec.name in seen:
-            raise JobError(f"two job specs are named {spec.name!r}: {seen[spec.name]} and "
-                           f"{spec.path}", hint="job names must be unique within a folder")
+            raise JobError(
+                f"two job specs are named {spec.name!r}: {seen[spec.name]} and {spec.path}",
+                hint="job names must be unique within a folder",
+            )
         seen[spec.name] = spec.path
     return specs
 
@@ -230,5 +239,7 @@ def find_spec(directory: Path | str, name: str) -> JobSpec:
         if spec.name == name:
             return spec
     known = ", ".join(s.name for s in specs) or "none"
-    raise JobError(f"no job named {name!r} in {Path(directory).resolve()}",
-                   hint=f"known jobs: {known}; set KGP_JOBS__DIR (or the directory argument) for another folder")
+    raise JobError(
+        f"no job named {name!r} in {Path(directory).resolve()}",
+        hint=f"known jobs: {known}; set KGP_JOBS__DIR (or the directory argument) for another folder",
+    )

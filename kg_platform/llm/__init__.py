@@ -12,5 +12,14 @@ from kg_platform.llm.client import LLMClient, LLMResult, get_llm, parse_reply
 from kg_platform.llm.prompts import PROMPTS, Prompt, get_prompt
 from kg_platform.llm.usage import UsageMeter, metering
 
-__all__ = ["LLMClient", "LLMResult", "PROMPTS", "Prompt", "UsageMeter", "get_llm", "get_prompt",
-           "metering", "parse_reply"]
+__all__ = [
+    "LLMClient",
+    "LLMResult",
+    "PROMPTS",
+    "Prompt",
+    "UsageMeter",
+    "get_llm",
+    "get_prompt",
+    "metering",
+    "parse_reply",
+]

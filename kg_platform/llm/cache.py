@@ -33,8 +33,12 @@ CREATE TABLE IF NOT EXISTS failures (
 
 
 def cache_key(model: str, messages: list[dict[str, Any]], params: dict[str, Any]) -> str:
-    payload = json.dumps({"model": model, "messages": messages, "params": params},
-                         sort_keys=True, ensure_ascii=False, default=str)
+    payload = json.dumps(
+        {"model": model, "messages": messages, "params": params},
+        sort_keys=True,
+        ensure_ascii=False,
+        default=str,
+    )
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -54,16 +58,18 @@ class ResponseCache:
     def get(self, key: str) -> tuple[str, int, int] | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?",
-                (key,)).fetchone()
+                "SELECT text, prompt_tokens, completion_tokens FROM responses WHERE key = ?", (key,)
+            ).fetchone()
         return (row[0], int(row[1]), int(row[2])) if row else None
 
-    def put(self, key: str, model: str, text: str, prompt_tokens: int,
-            completion_tokens: int) -> None:
+    def put(
+        self, key: str, model: str, text: str, prompt_tokens: int, completion_tokens: int
+    ) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses VALUES (?, ?, ?, ?, ?, ?)",
-                (key, model, text, prompt_tokens, completion_tokens, time.time()))
+                (key, model, text, prompt_tokens, completion_tokens, time.time()),
+            )
             self._db.commit()
 
     def delete(self, key: str) -> None:
@@ -72,21 +78,25 @@ class ResponseCache:
             self._db.execute("DELETE FROM responses WHERE key = ?", (key,))
             self._db.commit()
 
-    def record_failure(self, prompt: str, version: str, model: str, error: str,
-                       reply: str) -> None:
+    def record_failure(self, prompt: str, version: str, model: str, error: str, reply: str) -> None:
         with self._lock:
             self._db.execute(
                 "INSERT INTO failures (prompt, version, model, error, reply, created) "
-                "VALUES (?, ?, ?, ?, ?, ?)", (prompt, version, model, error, reply, time.time()))
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (prompt, version, model, error, reply, time.time()),
+            )
             self._db.commit()
 
     def failures(self, limit: int = 100) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT prompt, version, model, error, reply, created FROM failures "
-                "ORDER BY id DESC LIMIT ?", (limit,)).fetchall()
-        return [dict(zip(("prompt", "version", "model", "error", "reply", "created"), r))
-                for r in rows]
+                "ORDER BY id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            dict(zip(("prompt", "version", "model", "error", "reply", "created"), r)) for r in rows
+        ]
 
     def __len__(self) -> int:
         with self._lock:

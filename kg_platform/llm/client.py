@@ -49,7 +49,7 @@ class LLMResult:
     cost_usd: float = 0.0
     model: str = ""
     finish_reason: str | None = None
-    key: str = ""               # the response-cache key of this request
+    key: str = ""  # the response-cache key of this request
 
 
 def _count_message_tokens(messages: Sequence[dict[str, Any]]) -> int:
@@ -74,7 +74,8 @@ class LLMClient:
             raise LLMNotConfigured(
                 "no LLM is configured",
                 hint="set KGP_LLM__BASE_URL (e.g. http://127.0.0.1:11434/v1 for Ollama) and "
-                     "KGP_LLM__MODEL, plus KGP_LLM__API_KEY for hosted APIs")
+                "KGP_LLM__MODEL, plus KGP_LLM__API_KEY for hosted APIs",
+            )
         self.settings = settings
         self.model: str = settings.model or ""
         self._sleep = sleep
@@ -82,15 +83,17 @@ class LLMClient:
         self.usage = UsageMeter()
         self.cache: ResponseCache | None = (
             ResponseCache(Path(cache_dir) / "responses.sqlite")
-            if settings.cache and cache_dir is not None else None)
+            if settings.cache and cache_dir is not None
+            else None
+        )
         self._token_param = "max_tokens"
         if openai_client is None:
             import openai
 
             key = settings.api_key.get_secret_value() if settings.api_key else "not-needed"
             openai_client = openai.OpenAI(
-                base_url=settings.base_url, api_key=key, timeout=settings.timeout_s,
-                max_retries=0)
+                base_url=settings.base_url, api_key=key, timeout=settings.timeout_s, max_retries=0
+            )
         self._openai = openai_client
 
     # ------------------------------------------------------------------ metering
@@ -134,33 +137,63 @@ class LLMClient:
         cost = self._record(pt, ct, cached=False, prompt_name=prompt_name)
         if self.cache is not None:
             self.cache.put(key, self.model, text, pt, ct)
-        return LLMResult(text, pt, ct, cached=False, cost_usd=cost, model=self.model,
-                         finish_reason=getattr(choice, "finish_reason", None), key=key)
+        return LLMResult(
+            text,
+            pt,
+            ct,
+            cached=False,
+            cost_usd=cost,
+            model=self.model,
+            finish_reason=getattr(choice, "finish_reason", None),
+            key=key,
+        )
 
     def _record(self, pt: int, ct: int, *, cached: bool, prompt_name: str | None) -> float:
-        cost = 0.0 if cached else cost_of(pt, ct, self.settings.price_input_per_1m,
-                                          self.settings.price_output_per_1m)
+        cost = (
+            0.0
+            if cached
+            else cost_of(
+                pt, ct, self.settings.price_input_per_1m, self.settings.price_output_per_1m
+            )
+        )
         for meter in (self.usage, *active_meters()):
-            meter.record(prompt_tokens=pt, completion_tokens=ct, cached=cached, cost_usd=cost,
-                         prompt_name=prompt_name)
+            meter.record(
+                prompt_tokens=pt,
+                completion_tokens=ct,
+                cached=cached,
+                cost_usd=cost,
+                prompt_name=prompt_name,
+            )
         return cost
 
-    def _call_with_retries(self, messages: list[dict[str, Any]], temperature: float,
-                           max_tokens: int, stop: list[str] | None) -> Any:
+    def _call_with_retries(
+        self,
+        messages: list[dict[str, Any]],
+        temperature: float,
+        max_tokens: int,
+        stop: list[str] | None,
+    ) -> Any:
         import openai
 
         attempts = max(0, self.settings.max_retries) + 1
         for attempt in range(attempts):
-            kwargs: dict[str, Any] = {"model": self.model, "messages": messages,
-                                      "temperature": temperature, self._token_param: max_tokens}
+            kwargs: dict[str, Any] = {
+                "model": self.model,
+                "messages": messages,
+                "temperature": temperature,
+                self._token_param: max_tokens,
+            }
             if stop:
                 kwargs["stop"] = stop
             try:
                 return self._openai.chat.completions.create(**kwargs)
             except openai.APIStatusError as exc:
                 status = exc.status_code
-                if status == 400 and "max_completion_tokens" in str(exc) \
-                        and self._token_param == "max_tokens":
+                if (
+                    status == 400
+                    and "max_completion_tokens" in str(exc)
+                    and self._token_param == "max_tokens"
+                ):
                     self._token_param = "max_completion_tokens"  # newer OpenAI models
                     continue
                 if status not in _RETRY_STATUS:
@@ -170,16 +203,22 @@ class LLMClient:
             except (openai.APITimeoutError, openai.APIConnectionError) as exc:
                 retry_after, error = None, exc
             except (openai.APIResponseValidationError, json.JSONDecodeError) as exc:
-                retry_after, error = None, exc   # a garbled body: treat as transient
+                retry_after, error = None, exc  # a garbled body: treat as transient
             if attempt + 1 >= attempts:
                 raise LLMError(
                     f"LLM endpoint {self.settings.base_url or 'api.openai.com'} failed after "
                     f"{attempts} attempts: {error}",
                     hint="check the server (`kgp llm check`), or raise KGP_LLM__MAX_RETRIES / "
-                         "lower KGP_LLM__CONCURRENCY for rate limits") from error
+                    "lower KGP_LLM__CONCURRENCY for rate limits",
+                ) from error
             delay = self._backoff(attempt, retry_after)
-            log.warning("LLM call failed (%s); retry %d/%d in %.1fs", type(error).__name__,
-                        attempt + 1, attempts - 1, delay)
+            log.warning(
+                "LLM call failed (%s); retry %d/%d in %.1fs",
+                type(error).__name__,
+                attempt + 1,
+                attempts - 1,
+                delay,
+            )
             for meter in (self.usage, *active_meters()):
                 meter.record_retry()
             self._sleep(delay)
@@ -189,7 +228,7 @@ class LLMClient:
         cap = self.settings.retry_max_s
         if retry_after is not None:
             return max(0.0, min(retry_after, cap))
-        base = self.settings.retry_base_s * (2 ** attempt)
+        base = self.settings.retry_base_s * (2**attempt)
         return min(cap, base * (1.0 + 0.25 * random.random()))
 
     # ------------------------------------------------------------------ structured
@@ -222,8 +261,9 @@ class LLMClient:
             {"role": "assistant", "content": res.text},
             {"role": "user", "content": _repair_instruction(prompt, first_error)},
         ]
-        res2 = self.chat(repair, temperature=0.0, max_tokens=mtok,
-                         prompt_name=f"{prompt.key}#repair")
+        res2 = self.chat(
+            repair, temperature=0.0, max_tokens=mtok, prompt_name=f"{prompt.key}#repair"
+        )
         try:
             return parse_reply(prompt, res2.text)
         except (JSONNotFound, ValidationError, ValueError, TypeError) as exc:
@@ -231,8 +271,7 @@ class LLMClient:
             for meter in (self.usage, *active_meters()):
                 meter.record_invalid()
             if self.cache is not None:
-                self.cache.record_failure(prompt.name, prompt.version, self.model, error,
-                                          res2.text)
+                self.cache.record_failure(prompt.name, prompt.version, self.model, error, res2.text)
                 # a cached bad reply would be replayed by every re-run and the chunk could
                 # never be distilled: forget both, so `kgp distill` again asks the model
                 for bad in (res, res2):
@@ -241,7 +280,8 @@ class LLMClient:
                 f"prompt {prompt.key}: reply still invalid after one repair ({error}); "
                 f"reply began {res2.text[:120]!r}",
                 hint="a stronger model or a lower temperature helps; failures are logged in "
-                     "the LLM cache (`kgp llm check --failures`)") from exc
+                "the LLM cache (`kgp llm check --failures`)",
+            ) from exc
 
     def map_structured(
         self,
@@ -257,10 +297,12 @@ class LLMClient:
         With ``return_exceptions`` an :class:`LLMError` takes the place of a failed item, so a
         distillation run records it and goes on.
         """
+
         def one(v: dict[str, Any]) -> BaseModel | LLMError:
             try:
-                return self.structured(prompt_name, v, temperature=temperature,
-                                       max_tokens=max_tokens)
+                return self.structured(
+                    prompt_name, v, temperature=temperature, max_tokens=max_tokens
+                )
             except LLMError as exc:
                 if not return_exceptions:
                     raise
@@ -268,8 +310,9 @@ class LLMClient:
 
         if len(variables) <= 1 or self.settings.concurrency <= 1:
             return [one(v) for v in variables]
-        with ThreadPoolExecutor(max_workers=self.settings.concurrency,
-                                thread_name_prefix="kgp-llm") as pool:
+        with ThreadPoolExecutor(
+            max_workers=self.settings.concurrency, thread_name_prefix="kgp-llm"
+        ) as pool:
             futures = [pool.submit(contextvars.copy_context().run, one, v) for v in variables]
             return [f.result() for f in futures]
 
@@ -277,11 +320,21 @@ class LLMClient:
     def check(self) -> dict[str, Any]:
         """A tiny uncached call: is the endpoint there, and how fast does it answer?"""
         t0 = time.perf_counter()
-        res = self.chat([{"role": "user", "content": "Reply with the word: ok"}],
-                        temperature=0.0, max_tokens=8, use_cache=False, prompt_name="check")
-        return {"model": self.model, "base_url": self.settings.base_url, "reply": res.text,
-                "latency_s": round(time.perf_counter() - t0, 3),
-                "prompt_tokens": res.prompt_tokens, "completion_tokens": res.completion_tokens}
+        res = self.chat(
+            [{"role": "user", "content": "Reply with the word: ok"}],
+            temperature=0.0,
+            max_tokens=8,
+            use_cache=False,
+            prompt_name="check",
+        )
+        return {
+            "model": self.model,
+            "base_url": self.settings.base_url,
+            "reply": res.text,
+            "latency_s": round(time.perf_counter() - t0, 3),
+            "prompt_tokens": res.prompt_tokens,
+            "completion_tokens": res.completion_tokens,
+        }
 
     def close(self) -> None:
         if self.cache is not None:
@@ -303,7 +356,7 @@ def parse_reply(prompt: Prompt, text: str) -> BaseModel:
         try:
             value: Any = prompt.parser(text)
         except ValueError:
-            value = extract_json(text)   # a model may answer in JSON anyway
+            value = extract_json(text)  # a model may answer in JSON anyway
     else:
         value = extract_json(text)
     if isinstance(value, list):
@@ -316,18 +369,23 @@ def parse_reply(prompt: Prompt, text: str) -> BaseModel:
 def _short_error(exc: Exception) -> str:
     if isinstance(exc, ValidationError):
         errs = exc.errors()[:3]
-        return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}"
-                         for e in errs)
+        return "; ".join(
+            f"{'.'.join(str(p) for p in e['loc']) or 'value'}: {e['msg']}" for e in errs
+        )
     return str(exc)[:300]
 
 
 def _repair_instruction(prompt: Prompt, error: str) -> str:
     if prompt.parser is not None:
-        return (f"That reply could not be used: {error}. Reply again in exactly the format "
-                "asked for above, and nothing else.")
+        return (
+            f"That reply could not be used: {error}. Reply again in exactly the format "
+            "asked for above, and nothing else."
+        )
     schema = json.dumps(prompt.schema.model_json_schema(), separators=(",", ":"))
-    return (f"That reply could not be used: {error}. Reply again with only one JSON object "
-            f"that matches this JSON schema, no prose and no code fences:\n{schema}")
+    return (
+        f"That reply could not be used: {error}. Reply again with only one JSON object "
+        f"that matches this JSON schema, no prose and no code fences:\n{schema}"
+    )
 
 
 def _retry_after(exc: Any) -> float | None:
@@ -351,14 +409,20 @@ def _status_error(exc: Any, settings: LLMSettings) -> LLMError:
     status = exc.status_code
     where = settings.base_url or "api.openai.com"
     if status in (401, 403):
-        return LLMError(f"LLM endpoint {where} refused the credentials ({status})",
-                        hint="set KGP_LLM__API_KEY to a valid key for this endpoint")
+        return LLMError(
+            f"LLM endpoint {where} refused the credentials ({status})",
+            hint="set KGP_LLM__API_KEY to a valid key for this endpoint",
+        )
     if status == 404:
-        return LLMError(f"LLM endpoint {where} has no model {settings.model!r} or no "
-                        f"chat-completions route ({status})",
-                        hint="check KGP_LLM__MODEL and that KGP_LLM__BASE_URL ends in /v1")
-    return LLMError(f"LLM endpoint {where} rejected the request ({status}): {exc}",
-                    hint="check the model's limits (context length, max tokens)")
+        return LLMError(
+            f"LLM endpoint {where} has no model {settings.model!r} or no "
+            f"chat-completions route ({status})",
+            hint="check KGP_LLM__MODEL and that KGP_LLM__BASE_URL ends in /v1",
+        )
+    return LLMError(
+        f"LLM endpoint {where} rejected the request ({status}): {exc}",
+        hint="check the model's limits (context length, max tokens)",
+    )
 
 
 def get_llm(settings: Settings) -> LLMClient | None:
@@ -366,4 +430,3 @@ def get_llm(settings: Settings) -> LLMClient | None:
     if not settings.llm.configured:
         return None
     return LLMClient(settings.llm, cache_dir=Path(settings.cache_dir) / "llm")
-

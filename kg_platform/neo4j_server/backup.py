@@ -24,11 +24,18 @@ def _admin(server: LocalNeo4j, *args: str) -> None:
     env = {**os.environ, "NEO4J_HOME": str(server.home), "NEO4J_CONF": str(server.home / "conf")}
     proc = subprocess.run(
         [server._java(), "-cp", f"{server.lib_dir}/*", ADMIN_ENTRY_POINT, "database", *args],
-        env=env, capture_output=True, text=True, check=False, umask=0o077)
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        umask=0o077,
+    )
     if proc.returncode != 0:
         tail = " ".join((proc.stderr or proc.stdout).split())[-600:]
-        raise Neo4jServerError(f"neo4j-admin database {args[0]} failed: {tail}",
-                               hint="see `kgp neo4j logs`; the server was restarted if it ran")
+        raise Neo4jServerError(
+            f"neo4j-admin database {args[0]} failed: {tail}",
+            hint="see `kgp neo4j logs`; the server was restarted if it ran",
+        )
 
 
 def _offline(server: LocalNeo4j, action) -> None:  # a zero-argument callable
@@ -52,12 +59,17 @@ def dump_database(server: LocalNeo4j, path: Path, database: str = "neo4j") -> Pa
     path.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".kgp-dump-", dir=path.parent))
     try:
-        _offline(server, lambda: _admin(server, "dump", database, f"--to-path={staging}",
-                                        "--overwrite-destination=true"))
+        _offline(
+            server,
+            lambda: _admin(
+                server, "dump", database, f"--to-path={staging}", "--overwrite-destination=true"
+            ),
+        )
         produced = staging / f"{database}.dump"
         if not produced.exists():
-            raise Neo4jServerError(f"neo4j-admin wrote no {produced.name}",
-                                   hint="see `kgp neo4j logs`")
+            raise Neo4jServerError(
+                f"neo4j-admin wrote no {produced.name}", hint="see `kgp neo4j logs`"
+            )
         os.chmod(produced, 0o600)
         produced.replace(path)
     finally:
@@ -69,11 +81,17 @@ def load_database(server: LocalNeo4j, path: Path, database: str = "neo4j") -> No
     """Replace ``database`` with the dump file ``path``; stops and restarts a running server."""
     path = Path(path).expanduser().resolve()
     if not path.is_file():
-        raise Neo4jServerError(f"no dump file at {path}", hint="pass the file `kgp neo4j dump` wrote")
+        raise Neo4jServerError(
+            f"no dump file at {path}", hint="pass the file `kgp neo4j dump` wrote"
+        )
     staging = Path(tempfile.mkdtemp(prefix=".kgp-load-"))
     try:
         shutil.copyfile(path, staging / f"{database}.dump")
-        _offline(server, lambda: _admin(server, "load", database, f"--from-path={staging}",
-                                        "--overwrite-destination=true"))
+        _offline(
+            server,
+            lambda: _admin(
+                server, "load", database, f"--from-path={staging}", "--overwrite-destination=true"
+            ),
+        )
     finally:
         shutil.rmtree(staging, ignore_errors=True)

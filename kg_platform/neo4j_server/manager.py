@@ -125,8 +125,14 @@ class LocalNeo4j:
         pom = resources.files("kg_platform.neo4j_server").joinpath("pom.xml")
         with resources.as_file(pom) as pom_path:
             cmd = [
-                mvn, "-B", "-q", "-f", str(pom_path), "dependency:copy-dependencies",
-                f"-DoutputDirectory={self.lib_dir}", "-DincludeScope=runtime",
+                mvn,
+                "-B",
+                "-q",
+                "-f",
+                str(pom_path),
+                "dependency:copy-dependencies",
+                f"-DoutputDirectory={self.lib_dir}",
+                "-DincludeScope=runtime",
                 f"-Dneo4j.version={self.version}",
             ]
             proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
@@ -240,9 +246,20 @@ class LocalNeo4j:
             fh.write(f'"{quoted}"\n')
         try:
             proc = subprocess.run(
-                [java, "-cp", f"{self.lib_dir}/*", ADMIN_ENTRY_POINT, "dbms",
-                 "set-initial-password", f"@{args}"],
-                env=env, capture_output=True, text=True, check=False, umask=0o077,
+                [
+                    java,
+                    "-cp",
+                    f"{self.lib_dir}/*",
+                    ADMIN_ENTRY_POINT,
+                    "dbms",
+                    "set-initial-password",
+                    f"@{args}",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=False,
+                umask=0o077,
             )
         finally:
             args.unlink(missing_ok=True)
@@ -272,21 +289,40 @@ class LocalNeo4j:
             classpath = f"{self.classpath_extra}{os.pathsep}{classpath}"
         cfg = self.settings.neo4j
         cmd = [
-            java, f"-Xms{cfg.heap}", f"-Xmx{cfg.heap}", "-XX:+UseG1GC",
-            "-Dfile.encoding=UTF-8", "-Djava.awt.headless=true",
-            "-cp", classpath, ENTRY_POINT,
-            f"--home-dir={self.home}", f"--config-dir={self.home / 'conf'}",
+            java,
+            f"-Xms{cfg.heap}",
+            f"-Xmx{cfg.heap}",
+            "-XX:+UseG1GC",
+            "-Dfile.encoding=UTF-8",
+            "-Djava.awt.headless=true",
+            "-cp",
+            classpath,
+            ENTRY_POINT,
+            f"--home-dir={self.home}",
+            f"--config-dir={self.home / 'conf'}",
         ]
         self.console_log.parent.mkdir(parents=True, exist_ok=True)
         with open(self.console_log, "ab") as log:
             proc = subprocess.Popen(  # fixed argv, no shell
-                cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, cwd=self.home, umask=0o077,
+                cmd,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                cwd=self.home,
+                umask=0o077,
             )
-        self.state_file.write_text(json.dumps({
-            "pid": proc.pid, "bolt_port": self.bolt_port, "http_port": self.http_port,
-            "version": self.version, "started": time.time(),
-        }))
+        self.state_file.write_text(
+            json.dumps(
+                {
+                    "pid": proc.pid,
+                    "bolt_port": self.bolt_port,
+                    "http_port": self.http_port,
+                    "version": self.version,
+                    "started": time.time(),
+                }
+            )
+        )
         if wait:
             try:
                 self.wait_ready(cfg.start_timeout_s)
@@ -334,7 +370,9 @@ class LocalNeo4j:
     def _log_tail(self, lines: int = 15) -> str:
         for path in (self.log_file, self.console_log):
             if path.exists():
-                return "last log lines:\n" + "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+                return "last log lines:\n" + "\n".join(
+                    path.read_text(errors="replace").splitlines()[-lines:]
+                )
         return "no log written yet"
 
     # ----------------------------------------------------------------- stop

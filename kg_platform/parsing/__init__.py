@@ -38,6 +38,7 @@ def _office(ext: str) -> Parser:
         from kg_platform.parsing.office import parse_office
 
         return parse_office(raw, ext)
+
     return parse
 
 
@@ -95,10 +96,11 @@ def parse_file(path: Path | str) -> ParsedDocument:
     if parser is None:
         raise UnsupportedFormat(
             f"{path}: no parser for {ext or 'files without an extension'}",
-            hint="supported extensions: " + ", ".join(supported_extensions())
-                 + "; convert the file to one of them (plain text: rename it to .txt)")
+            hint="supported extensions: "
+            + ", ".join(supported_extensions())
+            + "; convert the file to one of them (plain text: rename it to .txt)",
+        )
     return parser(open_raw(path))
 
 
-__all__ = ["Block", "BlockKind", "ParsedDocument", "Section", "parse_file",
-           "supported_extensions"]
+__all__ = ["Block", "BlockKind", "ParsedDocument", "Section", "parse_file", "supported_extensions"]

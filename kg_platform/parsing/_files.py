@@ -14,13 +14,13 @@ from pathlib import Path
 
 from kg_platform.errors import CorruptDocument, EmptyDocument, ParseError
 
-HASH_PIECE = 1 << 20          # read 1 MiB at a time when hashing: bounded memory for any size
-SNIFF_BYTES = 64 * 1024       # how much of the head we look at to judge "text or junk"
-MAX_CONTROL_RATIO = 0.05      # > 5 % C0 control bytes (besides \t \n \r \f \v, ESC) = not text
+HASH_PIECE = 1 << 20  # read 1 MiB at a time when hashing: bounded memory for any size
+SNIFF_BYTES = 64 * 1024  # how much of the head we look at to judge "text or junk"
+MAX_CONTROL_RATIO = 0.05  # > 5 % C0 control bytes (besides \t \n \r \f \v, ESC) = not text
 
 _BOMS: tuple[tuple[bytes, str], ...] = (
     (b"\xef\xbb\xbf", "utf-8-sig"),
-    (b"\xff\xfe\x00\x00", "utf-32"),   # the utf-16/32 codecs read the BOM and drop it
+    (b"\xff\xfe\x00\x00", "utf-32"),  # the utf-16/32 codecs read the BOM and drop it
     (b"\x00\x00\xfe\xff", "utf-32"),
     (b"\xff\xfe", "utf-16"),
     (b"\xfe\xff", "utf-16"),
@@ -46,7 +46,7 @@ class RawFile:
     path: Path
     size: int
     sha256: str
-    head: bytes               # the first SNIFF_BYTES bytes, for content sniffing
+    head: bytes  # the first SNIFF_BYTES bytes, for content sniffing
 
     @property
     def uri(self) -> str:
@@ -59,20 +59,27 @@ def open_raw(path: Path) -> RawFile:
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise ParseError(f"{path}: file not found",
-                         hint="check the path; the file may have been moved or deleted") from None
+        raise ParseError(
+            f"{path}: file not found",
+            hint="check the path; the file may have been moved or deleted",
+        ) from None
     except PermissionError:
-        raise ParseError(f"{path}: permission denied",
-                         hint="make the file and its folders readable (chmod +r) "
-                              "or run as its owner") from None
+        raise ParseError(
+            f"{path}: permission denied",
+            hint="make the file and its folders readable (chmod +r) or run as its owner",
+        ) from None
     if path.is_dir():
-        raise ParseError(f"{path}: is a directory, not a file",
-                         hint="pass a file, or use the ingestion command that walks folders")
+        raise ParseError(
+            f"{path}: is a directory, not a file",
+            hint="pass a file, or use the ingestion command that walks folders",
+        )
     if not path.is_file():
         raise ParseError(f"{path}: not a regular file", hint="pass a regular file")
     if st.st_size == 0:
-        raise EmptyDocument(f"{path}: the file is empty (0 bytes)",
-                            hint="remove it from the input or re-export it with content")
+        raise EmptyDocument(
+            f"{path}: the file is empty (0 bytes)",
+            hint="remove it from the input or re-export it with content",
+        )
     digest = hashlib.sha256()
     head = b""
     size = 0
@@ -84,19 +91,27 @@ def open_raw(path: Path) -> RawFile:
                 digest.update(piece)
                 size += len(piece)
     except PermissionError:
-        raise ParseError(f"{path}: permission denied",
-                         hint="make the file readable (chmod +r) or run as its owner") from None
+        raise ParseError(
+            f"{path}: permission denied",
+            hint="make the file readable (chmod +r) or run as its owner",
+        ) from None
     except FileNotFoundError:
-        raise ParseError(f"{path}: the file vanished while it was being read",
-                         hint="re-run once the file is stable") from None
+        raise ParseError(
+            f"{path}: the file vanished while it was being read",
+            hint="re-run once the file is stable",
+        ) from None
     except IsADirectoryError:  # pragma: no cover - raced with a rename
         raise ParseError(f"{path}: is a directory, not a file", hint="pass a file") from None
     except OSError as exc:
-        raise ParseError(f"{path}: cannot read the file ({exc.strerror or exc})",
-                         hint="check the disk and the file permissions") from None
+        raise ParseError(
+            f"{path}: cannot read the file ({exc.strerror or exc})",
+            hint="check the disk and the file permissions",
+        ) from None
     if size == 0:
-        raise EmptyDocument(f"{path}: the file is empty (0 bytes)",
-                            hint="remove it from the input or re-export it with content")
+        raise EmptyDocument(
+            f"{path}: the file is empty (0 bytes)",
+            hint="remove it from the input or re-export it with content",
+        )
     return RawFile(path=path, size=size, sha256=digest.hexdigest(), head=head)
 
 
@@ -130,18 +145,21 @@ def check_text_like(raw: RawFile, declared: str) -> None:
     if sig:
         raise CorruptDocument(
             f"{raw.path}: has a {declared} extension but its content is a {sig}",
-            hint="rename the file with the extension that matches its content")
+            hint="rename the file with the extension that matches its content",
+        )
     if b"\x00" in head:
         raise CorruptDocument(
             f"{raw.path}: has a {declared} extension but contains NUL bytes (binary data)",
-            hint="this is not a text file; remove it from the input or convert it to text")
+            hint="this is not a text file; remove it from the input or convert it to text",
+        )
     allowed = {9, 10, 11, 12, 13, 27}
     controls = sum(1 for b in head if (b < 32 and b not in allowed) or b == 127)
     if head and controls / len(head) > MAX_CONTROL_RATIO:
         raise CorruptDocument(
             f"{raw.path}: {controls} of the first {len(head)} bytes are control characters; "
             f"this does not look like {declared} text",
-            hint="the file is binary or damaged; remove it from the input or re-export it")
+            hint="the file is binary or damaged; remove it from the input or re-export it",
+        )
 
 
 def extension_of(path: Path) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from kg_platform.parsing.model import Block, BlockKind, Section
 
-BLOCK_SEPARATOR = "\n\n"   # must match ParsedDocument.text()
+BLOCK_SEPARATOR = "\n\n"  # must match ParsedDocument.text()
 
 
 class TreeBuilder:

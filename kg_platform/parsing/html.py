@@ -19,23 +19,57 @@ from kg_platform.parsing.model import ParsedDocument
 from kg_platform.parsing.text import decode_small
 
 MIME = "text/html"
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""",
-                           re.IGNORECASE)
-_DROP_TAGS = ["script", "style", "noscript", "template", "nav", "aside", "footer", "form",
-              "iframe", "svg", "button", "input", "select"]
+_META_CHARSET = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE
+)
+_DROP_TAGS = [
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "nav",
+    "aside",
+    "footer",
+    "form",
+    "iframe",
+    "svg",
+    "button",
+    "input",
+    "select",
+]
 _DROP_ROLES = {"navigation", "banner", "contentinfo", "search", "menu"}
-_DROP_CLASSES = {"mw-editsection", "navbox", "vector-toc", "mw-jump-link", "catlinks",
-                 "printfooter", "noprint", "sidebar"}
+_DROP_CLASSES = {
+    "mw-editsection",
+    "navbox",
+    "vector-toc",
+    "mw-jump-link",
+    "catlinks",
+    "printfooter",
+    "noprint",
+    "sidebar",
+}
 
 
 def _main_content(soup):  # type: ignore[no-untyped-def]
-    return (soup.find("main") or soup.find("article") or soup.find(attrs={"role": "main"})
-            or soup.find(id="content") or soup.body or soup)
+    return (
+        soup.find("main")
+        or soup.find("article")
+        or soup.find(attrs={"role": "main"})
+        or soup.find(id="content")
+        or soup.body
+        or soup
+    )
 
 
-def html_to_document(html: str | bytes, *, raw: RawFile, mime: str = MIME,
-                     title: str | None = None, warnings: list[str] | None = None,
-                     metadata: dict[str, str] | None = None) -> ParsedDocument:
+def html_to_document(
+    html: str | bytes,
+    *,
+    raw: RawFile,
+    mime: str = MIME,
+    title: str | None = None,
+    warnings: list[str] | None = None,
+    metadata: dict[str, str] | None = None,
+) -> ParsedDocument:
     """Convert an HTML string/bytes to a :class:`ParsedDocument` (also used for HTML e-mail)."""
     from bs4 import BeautifulSoup
     from markitdown.converters import HtmlConverter
@@ -71,14 +105,24 @@ def html_to_document(html: str | bytes, *, raw: RawFile, mime: str = MIME,
         # strip=["a", "img"]: keep anchor text, drop link targets and images from the prose
         markdown = HtmlConverter().convert_string(body, strip=["a", "img"]).markdown or ""
     except Exception as exc:  # noqa: BLE001 - whatever the converter raises, the file is unusable
-        raise CorruptDocument(f"{raw.path}: the HTML could not be converted ({exc})",
-                              hint="check that the file is HTML; save the page again") from None
+        raise CorruptDocument(
+            f"{raw.path}: the HTML could not be converted ({exc})",
+            hint="check that the file is HTML; save the page again",
+        ) from None
     if not markdown.strip():
-        raise EmptyDocument(f"{raw.path}: the HTML page has no text content",
-                            hint="the page may be rendered by JavaScript; save the rendered page")
-    return document_from_markdown(markdown, raw=raw, mime=mime,
-                                  title=title or page_title or None, links=links,
-                                  warnings=warnings, metadata=metadata)
+        raise EmptyDocument(
+            f"{raw.path}: the HTML page has no text content",
+            hint="the page may be rendered by JavaScript; save the rendered page",
+        )
+    return document_from_markdown(
+        markdown,
+        raw=raw,
+        mime=mime,
+        title=title or page_title or None,
+        links=links,
+        warnings=warnings,
+        metadata=metadata,
+    )
 
 
 def _declared_charset(head: bytes) -> str | None:
@@ -98,8 +142,7 @@ def parse_html(raw: RawFile) -> ParsedDocument:
     check_text_like(raw, "HTML")
     encoding = bom_encoding(raw.head) or _declared_charset(raw.head)
     text, warnings = decode_small(raw, encoding)
-    return html_to_document(text, raw=raw, warnings=warnings,
-                            metadata={"converter": "markitdown"})
+    return html_to_document(text, raw=raw, warnings=warnings, metadata={"converter": "markitdown"})
 
 
 __all__ = ["html_to_document", "parse_html"]

@@ -28,12 +28,13 @@ _TABLE_DELIM = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*(\|[ \t]*:?-+:?[ \t]*)*\
 _LIST_ITEM = re.compile(r"^( {0,3})([-*+]|\d{1,9}[.)])([ \t]+|$)")
 _IMAGE_ONLY = re.compile(r"^\s*(?:\[)?!\[([^\]]*)\]\(([^)]*)\)(?:\]\([^)]*\))?\s*$")
 _ZERO_WIDTH = {0x200B: None, 0x200C: None, 0x200D: None, 0x2060: None, 0xFEFF: None}
-_SLIDE = re.compile(r"^<!-- Slide number: (\d+) -->\s*$")   # markitdown's PPTX slide marker
+_SLIDE = re.compile(r"^<!-- Slide number: (\d+) -->\s*$")  # markitdown's PPTX slide marker
 _CAPTION = re.compile(r"^\s*(?:\*\*|\*|_)?(Figure|Fig\.?)\s*\d+", re.IGNORECASE)
 
 # Links: [text](target "title") not preceded by "!", <scheme://...>, and [ref]: target
 _INLINE_LINK = re.compile(
-    r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^\s)>]+)>?(?:\s+[\"'(][^)]*)?\)")
+    r"(?<!!)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*<?([^\s)>]+)>?(?:\s+[\"'(][^)]*)?\)"
+)
 _IMAGE = re.compile(r"!\[([^\]]*)\]\((?:[^()]|\([^)]*\))*\)")
 _AUTOLINK = re.compile(r"<((?:https?|ftp|mailto):[^>\s]+)>")
 _REF_DEF = re.compile(r"^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s+[\"'(].*)?$")
@@ -72,8 +73,12 @@ def _collect_links(text: str, out: list[str], seen: set[str]) -> None:
 
 def _add_link(target: str, out: list[str], seen: set[str]) -> None:
     target = target.strip()
-    if not target or target.startswith("#") or target.startswith("data:") \
-            or target.lower().startswith("javascript:"):
+    if (
+        not target
+        or target.startswith("#")
+        or target.startswith("data:")
+        or target.lower().startswith("javascript:")
+    ):
         return
     if target not in seen:
         seen.add(target)
@@ -89,7 +94,7 @@ class _Scanner:
         self.links: list[str] = []
         self._seen: set[str] = set()
         self.para: list[str] = []
-        self.page: int | None = None   # slide number for PPTX (markitdown marks each slide)
+        self.page: int | None = None  # slide number for PPTX (markitdown marks each slide)
 
     # -- emitting -------------------------------------------------------------------------------
     def _emit(self, text: str, kind: str) -> Block | None:
@@ -157,14 +162,19 @@ class _Scanner:
                 self.flush()
                 i += 1
                 continue
-            if "|" in line and i + 1 < n and _TABLE_DELIM.match(lines[i + 1]) \
-                    and "-" in lines[i + 1]:
+            if (
+                "|" in line
+                and i + 1 < n
+                and _TABLE_DELIM.match(lines[i + 1])
+                and "-" in lines[i + 1]
+            ):
                 self.flush()
                 i = self._table(lines, i)
                 continue
             item = _LIST_ITEM.match(line)
-            if item and (not self.para or not item.group(2)[0].isdigit()
-                         or item.group(2)[:-1] == "1"):
+            if item and (
+                not self.para or not item.group(2)[0].isdigit() or item.group(2)[:-1] == "1"
+            ):
                 self.flush()
                 i = self._list(lines, i)
                 continue
@@ -181,7 +191,8 @@ class _Scanner:
     def _code(self, lines: list[str], i: int, fence: re.Match[str]) -> int:
         marker = fence.group(2)
         close = re.compile(
-            r"^ {0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$")
+            r"^ {0,3}" + re.escape(marker[0]) + "{" + str(len(marker)) + r",}[ \t]*$"
+        )
         body = [lines[i]]
         j = i + 1
         while j < len(lines):
@@ -208,7 +219,7 @@ class _Scanner:
         n = len(lines)
         body = [lines[i]]
         j = i + 1
-        in_fence: str | None = None   # marker of a fenced block nested in an item
+        in_fence: str | None = None  # marker of a fenced block nested in an item
         while j < n:
             line = lines[j]
             fence = _FENCE.match(line) if line[:1].isspace() else None
@@ -248,11 +259,12 @@ def _split_front_matter(text: str) -> tuple[str | None, str]:
     end = re.search(r"^(---|\.\.\.)[ \t]*$", text[4:], re.MULTILINE)
     if not end:
         return None, text
-    return text[4:4 + end.start()], text[4 + end.end():]
+    return text[4 : 4 + end.start()], text[4 + end.end() :]
 
 
-def build_markdown(text: str, builder: TreeBuilder | None = None, *,
-                   plain_links: bool = False) -> MarkdownResult:
+def build_markdown(
+    text: str, builder: TreeBuilder | None = None, *, plain_links: bool = False
+) -> MarkdownResult:
     """Scan Markdown ``text`` into ``builder`` (a fresh one by default) and return the tree.
 
     ``plain_links`` keeps only the anchor text of links and the alt text of images in block
@@ -270,15 +282,24 @@ def build_markdown(text: str, builder: TreeBuilder | None = None, *,
     return MarkdownResult(root=builder.finish(), links=scanner.links, front_matter=front)
 
 
-def document_from_markdown(text: str, *, raw: RawFile, mime: str, title: str | None = None,
-                           plain_links: bool = False, links: list[str] | None = None,
-                           warnings: list[str] | None = None,
-                           metadata: dict[str, str] | None = None) -> ParsedDocument:
+def document_from_markdown(
+    text: str,
+    *,
+    raw: RawFile,
+    mime: str,
+    title: str | None = None,
+    plain_links: bool = False,
+    links: list[str] | None = None,
+    warnings: list[str] | None = None,
+    metadata: dict[str, str] | None = None,
+) -> ParsedDocument:
     """Wrap :func:`build_markdown` output into a :class:`ParsedDocument` for ``raw``."""
     result = build_markdown(text, plain_links=plain_links)
     if count_blocks(result.root) == 0 and len(result.root.walk()) == 1:
-        raise EmptyDocument(f"{raw.path}: no text could be extracted",
-                     hint="the document has no text content; remove it from the input")
+        raise EmptyDocument(
+            f"{raw.path}: no text could be extracted",
+            hint="the document has no text content; remove it from the input",
+        )
     all_links = list(links or [])
     seen = set(all_links)
     for link in result.links:
@@ -308,10 +329,17 @@ def parse_markdown(raw: RawFile) -> ParsedDocument:
     check_text_like(raw, "Markdown")
     text, warnings = decode_small(raw)
     if not text.strip():
-        raise EmptyDocument(f"{raw.path}: the file holds only whitespace",
-                            hint="remove it from the input or add content")
+        raise EmptyDocument(
+            f"{raw.path}: the file holds only whitespace",
+            hint="remove it from the input or add content",
+        )
     return document_from_markdown(text, raw=raw, mime=MIME, warnings=warnings)
 
 
-__all__ = ["MarkdownResult", "build_markdown", "document_from_markdown", "parse_markdown",
-           "simplify_links"]
+__all__ = [
+    "MarkdownResult",
+    "build_markdown",
+    "document_from_markdown",
+    "parse_markdown",
+    "simplify_links",
+]

@@ -18,17 +18,17 @@ BlockKind = Literal["text", "table", "figure", "code", "list"]
 class Block:
     text: str
     kind: BlockKind = "text"
-    page: int | None = None          # 1-based page number (PDF); None for unpaged formats
-    offset: int | None = None        # character offset in the document's extracted text
+    page: int | None = None  # 1-based page number (PDF); None for unpaged formats
+    offset: int | None = None  # character offset in the document's extracted text
 
 
 @dataclass
 class Section:
     title: str
-    level: int                       # heading depth: 0 = document root, 1 = H1/top section ...
+    level: int  # heading depth: 0 = document root, 1 = H1/top section ...
     blocks: list[Block] = field(default_factory=list)
     children: list["Section"] = field(default_factory=list)
-    page: int | None = None          # page where the section starts
+    page: int | None = None  # page where the section starts
 
     def walk(self) -> "list[Section]":
         """This section and all descendants, depth-first in document order."""
@@ -40,10 +40,10 @@ class Section:
 
 @dataclass
 class ParsedDocument:
-    uri: str                         # absolute path or URL the document came from
+    uri: str  # absolute path or URL the document came from
     title: str
     mime: str
-    root: Section                    # level-0 section; its blocks precede the first heading
+    root: Section  # level-0 section; its blocks precede the first heading
     sha256: str = ""
     bytes: int = 0
     pages: int | None = None

@@ -37,8 +37,9 @@ def markitdown() -> Any:
     try:
         from markitdown import MarkItDown
     except ImportError as exc:  # pragma: no cover - core dependency
-        raise UnsupportedFormat("markitdown is not installed",
-                                hint="pip install 'markitdown[docx,pptx,xlsx]'") from exc
+        raise UnsupportedFormat(
+            "markitdown is not installed", hint="pip install 'markitdown[docx,pptx,xlsx]'"
+        ) from exc
     return MarkItDown(enable_plugins=False)
 
 
@@ -46,26 +47,36 @@ def _check_package(raw: RawFile, ext: str) -> str | None:
     """Verify the file is the OOXML package its extension says; return its core title."""
     if raw.head.startswith(_OLE):
         if _ENCRYPTION_INFO in raw.path.read_bytes():
-            raise EncryptedDocument(f"{raw.path}: the {ext} file is password protected",
-                                    hint="remove the password (save an unprotected copy) and retry")
-        raise CorruptDocument(f"{raw.path}: is a legacy binary Office file, not {ext}",
-                              hint=f"open it in Office/LibreOffice and save it as {ext}")
+            raise EncryptedDocument(
+                f"{raw.path}: the {ext} file is password protected",
+                hint="remove the password (save an unprotected copy) and retry",
+            )
+        raise CorruptDocument(
+            f"{raw.path}: is a legacy binary Office file, not {ext}",
+            hint=f"open it in Office/LibreOffice and save it as {ext}",
+        )
     if not raw.head.startswith(b"PK"):
-        raise CorruptDocument(f"{raw.path}: not a {ext} file (no ZIP container)",
-                              hint="the file is damaged or misnamed; re-export it")
+        raise CorruptDocument(
+            f"{raw.path}: not a {ext} file (no ZIP container)",
+            hint="the file is damaged or misnamed; re-export it",
+        )
     try:
         with zipfile.ZipFile(raw.path) as zf:
             names = zf.namelist()
             if not any(n.startswith(_MAIN_PART[ext]) for n in names):
-                raise CorruptDocument(f"{raw.path}: ZIP file without the {ext} main part",
-                                      hint="the file is damaged or misnamed; re-export it")
+                raise CorruptDocument(
+                    f"{raw.path}: ZIP file without the {ext} main part",
+                    hint="the file is damaged or misnamed; re-export it",
+                )
             if "docProps/core.xml" in names:
                 m = _CORE_TITLE.search(zf.read("docProps/core.xml"))
                 if m:
                     return m.group(1).decode("utf-8", "replace").strip() or None
     except zipfile.BadZipFile as exc:
-        raise CorruptDocument(f"{raw.path}: damaged {ext} package ({exc})",
-                              hint="the file is truncated or damaged; re-export it") from None
+        raise CorruptDocument(
+            f"{raw.path}: damaged {ext} package ({exc})",
+            hint="the file is truncated or damaged; re-export it",
+        ) from None
     return None
 
 
@@ -75,15 +86,21 @@ def parse_office(raw: RawFile, ext: str) -> ParsedDocument:
     try:
         result = markitdown().convert(str(raw.path))
     except Exception as exc:  # noqa: BLE001 - markitdown wraps converter failures in its own types
-        raise CorruptDocument(f"{raw.path}: could not convert the {ext} file ({exc})",
-                              hint="open and re-save it in Office/LibreOffice, then retry"
-                              ) from None
+        raise CorruptDocument(
+            f"{raw.path}: could not convert the {ext} file ({exc})",
+            hint="open and re-save it in Office/LibreOffice, then retry",
+        ) from None
     text = result.text_content or ""
     # plain_links: chunk text keeps the anchor text only; the targets still go to doc.links
-    doc = document_from_markdown(text, raw=raw, mime=MIMES[ext],
-                                 title=core_title or getattr(result, "title", None),
-                                 plain_links=True, metadata={"converter": "markitdown"})
-    if ext == ".pptx":   # slides are the pages of a presentation
+    doc = document_from_markdown(
+        text,
+        raw=raw,
+        mime=MIMES[ext],
+        title=core_title or getattr(result, "title", None),
+        plain_links=True,
+        metadata={"converter": "markitdown"},
+    )
+    if ext == ".pptx":  # slides are the pages of a presentation
         slides = [b.page for s in doc.sections() for b in s.blocks if b.page is not None]
         doc.pages = max(slides) if slides else None
     return doc

@@ -31,18 +31,20 @@ from kg_platform.parsing._tree import TreeBuilder
 from kg_platform.parsing.model import ParsedDocument
 
 MIME = "application/pdf"
-TAIL_BYTES = 4096            # a complete PDF ends with %%EOF within its last bytes
-MIN_RULES = 2                # a ruled table needs >= 2 horizontal and >= 2 vertical rules
-WIDE_FRACTION = 0.6          # a block wider than this share of the text area spans the columns
-MARGIN_FRACTION = 0.1        # top/bottom band where running heads and page numbers live
+TAIL_BYTES = 4096  # a complete PDF ends with %%EOF within its last bytes
+MIN_RULES = 2  # a ruled table needs >= 2 horizontal and >= 2 vertical rules
+WIDE_FRACTION = 0.6  # a block wider than this share of the text area spans the columns
+MARGIN_FRACTION = 0.1  # top/bottom band where running heads and page numbers live
 
 _CAPTION = re.compile(r"^\s*(Figure|Fig\.?)\s*\d+[\w.\-–]*", re.IGNORECASE)
 # "Figure 3." / "Fig. 2:" / "Figure 7-26.": a number then punctuation ("Figure 3 shows" is prose)
-_CAPTION_STRICT = re.compile(r"^\s*(Figure|Fig\.?)\s*\d+(?:[.\-–]\d+)*[a-z]?\s*[.:|—–-]",
-                             re.IGNORECASE)
+_CAPTION_STRICT = re.compile(
+    r"^\s*(Figure|Fig\.?)\s*\d+(?:[.\-–]\d+)*[a-z]?\s*[.:|—–-]", re.IGNORECASE
+)
 _BULLET = re.compile(r"^\s*([•◦▪●‣∙·\-–*]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+")
-_PAGE_NUMBER = re.compile(r"^(page\s*)?[\divxlc]{1,6}([\-–/.]\s*[\divxlc]{1,6})?(\s*of\s*\d+)?$",
-                          re.IGNORECASE)
+_PAGE_NUMBER = re.compile(
+    r"^(page\s*)?[\divxlc]{1,6}([\-–/.]\s*[\divxlc]{1,6})?(\s*of\s*\d+)?$", re.IGNORECASE
+)
 _WS = re.compile(r"\s+")
 
 
@@ -51,8 +53,10 @@ def _pymupdf() -> Any:
     try:
         import pymupdf
     except ImportError as exc:
-        raise UnsupportedFormat("PDF support needs PyMuPDF, which is not installed",
-                                hint="pip install 'kg-platform[pdf]'") from exc
+        raise UnsupportedFormat(
+            "PDF support needs PyMuPDF, which is not installed",
+            hint="pip install 'kg-platform[pdf]'",
+        ) from exc
     return pymupdf
 
 
@@ -66,15 +70,15 @@ def _table_options() -> dict[str, Any]:
 
 @dataclass
 class _Item:
-    kind: str                              # text | list | table | figure | heading
+    kind: str  # text | list | table | figure | heading
     text: str
     bbox: tuple[float, float, float, float]
     page: int
-    size: float = 0.0                      # dominant font size (by characters)
-    lead: float = 0.0                      # font size of the first span (headings start big)
+    size: float = 0.0  # dominant font size (by characters)
+    lead: float = 0.0  # font size of the first span (headings start big)
     bold: bool = False
     lines: int = 1
-    level: int = 0                         # heading level once decided
+    level: int = 0  # heading level once decided
     labels: list[str] = field(default_factory=list)
 
     @property
@@ -113,7 +117,7 @@ def _join_lines(lines: list[str]) -> str:
         if not out:
             out = line
         elif out.endswith("-") and line[:1].islower():
-            out += line                      # "self-" + "locking" -> "self-locking"
+            out += line  # "self-" + "locking" -> "self-locking"
         else:
             out += " " + line
     return out
@@ -137,12 +141,12 @@ def _table_markdown(table: Any, words: list[tuple]) -> str | None:
     """Render one detected table as Markdown (first row as header); None if it is not a table."""
     bbox = tuple(table.bbox)
     inside = [w for w in words if _inside((w[0] + w[2]) / 2, (w[1] + w[3]) / 2, bbox)]
-    table_rows = table.rows          # a property that is recomputed on every access
+    table_rows = table.rows  # a property that is recomputed on every access
     grid: list[list[list[tuple]]] = [[[] for _ in row.cells] for row in table_rows]
     for w in inside:
         x, y = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
         placed = False
-        for r, row in enumerate(table_rows):   # rows may overlap where cells span rows
+        for r, row in enumerate(table_rows):  # rows may overlap where cells span rows
             if not (row.bbox[1] - 1 <= y <= row.bbox[3] + 1):
                 continue
             for c, cell in enumerate(row.cells):
@@ -232,8 +236,10 @@ def _read_page(page: Any, number: int) -> _Page:
         spans = [s for line in block["lines"] for s in line["spans"] if s["text"].strip()]
         if not spans:
             continue
-        lines = [_WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip()
-                 for line in block["lines"]]
+        lines = [
+            _WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip()
+            for line in block["lines"]
+        ]
         lines = [ln for ln in lines if ln]
         text = _join_lines(lines)
         chars: Counter[float] = Counter()
@@ -242,15 +248,25 @@ def _read_page(page: Any, number: int) -> _Page:
         size = chars.most_common(1)[0][0]
         lead = round(spans[0]["size"] * 2) / 2
         bold = all(_is_bold(s) for s in spans)
-        if len(text) <= 600 and (_CAPTION_STRICT.match(text) or (
-                _CAPTION.match(text) and image_boxes and len(lines) <= 3)):
+        if len(text) <= 600 and (
+            _CAPTION_STRICT.match(text)
+            or (_CAPTION.match(text) and image_boxes and len(lines) <= 3)
+        ):
             items.extend(_split_captions(block, number, box))
             continue
         kind = "list" if _BULLET.match(text) else "text"
-        item = _Item(kind, text, bbox, number, size=size, lead=lead,  # type: ignore[arg-type]
-                     bold=bold, lines=len(lines))
+        item = _Item(
+            kind,
+            text,
+            bbox,
+            number,
+            size=size,
+            lead=lead,  # type: ignore[arg-type]
+            bold=bold,
+            lines=len(lines),
+        )
         if len(text.split()) <= 12 and any(_inside(cx, cy, b, pad=0) for b in image_boxes):
-            labels.append(item)              # text printed inside a figure (callouts, legends)
+            labels.append(item)  # text printed inside a figure (callouts, legends)
         else:
             items.append(item)
 
@@ -326,6 +342,7 @@ def _columns(band: list[_Item]) -> list[_Item]:
 
 def _drop_running_heads(pages: list[_Page]) -> int:
     """Remove page numbers and headers/footers repeated on at least half of the pages."""
+
     def in_margin(it: _Item, page: _Page) -> bool:
         return it.cy < MARGIN_FRACTION * page.height or it.cy > (1 - MARGIN_FRACTION) * page.height
 
@@ -340,9 +357,14 @@ def _drop_running_heads(pages: list[_Page]) -> int:
     for page in pages:
         keep = []
         for it in page.items:
-            if it.kind in ("text", "list") and in_margin(it, page) and (
+            if (
+                it.kind in ("text", "list")
+                and in_margin(it, page)
+                and (
                     _PAGE_NUMBER.match(it.text.strip())
-                    or (len(pages) >= 3 and seen[key(it)] >= threshold)):
+                    or (len(pages) >= 3 and seen[key(it)] >= threshold)
+                )
+            ):
                 removed += 1
                 continue
             keep.append(it)
@@ -379,8 +401,9 @@ def _font_headings(pages: list[_Page]) -> None:
         # bold is the body style here (slides, forms): only larger type marks a heading
         drop = {id(it) for it in bold_body}
         heads = [it for it in heads if id(it) not in drop]
-    bigger = sorted({it.lead for it in heads if it.lead >= body + max(1.0, 0.12 * body)},
-                    reverse=True)
+    bigger = sorted(
+        {it.lead for it in heads if it.lead >= body + max(1.0, 0.12 * body)}, reverse=True
+    )
     rank = {size: k + 1 for k, size in enumerate(bigger)}
     for it in heads:
         it.kind = "heading"
@@ -405,28 +428,32 @@ def _toc_headings(pages: list[_Page], toc: list[list[Any]]) -> None:
                 continue
             have = _norm(it.text)
             if have == want or (want and have.startswith(want)):
-                rest = it.text.strip()[len(title):].strip() if have != want else ""
-                page.items[k] = _Item("heading", title, it.bbox, number, size=it.size,
-                                      level=min(level, 6))
+                rest = it.text.strip()[len(title) :].strip() if have != want else ""
+                page.items[k] = _Item(
+                    "heading", title, it.bbox, number, size=it.size, level=min(level, 6)
+                )
                 if rest and it.text.strip().lower().startswith(title.lower()):
-                    page.items.insert(k + 1, _Item(it.kind, rest, it.bbox, number,
-                                                   size=it.size))
+                    page.items.insert(k + 1, _Item(it.kind, rest, it.bbox, number, size=it.size))
                 break
-        else:   # not printed on the page (or printed differently): the section starts there
+        else:  # not printed on the page (or printed differently): the section starts there
             first = page.items[0].bbox if page.items else (0.0, 0.0, 0.0, 0.0)
             page.items.insert(0, _Item("heading", title, first, number, level=min(level, 6)))
 
 
 def _check_container(raw: RawFile) -> None:
     if b"%PDF-" not in raw.head[:1024]:
-        raise CorruptDocument(f"{raw.path}: not a PDF (no %PDF header)",
-                              hint="the file is misnamed or damaged; rename or re-export it")
+        raise CorruptDocument(
+            f"{raw.path}: not a PDF (no %PDF header)",
+            hint="the file is misnamed or damaged; rename or re-export it",
+        )
     with open(raw.path, "rb") as fh:
         fh.seek(max(0, raw.size - TAIL_BYTES))
         tail = fh.read()
     if b"%%EOF" not in tail:
-        raise CorruptDocument(f"{raw.path}: the PDF is truncated (no %%EOF at its end)",
-                              hint="the download or copy was cut short; fetch the file again")
+        raise CorruptDocument(
+            f"{raw.path}: the PDF is truncated (no %%EOF at its end)",
+            hint="the download or copy was cut short; fetch the file again",
+        )
 
 
 def parse_pdf(raw: RawFile) -> ParsedDocument:
@@ -436,19 +463,23 @@ def parse_pdf(raw: RawFile) -> ParsedDocument:
     try:
         doc = fitz.open(raw.path)
     except Exception as exc:  # noqa: BLE001 - PyMuPDF raises several untyped errors on bad files
-        raise CorruptDocument(f"{raw.path}: PyMuPDF cannot open the PDF ({exc})",
-                              hint="the file is damaged; re-export or re-download it") from None
+        raise CorruptDocument(
+            f"{raw.path}: PyMuPDF cannot open the PDF ({exc})",
+            hint="the file is damaged; re-export or re-download it",
+        ) from None
     warnings: list[str] = []
     with doc:
         if doc.needs_pass:
-            raise EncryptedDocument(f"{raw.path}: the PDF is password protected",
-                                    hint="save an unprotected copy (or decrypt it with qpdf "
-                                         "--decrypt) and ingest that")
+            raise EncryptedDocument(
+                f"{raw.path}: the PDF is password protected",
+                hint="save an unprotected copy (or decrypt it with qpdf --decrypt) and ingest that",
+            )
         if doc.is_encrypted:
             warnings.append("PDF has owner-password restrictions; text was extracted anyway")
         if doc.page_count == 0:
-            raise CorruptDocument(f"{raw.path}: the PDF has no pages",
-                                  hint="the file is damaged; re-export it")
+            raise CorruptDocument(
+                f"{raw.path}: the PDF has no pages", hint="the file is damaged; re-export it"
+            )
         pages: list[_Page] = []
         links: list[str] = []
         try:
@@ -460,18 +491,25 @@ def parse_pdf(raw: RawFile) -> ParsedDocument:
                         links.append(uri)
             toc = doc.get_toc(simple=True)
         except (RuntimeError, fitz.mupdf.FzErrorBase) as exc:  # MuPDF: damaged content
-            raise CorruptDocument(f"{raw.path}: damaged PDF content ({exc})",
-                                  hint="re-export the PDF or print it to a new PDF") from None
-        metadata = {k: str(v) for k, v in (doc.metadata or {}).items()
-                    if v and k in ("title", "author", "subject", "creator", "producer")}
+            raise CorruptDocument(
+                f"{raw.path}: damaged PDF content ({exc})",
+                hint="re-export the PDF or print it to a new PDF",
+            ) from None
+        metadata = {
+            k: str(v)
+            for k, v in (doc.metadata or {}).items()
+            if v and k in ("title", "author", "subject", "creator", "producer")
+        }
         meta_title = (doc.metadata or {}).get("title") or ""
         page_count = doc.page_count
 
     if not any(it.text.strip() for p in pages for it in p.items):
         if any(p.images for p in pages):
-            raise NeedsOCR(f"{raw.path}: the PDF has images but no text layer (scanned?)",
-                           hint="OCR is not enabled in kg-platform; run OCR first (e.g. "
-                                "ocrmypdf in.pdf out.pdf) and ingest the result")
+            raise NeedsOCR(
+                f"{raw.path}: the PDF has images but no text layer (scanned?)",
+                hint="OCR is not enabled in kg-platform; run OCR first (e.g. "
+                "ocrmypdf in.pdf out.pdf) and ingest the result",
+            )
         raise EmptyDocument(f"{raw.path}: the PDF has no text", hint="nothing to ingest")
 
     removed = _drop_running_heads(pages)
@@ -502,9 +540,18 @@ def parse_pdf(raw: RawFile) -> ParsedDocument:
                 builder.block(it.text, it.kind, page=it.page)  # type: ignore[arg-type]
     root = builder.finish()
     title = meta_title.strip() or first_heading or raw.path.stem
-    return ParsedDocument(uri=raw.uri, title=title, mime=MIME, root=root, sha256=raw.sha256,
-                          bytes=raw.size, pages=page_count, links=links, warnings=warnings,
-                          metadata=metadata)
+    return ParsedDocument(
+        uri=raw.uri,
+        title=title,
+        mime=MIME,
+        root=root,
+        sha256=raw.sha256,
+        bytes=raw.size,
+        pages=page_count,
+        links=links,
+        warnings=warnings,
+        metadata=metadata,
+    )
 
 
 __all__ = ["parse_pdf"]

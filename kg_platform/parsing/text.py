@@ -19,11 +19,12 @@ from kg_platform.parsing._tree import TreeBuilder
 from kg_platform.parsing.model import ParsedDocument
 
 MIME = "text/plain"
-PIECE_CHARS = 1 << 20          # characters decoded per read
-ERRORS = "kgp-count-replace"   # codec error handler: replace with U+FFFD and count the bytes
+PIECE_CHARS = 1 << 20  # characters decoded per read
+ERRORS = "kgp-count-replace"  # codec error handler: replace with U+FFFD and count the bytes
 
 _invalid_bytes: contextvars.ContextVar[list[int] | None] = contextvars.ContextVar(
-    "kgp_invalid_bytes", default=None)
+    "kgp_invalid_bytes", default=None
+)
 
 
 def _count_and_replace(exc: UnicodeError) -> tuple[str, int]:
@@ -61,7 +62,8 @@ def detect_encoding(raw: RawFile) -> str:
     token = _invalid_bytes.set(counter)
     try:
         decoded = codecs.getincrementaldecoder("utf-8")(errors=ERRORS).decode(
-            raw.head, final=raw.size <= len(raw.head))
+            raw.head, final=raw.size <= len(raw.head)
+        )
     finally:
         _invalid_bytes.reset(token)
     non_ascii = sum(1 for ch in decoded if ord(ch) > 127 and ch != "\ufffd")
@@ -71,7 +73,7 @@ def detect_encoding(raw: RawFile) -> str:
 
     results = list(from_bytes(raw.head))
     if not results:
-        return "utf-8"   # undecidable: decode as UTF-8 and report every invalid byte
+        return "utf-8"  # undecidable: decode as UTF-8 and report every invalid byte
     best = results[0]
     for result in results:
         if result.encoding in _PREFERRED and result.chaos <= best.chaos + _CHAOS_WINDOW:
@@ -124,7 +126,7 @@ def _stream_lines(raw: RawFile, encoding: str) -> Iterator[str]:
         while piece := fh.read(PIECE_CHARS):
             parts = piece.split("\n")
             del piece
-            if len(parts) == 1:          # a piece inside one very long line
+            if len(parts) == 1:  # a piece inside one very long line
                 carry.append(parts[0])
                 continue
             carry.append(parts[0])
@@ -152,12 +154,18 @@ def parse_text(raw: RawFile) -> ParsedDocument:
     finally:
         _invalid_bytes.reset(token)
     if first_line is None:
-        raise EmptyDocument(f"{raw.path}: the file holds only whitespace",
-                            hint="remove it from the input or add content")
+        raise EmptyDocument(
+            f"{raw.path}: the file holds only whitespace",
+            hint="remove it from the input or add content",
+        )
     title = first_line if len(first_line) <= 120 else raw.path.stem
     return ParsedDocument(
-        uri=raw.uri, title=title, mime=MIME, root=builder.finish(),
-        sha256=raw.sha256, bytes=raw.size,
+        uri=raw.uri,
+        title=title,
+        mime=MIME,
+        root=builder.finish(),
+        sha256=raw.sha256,
+        bytes=raw.size,
         warnings=_invalid_warning(counter[0], encoding),
         metadata={"encoding": encoding},
     )

@@ -14,8 +14,15 @@ task classification), ``trajectory`` (``(:Trajectory)`` storage), ``llm_steps`` 
 """
 
 from kg_platform.reasoning.pipeline import MODES, Reasoner
-from kg_platform.reasoning.types import (
-    NO_LLM_MARK, Answer, Citation, Evidence, TraceEvent, Usage)
+from kg_platform.reasoning.types import NO_LLM_MARK, Answer, Citation, Evidence, TraceEvent, Usage
 
-__all__ = ["MODES", "NO_LLM_MARK", "Answer", "Citation", "Evidence", "Reasoner", "TraceEvent",
-           "Usage"]
+__all__ = [
+    "MODES",
+    "NO_LLM_MARK",
+    "Answer",
+    "Citation",
+    "Evidence",
+    "Reasoner",
+    "TraceEvent",
+    "Usage",
+]

@@ -24,8 +24,15 @@ def citations_for(context: list[Evidence], *texts: str) -> list[Citation]:
     """One citation per context passage, numbered as the prompt numbered them."""
     used = cited_numbers(*texts)
     return [
-        Citation(n=i, chunk_id=ev.chunk_id, source_title=ev.source_title,
-                 source_uri=ev.source_uri, section=ev.section, page=ev.page, cited=i in used,
-                 quote=" ".join(ev.text.split())[:160])
+        Citation(
+            n=i,
+            chunk_id=ev.chunk_id,
+            source_title=ev.source_title,
+            source_uri=ev.source_uri,
+            section=ev.section,
+            page=ev.page,
+            cited=i in used,
+            quote=" ".join(ev.text.split())[:160],
+        )
         for i, ev in enumerate(context, 1)
     ]

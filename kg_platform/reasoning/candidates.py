@@ -30,8 +30,8 @@ class Candidate:
     cos: float
     atom_id: str | None = None
     atom: str | None = None
-    proposal: str | None = None      # the proposal (or the original question) that found it
-    path: str = "atom"               # 'atom' | 'atom-question' (fallback 1) | 'chunk' (fallback 2)
+    proposal: str | None = None  # the proposal (or the original question) that found it
+    path: str = "atom"  # 'atom' | 'atom-question' (fallback 1) | 'chunk' (fallback 2)
 
     @property
     def label(self) -> str:
@@ -39,18 +39,26 @@ class Candidate:
         return self.atom or self.chunk_text[:200]
 
     def to_dict(self) -> dict:
-        return {"chunk_id": self.chunk_id, "atom_id": self.atom_id, "atom": self.atom,
-                "proposal": self.proposal, "cos": round(self.cos, 4), "path": self.path}
+        return {
+            "chunk_id": self.chunk_id,
+            "atom_id": self.atom_id,
+            "atom": self.atom,
+            "proposal": self.proposal,
+            "cos": round(self.cos, 4),
+            "path": self.path,
+        }
 
 
 class CandidateSource(Protocol):
     """Where candidates come from; the graph in production, anything with this shape in tests."""
 
-    def via_atoms(self, queries: list[str], chosen: set[str], *, k: int, delta: float,
-                  path: str = "atom") -> list[Candidate]: ...
+    def via_atoms(
+        self, queries: list[str], chosen: set[str], *, k: int, delta: float, path: str = "atom"
+    ) -> list[Candidate]: ...
 
-    def via_chunks(self, query: str, chosen: set[str], *, k: int, delta: float) -> list[Candidate]:
-        ...
+    def via_chunks(
+        self, query: str, chosen: set[str], *, k: int, delta: float
+    ) -> list[Candidate]: ...
 
 
 class GraphCandidates:
@@ -59,8 +67,13 @@ class GraphCandidates:
     #: how many index hits to fetch per wanted hit, so a corpus filter still leaves K
     FETCH_FACTOR = 5
 
-    def __init__(self, graph: "GraphClient", embedder: "Embedder", corpus: str | None,
-                 chunk_index: str = "chunk_embedding_l1") -> None:
+    def __init__(
+        self,
+        graph: "GraphClient",
+        embedder: "Embedder",
+        corpus: str | None,
+        chunk_index: str = "chunk_embedding_l1",
+    ) -> None:
         self.graph = graph
         self.embedder = embedder
         self.corpus = corpus
@@ -83,30 +96,62 @@ class GraphCandidates:
     def _fetch(self, k: int) -> int:
         return k * self.FETCH_FACTOR if self.corpus else k
 
-    def via_atoms(self, queries: list[str], chosen: set[str], *, k: int, delta: float,
-                  path: str = "atom") -> list[Candidate]:
+    def via_atoms(
+        self, queries: list[str], chosen: set[str], *, k: int, delta: float, path: str = "atom"
+    ) -> list[Candidate]:
         if not queries:
             return []
-        proposals = [{"i": i, "text": q, "vec": v}
-                     for i, (q, v) in enumerate(zip(queries, self.vectors(queries)))]
+        proposals = [
+            {"i": i, "text": q, "vec": v}
+            for i, (q, v) in enumerate(zip(queries, self.vectors(queries)))
+        ]
         rows = self.graph.read(
-            "reasoning/atom_candidates", proposals=proposals, k=k, k_fetch=self._fetch(k),
-            delta=delta, corpus=self.corpus, chosen=sorted(chosen),
+            "reasoning/atom_candidates",
+            proposals=proposals,
+            k=k,
+            k_fetch=self._fetch(k),
+            delta=delta,
+            corpus=self.corpus,
+            chosen=sorted(chosen),
         )
-        return dedupe_atoms([
-            Candidate(chunk_id=r["chunk_id"], chunk_text=r["text"] or "", cos=float(r["cos"]),
-                      atom_id=r["atom_id"], atom=r["atom"], proposal=r["proposal"], path=path)
-            for r in rows
-        ])
+        return dedupe_atoms(
+            [
+                Candidate(
+                    chunk_id=r["chunk_id"],
+                    chunk_text=r["text"] or "",
+                    cos=float(r["cos"]),
+                    atom_id=r["atom_id"],
+                    atom=r["atom"],
+                    proposal=r["proposal"],
+                    path=path,
+                )
+                for r in rows
+            ]
+        )
 
     def via_chunks(self, query: str, chosen: set[str], *, k: int, delta: float) -> list[Candidate]:
         rows = self.graph.read(
-            "reasoning/chunk_candidates", index=self.chunk_index, vec=self.vector(query), k=k,
-            k_fetch=self._fetch(k), delta=delta, corpus=self.corpus, chosen=sorted(chosen),
+            "reasoning/chunk_candidates",
+            index=self.chunk_index,
+            vec=self.vector(query),
+            k=k,
+            k_fetch=self._fetch(k),
+            delta=delta,
+            corpus=self.corpus,
+            chosen=sorted(chosen),
         )
-        return [Candidate(chunk_id=r["chunk_id"], chunk_text=r["text"] or "", cos=float(r["cos"]),
-                          atom_id=r["atom_id"], atom=r["atom"], proposal=query, path="chunk")
-                for r in rows]
+        return [
+            Candidate(
+                chunk_id=r["chunk_id"],
+                chunk_text=r["text"] or "",
+                cos=float(r["cos"]),
+                atom_id=r["atom_id"],
+                atom=r["atom"],
+                proposal=query,
+                path="chunk",
+            )
+            for r in rows
+        ]
 
 
 def dedupe_atoms(candidates: list[Candidate]) -> list[Candidate]:
@@ -119,9 +164,16 @@ def dedupe_atoms(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(best.values(), key=lambda c: (-c.cos, c.atom_id or "", c.chunk_id))
 
 
-def find_candidates(source: CandidateSource, proposals: list[str], question: str,
-                    chosen: set[str], *, k: int, delta: float,
-                    fallbacks: bool = True) -> list[Candidate]:
+def find_candidates(
+    source: CandidateSource,
+    proposals: list[str],
+    question: str,
+    chosen: set[str],
+    *,
+    k: int,
+    delta: float,
+    fallbacks: bool = True,
+) -> list[Candidate]:
     """Algorithm 1 line 4 with the reference code's two fallbacks (see the module docstring)."""
     found = source.via_atoms(proposals, chosen, k=k, delta=delta, path="atom")
     if found or not fallbacks:

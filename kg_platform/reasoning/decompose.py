@@ -26,13 +26,18 @@ from kg_platform.reasoning.steps import Proposal, ReasoningSteps
 from kg_platform.reasoning.types import Evidence
 
 #: Why a decomposition loop ended.
-STOP_SUFFICIENT = "context_sufficient"    # the proposer judged the context enough
-STOP_NO_PROPOSALS = "no_proposals"        # the proposer returned no usable sub-question
-STOP_NO_CANDIDATES = "no_candidates"      # no atomic question (or chunk) reached delta
-STOP_NO_SELECTION = "no_selection"        # neither selection nor backup selection chose one
-STOP_MAX_ROUNDS = "max_rounds"            # N rounds done
-STOP_REASONS = (STOP_SUFFICIENT, STOP_NO_PROPOSALS, STOP_NO_CANDIDATES, STOP_NO_SELECTION,
-                STOP_MAX_ROUNDS)
+STOP_SUFFICIENT = "context_sufficient"  # the proposer judged the context enough
+STOP_NO_PROPOSALS = "no_proposals"  # the proposer returned no usable sub-question
+STOP_NO_CANDIDATES = "no_candidates"  # no atomic question (or chunk) reached delta
+STOP_NO_SELECTION = "no_selection"  # neither selection nor backup selection chose one
+STOP_MAX_ROUNDS = "max_rounds"  # N rounds done
+STOP_REASONS = (
+    STOP_SUFFICIENT,
+    STOP_NO_PROPOSALS,
+    STOP_NO_CANDIDATES,
+    STOP_NO_SELECTION,
+    STOP_MAX_ROUNDS,
+)
 
 Enrich = Callable[[list[Evidence]], list[Evidence]]
 
@@ -45,19 +50,23 @@ class Round:
     thinking: str = ""
     candidates: list[Candidate] = field(default_factory=list)
     selected: Candidate | None = None
-    selected_by: str | None = None        # 'select' | 'backup_select'
-    sampled_chunk: str | None = None      # Algorithm 2: the UCB context sample c_s
-    near_misses: dict[str, float] = field(default_factory=dict)   # Algorithm 2: S credit
+    selected_by: str | None = None  # 'select' | 'backup_select'
+    sampled_chunk: str | None = None  # Algorithm 2: the UCB context sample c_s
+    near_misses: dict[str, float] = field(default_factory=dict)  # Algorithm 2: S credit
     stop: str | None = None
     tokens: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "t": self.t, "proposals": self.proposals, "sufficient": self.sufficient,
+            "t": self.t,
+            "proposals": self.proposals,
+            "sufficient": self.sufficient,
             "thinking": self.thinking[:500],
             "candidates": [c.to_dict() for c in self.candidates],
             "selected": self.selected.to_dict() if self.selected else None,
-            "selected_by": self.selected_by, "stop": self.stop, "tokens": self.tokens,
+            "selected_by": self.selected_by,
+            "stop": self.stop,
+            "tokens": self.tokens,
         }
         if self.sampled_chunk is not None:
             out["sampled_chunk"] = self.sampled_chunk
@@ -69,7 +78,7 @@ class Round:
 @dataclass
 class DecompositionRun:
     question: str
-    context: list[Evidence]               # chosen chunks, in the order they were chosen
+    context: list[Evidence]  # chosen chunks, in the order they were chosen
     chosen: list[Candidate]
     rounds: list[Round]
     stop_reason: str
@@ -97,8 +106,14 @@ def clean_proposals(raw: list[str], limit: int) -> list[str]:
     return out
 
 
-def choose(steps: ReasoningSteps, question: str, context: list[Evidence],
-           candidates: list[Candidate], *, backup: bool) -> tuple[Candidate | None, str | None, str]:
+def choose(
+    steps: ReasoningSteps,
+    question: str,
+    context: list[Evidence],
+    candidates: list[Candidate],
+    *,
+    backup: bool,
+) -> tuple[Candidate | None, str | None, str]:
     """LLM selection over the candidates' atomic questions; on failure the backup prompt picks a
     paragraph (one per distinct chunk) instead, as the reference code does."""
     selection = steps.select(question, context, [c.label for c in candidates])
@@ -107,7 +122,7 @@ def choose(steps: ReasoningSteps, question: str, context: list[Evidence],
     if not backup:
         return None, None, selection.thinking
     by_chunk: dict[str, Candidate] = {}
-    for cand in candidates:                      # candidates are sorted by cos: first is best
+    for cand in candidates:  # candidates are sorted by cos: first is best
         by_chunk.setdefault(cand.chunk_id, cand)
     paragraphs = list(by_chunk.values())
     second = steps.backup_select(question, context, [p.chunk_text for p in paragraphs])
@@ -118,16 +133,30 @@ def choose(steps: ReasoningSteps, question: str, context: list[Evidence],
 
 
 def evidence_of(cand: Candidate) -> Evidence:
-    return Evidence(chunk_id=cand.chunk_id, text=cand.chunk_text, score=cand.cos,
-                    via=cand.atom or f"chunk retrieved for: {cand.proposal}")
+    return Evidence(
+        chunk_id=cand.chunk_id,
+        text=cand.chunk_text,
+        score=cand.cos,
+        via=cand.atom or f"chunk retrieved for: {cand.proposal}",
+    )
 
 
 class Decomposer:
     """Runs Algorithm 1 for one question; see the module docstring."""
 
-    def __init__(self, steps: ReasoningSteps, source: CandidateSource, *, max_rounds: int = 5,
-                 delta: float = 0.5, k: int = 4, fallbacks: bool = True, backup: bool = True,
-                 max_proposals: int = 8, enrich: Enrich | None = None) -> None:
+    def __init__(
+        self,
+        steps: ReasoningSteps,
+        source: CandidateSource,
+        *,
+        max_rounds: int = 5,
+        delta: float = 0.5,
+        k: int = 4,
+        fallbacks: bool = True,
+        backup: bool = True,
+        max_proposals: int = 8,
+        enrich: Enrich | None = None,
+    ) -> None:
         self.steps = steps
         self.source = source
         self.max_rounds = max_rounds
@@ -154,8 +183,9 @@ class Decomposer:
                 break
         return DecompositionRun(question, context, chosen, rounds, stop)
 
-    def _round(self, question: str, context: list[Evidence], chosen: list[Candidate],
-               rnd: Round) -> bool:
+    def _round(
+        self, question: str, context: list[Evidence], chosen: list[Candidate], rnd: Round
+    ) -> bool:
         proposal: Proposal = self.steps.propose(question, context)
         rnd.thinking = proposal.thinking
         rnd.sufficient = proposal.sufficient
@@ -167,13 +197,21 @@ class Decomposer:
             rnd.stop = STOP_NO_PROPOSALS
             return True
         in_context = {e.chunk_id for e in context}
-        rnd.candidates = find_candidates(self.source, rnd.proposals, question, in_context,
-                                         k=self.k, delta=self.delta, fallbacks=self.fallbacks)
+        rnd.candidates = find_candidates(
+            self.source,
+            rnd.proposals,
+            question,
+            in_context,
+            k=self.k,
+            delta=self.delta,
+            fallbacks=self.fallbacks,
+        )
         if not rnd.candidates:
             rnd.stop = STOP_NO_CANDIDATES
             return True
-        picked, how, thinking = choose(self.steps, question, context, rnd.candidates,
-                                       backup=self.backup)
+        picked, how, thinking = choose(
+            self.steps, question, context, rnd.candidates, backup=self.backup
+        )
         if thinking:
             rnd.thinking = (rnd.thinking + "\n" + thinking).strip()
         if picked is None:

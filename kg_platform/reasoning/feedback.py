@@ -47,7 +47,7 @@ class FeedbackOutcome:
     score: int | None
     accepted: bool
     rounds: list[FeedbackRound] = field(default_factory=list)
-    stop: str = ""                     # 'accepted' | 'max_rounds' | 'exhausted'
+    stop: str = ""  # 'accepted' | 'max_rounds' | 'exhausted'
 
 
 def clamp(value: int, low: int, high: int) -> int:
@@ -79,8 +79,9 @@ def self_feedback_loop(
     for r in range(1, rounds + 1):
         fb = feedback(selected, draft.answer)
         adj = 1 if fb.adjustment >= 0 else -1
-        history.append(FeedbackRound(r, min_k, [e.chunk_id for e in selected], draft.answer,
-                                     fb.score, adj))
+        history.append(
+            FeedbackRound(r, min_k, [e.chunk_id for e in selected], draft.answer, fb.score, adj)
+        )
         if best is None or fb.score > best[0]:
             best = (fb.score, draft, selected)
         if fb.score >= threshold:

@@ -39,8 +39,9 @@ def passage(ev: Evidence, max_tokens: int = PASSAGE_TOKENS) -> str:
     return f"Title: {title}. Content: {body}" if title else body
 
 
-def format_context(context: list[Evidence], *, numbered: bool = True,
-                   max_tokens: int = PASSAGE_TOKENS) -> str:
+def format_context(
+    context: list[Evidence], *, numbered: bool = True, max_tokens: int = PASSAGE_TOKENS
+) -> str:
     """Passages as the prompts show them; ``[n]`` numbers are the answer's citation numbers."""
     if not context:
         return "(none yet)"
@@ -60,16 +61,23 @@ def _index(value: int | None, n: int) -> int | None:
 
 
 _CLASS_MAP: dict[str, TaskClass] = {
-    "factual": "factual", "linkable_reasoning": "linkable-reasoning",
-    "predictive": "predictive", "creative": "creative",
+    "factual": "factual",
+    "linkable_reasoning": "linkable-reasoning",
+    "predictive": "predictive",
+    "creative": "creative",
 }
 
 
 class LLMSteps:
     """The reasoning steps, each one prompt of the registry."""
 
-    def __init__(self, llm: "LLMClient", *, feedback_bias: bool = False,
-                 max_passage_tokens: int = PASSAGE_TOKENS) -> None:
+    def __init__(
+        self,
+        llm: "LLMClient",
+        *,
+        feedback_bias: bool = False,
+        max_passage_tokens: int = PASSAGE_TOKENS,
+    ) -> None:
         self.llm = llm
         self.feedback_bias = feedback_bias
         self.max_passage_tokens = max_passage_tokens
@@ -79,8 +87,9 @@ class LLMSteps:
 
     def propose(self, question: str, context: list[Evidence]) -> Proposal:
         try:
-            out = self.llm.structured("propose", {"question": question,
-                                                  "context": self._ctx(context)})
+            out = self.llm.structured(
+                "propose", {"question": question, "context": self._ctx(context)}
+            )
         except LLMOutputInvalid as exc:
             log.warning("proposer output invalid: %s", exc)
             return Proposal([], sufficient=False, thinking=f"proposer output invalid: {exc}")
@@ -90,22 +99,33 @@ class LLMSteps:
 
     def select(self, question: str, context: list[Evidence], candidates: list[str]) -> Selection:
         try:
-            out = self.llm.structured("select", {
-                "question": question, "context": self._ctx(context),
-                "candidates": numbered(candidates, "Question")})
+            out = self.llm.structured(
+                "select",
+                {
+                    "question": question,
+                    "context": self._ctx(context),
+                    "candidates": numbered(candidates, "Question"),
+                },
+            )
         except LLMOutputInvalid as exc:
             return Selection(None, f"selection output invalid: {exc}")
         return Selection(_index(out.question_idx, len(candidates)), out.thinking)  # type: ignore[attr-defined]
 
-    def backup_select(self, question: str, context: list[Evidence],
-                      paragraphs: list[str]) -> Selection:
+    def backup_select(
+        self, question: str, context: list[Evidence], paragraphs: list[str]
+    ) -> Selection:
         from kg_platform.tokens import truncate_tokens
 
         shown = [truncate_tokens(p, self.max_passage_tokens // 2) for p in paragraphs]
         try:
-            out = self.llm.structured("backup_select", {
-                "question": question, "context": self._ctx(context),
-                "candidates": numbered(shown, "Paragraph")})
+            out = self.llm.structured(
+                "backup_select",
+                {
+                    "question": question,
+                    "context": self._ctx(context),
+                    "candidates": numbered(shown, "Paragraph"),
+                },
+            )
         except LLMOutputInvalid as exc:
             return Selection(None, f"backup selection output invalid: {exc}")
         return Selection(_index(out.paragraph_idx, len(paragraphs)), out.thinking)  # type: ignore[attr-defined]
@@ -126,11 +146,16 @@ class LLMSteps:
         from kg_platform.llm import get_prompt
 
         original = get_prompt("answer").render(self.answer_variables(question, context))[-1]
-        bias = (" When unsure, prefer shrinking (-1) about 60% of the time and growing (1) "
-                "about 40%." if self.feedback_bias else "")
+        bias = (
+            " When unsure, prefer shrinking (-1) about 60% of the time and growing (1) about 40%."
+            if self.feedback_bias
+            else ""
+        )
         try:
-            out = self.llm.structured("self_feedback", {
-                "original_prompt": original["content"], "answer": answer, "bias": bias})
+            out = self.llm.structured(
+                "self_feedback",
+                {"original_prompt": original["content"], "answer": answer, "bias": bias},
+            )
         except LLMOutputInvalid as exc:
             log.warning("self-feedback output invalid, accepting the answer: %s", exc)
             return Feedback(score=10, adjustment=1)
@@ -140,7 +165,7 @@ class LLMSteps:
         try:
             out = self.llm.structured("classify_task", {"question": question})
         except LLMOutputInvalid:
-            return "linkable-reasoning"      # the general pipeline handles every class
+            return "linkable-reasoning"  # the general pipeline handles every class
         return _CLASS_MAP.get(out.task_class, "linkable-reasoning")  # type: ignore[attr-defined]
 
     def sub_answer(self, question: str, chunk_text: str) -> str:
@@ -149,5 +174,10 @@ class LLMSteps:
 
     def usage(self) -> Usage:
         u = self.llm.usage
-        return Usage(calls=u.calls, cached_calls=u.cache_hits, prompt_tokens=u.prompt_tokens,
-                     completion_tokens=u.completion_tokens, cost_usd=u.cost_usd)
+        return Usage(
+            calls=u.calls,
+            cached_calls=u.cache_hits,
+            prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens,
+            cost_usd=u.cost_usd,
+        )

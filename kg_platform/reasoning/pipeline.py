@@ -43,8 +43,10 @@ log = logging.getLogger(__name__)
 Mode = Literal["auto", "factual", "decompose"]
 MODES: tuple[str, ...] = ("auto", "factual", "decompose")
 UNUSABLE_MARK = "[LLM answer unusable]"
-L3_L4_NOTE = ("predictive and creative questions are answered by the L2 (decomposition) "
-              "pipeline; PIKE-RAG's L3/L4 modules are not specialised yet")
+L3_L4_NOTE = (
+    "predictive and creative questions are answered by the L2 (decomposition) "
+    "pipeline; PIKE-RAG's L3/L4 modules are not specialised yet"
+)
 
 
 @dataclass
@@ -62,7 +64,7 @@ class Ranked:
 
         if not self.items:
             return []
-        return self.items[:gradient_cut(self.scores, min_k, self.gradient)]
+        return self.items[: gradient_cut(self.scores, min_k, self.gradient)]
 
 
 @dataclass
@@ -78,27 +80,34 @@ class Reasoner:
     settings: "Settings"
     llm: "LLMClient | None" = None
     steps: ReasoningSteps | None = None
-    sources: list[str] | None = None   # document scope (resolved source ids); None = whole corpus
+    sources: list[str] | None = None  # document scope (resolved source ids); None = whole corpus
 
     def __post_init__(self) -> None:
         if self.steps is None and self.llm is not None:
             from kg_platform.reasoning.llm_steps import LLMSteps
 
             cfg = self.settings.reasoning
-            self.steps = LLMSteps(self.llm, feedback_bias=cfg.feedback_bias,
-                                  max_passage_tokens=cfg.max_passage_tokens)
+            self.steps = LLMSteps(
+                self.llm, feedback_bias=cfg.feedback_bias, max_passage_tokens=cfg.max_passage_tokens
+            )
 
     # ------------------------------------------------------------------ public
-    def ask(self, question: str, *, corpus: str | None = None, strategy: str | None = None,
-            mode: str = "auto", feedback: bool = False) -> Answer:
+    def ask(
+        self,
+        question: str,
+        *,
+        corpus: str | None = None,
+        strategy: str | None = None,
+        mode: str = "auto",
+        feedback: bool = False,
+    ) -> Answer:
         question = " ".join(question.split())
         if not question:
             raise ConfigError("the question is empty", hint='kgp ask "your question"')
         if mode not in MODES:
             raise ConfigError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
         corpus = corpus if corpus is not None else self.settings.corpus
-        strategy = (strategy or self.settings.reasoning.strategy
-                    or self.settings.retrieve.strategy)
+        strategy = strategy or self.settings.reasoning.strategy or self.settings.retrieve.strategy
         if self.steps is None:
             return self._no_llm(question, corpus, strategy, mode, feedback)
         before = self.steps.usage()
@@ -114,8 +123,9 @@ class Reasoner:
                 notes.append(L3_L4_NOTE)
         if self.sources and chosen_mode == "decompose":
             chosen_mode = "factual"
-            notes.append("answered in factual mode: decomposition does not take a document "
-                         "scope yet")
+            notes.append(
+                "answered in factual mode: decomposition does not take a document scope yet"
+            )
         run = None
         if chosen_mode == "factual":
             result = self._factual(question, corpus, strategy, feedback, trace)
@@ -135,47 +145,92 @@ class Reasoner:
         from kg_platform.retrieval.selection import rerank_scores
 
         cfg = self.settings.sage
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus,
-                               sources=self.sources)
+        ctx = RetrievalContext(
+            self.graph, self.embedder, self.settings, corpus, sources=self.sources
+        )
         items = get_strategy(strategy, ctx).retrieve(question, cfg.n_candidates)
         scores, scorer = rerank_scores(question, [it.text for it in items], ctx)
         order = sorted(range(len(items)), key=lambda i: (-float(scores[i]), i))
         evidence = from_items([items[i] for i in order], via=strategy)
         for ev, i in zip(evidence, order):
             ev.score = float(scores[i])
-        return Ranked(enrich(self.graph, evidence), [float(scores[i]) for i in order], scorer,
-                      cfg.min_k, cfg.gradient)
+        return Ranked(
+            enrich(self.graph, evidence),
+            [float(scores[i]) for i in order],
+            scorer,
+            cfg.min_k,
+            cfg.gradient,
+        )
 
-    def _factual(self, question: str, corpus: str | None, strategy: str, feedback: bool,
-                 trace: list[TraceEvent]) -> Answer:
+    def _factual(
+        self,
+        question: str,
+        corpus: str | None,
+        strategy: str,
+        feedback: bool,
+        trace: list[TraceEvent],
+    ) -> Answer:
         assert self.steps is not None
         ranked = self._ranked(question, corpus, strategy)
         selected = ranked.cut(ranked.min_k)
-        trace.append(TraceEvent("retrieve", {
-            "strategy": strategy, "candidates": len(ranked.items), "reranker": ranked.scorer,
-            "min_k": ranked.min_k, "g": ranked.gradient, "selected": len(selected),
-            "scores": [round(s, 4) for s in ranked.scores]}))
+        trace.append(
+            TraceEvent(
+                "retrieve",
+                {
+                    "strategy": strategy,
+                    "candidates": len(ranked.items),
+                    "reranker": ranked.scorer,
+                    "min_k": ranked.min_k,
+                    "g": ranked.gradient,
+                    "selected": len(selected),
+                    "scores": [round(s, 4) for s in ranked.scores],
+                },
+            )
+        )
         draft = self.steps.answer(question, selected)
         answer = self._answer(question, "factual", selected, draft, trace)
         if feedback and ranked.items:
-            self._feedback(answer, question, ranked.items, ranked.min_k, ranked.cut,
-                           (selected, draft), trace)
+            self._feedback(
+                answer, question, ranked.items, ranked.min_k, ranked.cut, (selected, draft), trace
+            )
         return answer
 
-    def _decompose(self, question: str, corpus: str | None, strategy: str, feedback: bool,
-                   trace: list[TraceEvent], notes: list[str]) -> tuple[Answer, DecompositionRun]:
+    def _decompose(
+        self,
+        question: str,
+        corpus: str | None,
+        strategy: str,
+        feedback: bool,
+        trace: list[TraceEvent],
+        notes: list[str],
+    ) -> tuple[Answer, DecompositionRun]:
         assert self.steps is not None
         dcfg = self.settings.decomposition
-        source = GraphCandidates(self.graph, self.embedder, corpus,
-                                 chunk_index=f"chunk_embedding_l{dcfg.chunk_level}")
+        source = GraphCandidates(
+            self.graph, self.embedder, corpus, chunk_index=f"chunk_embedding_l{dcfg.chunk_level}"
+        )
         decomposer = Decomposer(
-            self.steps, source, max_rounds=dcfg.max_rounds, delta=dcfg.delta,
-            k=dcfg.top_k_atoms, fallbacks=dcfg.fallbacks, backup=dcfg.backup_select,
-            max_proposals=dcfg.max_proposals, enrich=lambda ev: enrich(self.graph, ev))
+            self.steps,
+            source,
+            max_rounds=dcfg.max_rounds,
+            delta=dcfg.delta,
+            k=dcfg.top_k_atoms,
+            fallbacks=dcfg.fallbacks,
+            backup=dcfg.backup_select,
+            max_proposals=dcfg.max_proposals,
+            enrich=lambda ev: enrich(self.graph, ev),
+        )
         run = decomposer.run(question)
-        trace.append(TraceEvent("decompose", {
-            "rounds": len(run.rounds), "stop": run.stop_reason,
-            "chosen": [c.to_dict() for c in run.chosen]}))
+        trace.append(
+            TraceEvent(
+                "decompose",
+                {
+                    "rounds": len(run.rounds),
+                    "stop": run.stop_reason,
+                    "chosen": [c.to_dict() for c in run.chosen],
+                },
+            )
+        )
         context = run.context
         ranked: Ranked | None = None
         if not context:
@@ -183,10 +238,11 @@ class Reasoner:
             # rather than from the model's memory, and say so.
             ranked = self._ranked(question, corpus, strategy)
             context = ranked.cut(ranked.min_k)
-            notes.append(f"decomposition chose no chunk ({run.stop_reason}); answered from "
-                         f"direct retrieval ({strategy})")
-            trace.append(TraceEvent("retrieve", {"strategy": strategy,
-                                                 "selected": len(context)}))
+            notes.append(
+                f"decomposition chose no chunk ({run.stop_reason}); answered from "
+                f"direct retrieval ({strategy})"
+            )
+            trace.append(TraceEvent("retrieve", {"strategy": strategy, "selected": len(context)}))
         draft = self.steps.answer(question, context)
         answer = self._answer(question, "decompose", context, draft, trace)
         if feedback:
@@ -194,44 +250,88 @@ class Reasoner:
                 ranked = self._ranked(question, corpus, strategy)
             chosen_ids = {e.chunk_id for e in context}
             pool = list(context) + [e for e in ranked.items if e.chunk_id not in chosen_ids]
-            self._feedback(answer, question, pool, len(context), lambda m: pool[:m],
-                           (context, draft), trace)
+            self._feedback(
+                answer, question, pool, len(context), lambda m: pool[:m], (context, draft), trace
+            )
         return answer, run
 
-    def _answer(self, question: str, mode: str, context: list[Evidence], draft: Draft,
-                trace: list[TraceEvent]) -> Answer:
-        trace.append(TraceEvent("answer", {"passages": len(context), "usable": bool(draft.answer),
-                                           "rationale": draft.rationale[:500]}))
+    def _answer(
+        self,
+        question: str,
+        mode: str,
+        context: list[Evidence],
+        draft: Draft,
+        trace: list[TraceEvent],
+    ) -> Answer:
+        trace.append(
+            TraceEvent(
+                "answer",
+                {
+                    "passages": len(context),
+                    "usable": bool(draft.answer),
+                    "rationale": draft.rationale[:500],
+                },
+            )
+        )
         if not draft.answer:
             draft = self._unusable(question, context)
-        return Answer(question=question, answer=draft.answer, rationale=draft.rationale,
-                      citations=citations_for(context, draft.answer, draft.rationale),
-                      mode=mode)
+        return Answer(
+            question=question,
+            answer=draft.answer,
+            rationale=draft.rationale,
+            citations=citations_for(context, draft.answer, draft.rationale),
+            mode=mode,
+        )
 
     def _unusable(self, question: str, context: list[Evidence]) -> Draft:
         """The LLM gave no usable answer: show the best evidence sentences, marked, instead."""
         from kg_platform.reasoning.fallback import best_sentences
 
-        picked = best_sentences(question, context, self.embedder,
-                                self.settings.reasoning.evidence_sentences)
-        quotes = " ".join(f"\"{s}\" [{i + 1}]" for _, i, s in picked)
-        return Draft(answer=f"{UNUSABLE_MARK} the best evidence sentences are: {quotes}"
-                     if quotes else f"{UNUSABLE_MARK} no evidence was found.", rationale="")
+        picked = best_sentences(
+            question, context, self.embedder, self.settings.reasoning.evidence_sentences
+        )
+        quotes = " ".join(f'"{s}" [{i + 1}]' for _, i, s in picked)
+        return Draft(
+            answer=f"{UNUSABLE_MARK} the best evidence sentences are: {quotes}"
+            if quotes
+            else f"{UNUSABLE_MARK} no evidence was found.",
+            rationale="",
+        )
 
-    def _feedback(self, answer: Answer, question: str, pool: list[Evidence], min_k: int,
-                  select, first: tuple[list[Evidence], Draft], trace: list[TraceEvent]) -> None:
+    def _feedback(
+        self,
+        answer: Answer,
+        question: str,
+        pool: list[Evidence],
+        min_k: int,
+        select,
+        first: tuple[list[Evidence], Draft],
+        trace: list[TraceEvent],
+    ) -> None:
         assert self.steps is not None
         steps = self.steps
         cfg = self.settings.sage
         outcome = self_feedback_loop(
-            pool, min_k, select, lambda ctx: steps.answer(question, ctx),
+            pool,
+            min_k,
+            select,
+            lambda ctx: steps.answer(question, ctx),
             lambda ctx, text: steps.feedback(question, ctx, text),
-            threshold=cfg.feedback_threshold, rounds=cfg.feedback_rounds, first=first)
-        trace.append(TraceEvent("self_feedback", {
-            "stop": outcome.stop, "accepted": outcome.accepted,
-            "rounds": [r.to_dict() for r in outcome.rounds]}))
-        draft = outcome.draft if outcome.draft.answer else self._unusable(question,
-                                                                           outcome.context)
+            threshold=cfg.feedback_threshold,
+            rounds=cfg.feedback_rounds,
+            first=first,
+        )
+        trace.append(
+            TraceEvent(
+                "self_feedback",
+                {
+                    "stop": outcome.stop,
+                    "accepted": outcome.accepted,
+                    "rounds": [r.to_dict() for r in outcome.rounds],
+                },
+            )
+        )
+        draft = outcome.draft if outcome.draft.answer else self._unusable(question, outcome.context)
         answer.answer = draft.answer
         answer.rationale = draft.rationale
         answer.citations = citations_for(outcome.context, draft.answer, draft.rationale)
@@ -241,20 +341,31 @@ class Reasoner:
     def _store(self, answer: Answer, run: DecompositionRun, corpus: str | None) -> str:
         u: Usage = answer.usage
         return store_trajectory(
-            self.graph, trajectory_id=new_trajectory_id(answer.question),
-            question=answer.question, corpus=corpus, kind="ask", steps=run.steps_json(),
-            answer=answer.answer, stop_reason=run.stop_reason,
-            chunk_ids=[e.chunk_id for e in run.context], tokens=u.total_tokens,
-            prompt_tokens=u.prompt_tokens, completion_tokens=u.completion_tokens,
-            cost_usd=u.cost_usd, model=getattr(self.llm, "model", "") or "")
+            self.graph,
+            trajectory_id=new_trajectory_id(answer.question),
+            question=answer.question,
+            corpus=corpus,
+            kind="ask",
+            steps=run.steps_json(),
+            answer=answer.answer,
+            stop_reason=run.stop_reason,
+            chunk_ids=[e.chunk_id for e in run.context],
+            tokens=u.total_tokens,
+            prompt_tokens=u.prompt_tokens,
+            completion_tokens=u.completion_tokens,
+            cost_usd=u.cost_usd,
+            model=getattr(self.llm, "model", "") or "",
+        )
 
     # ------------------------------------------------------------------ no LLM
-    def _no_llm(self, question: str, corpus: str | None, strategy: str, mode: str,
-                feedback: bool) -> Answer:
+    def _no_llm(
+        self, question: str, corpus: str | None, strategy: str, mode: str, feedback: bool
+    ) -> Answer:
         from kg_platform.retrieval.base import RetrievalContext, get_strategy
 
-        ctx = RetrievalContext(self.graph, self.embedder, self.settings, corpus,
-                               sources=self.sources)
+        ctx = RetrievalContext(
+            self.graph, self.embedder, self.settings, corpus, sources=self.sources
+        )
         k = self.settings.reasoning.evidence_chunks
         items = get_strategy(strategy, ctx).retrieve(question, k)
         context = enrich(self.graph, from_items(items, via=strategy))
@@ -266,5 +377,11 @@ class Reasoner:
         skipped.append("answer generation")
         if feedback:
             skipped.append("self-feedback")
-        return evidence_answer(question, context, self.embedder, skipped=skipped,
-                               strategy=strategy, top=self.settings.reasoning.evidence_sentences)
+        return evidence_answer(
+            question,
+            context,
+            self.embedder,
+            skipped=skipped,
+            strategy=strategy,
+            top=self.settings.reasoning.evidence_sentences,
+        )

@@ -20,13 +20,13 @@ class Proposal:
     """What the proposer returned: sub-questions for the missing knowledge, or 'enough'."""
 
     sub_questions: list[str] = field(default_factory=list)
-    sufficient: bool = False          # the LLM judged the context enough to answer
+    sufficient: bool = False  # the LLM judged the context enough to answer
     thinking: str = ""
 
 
 @dataclass
 class Selection:
-    index: int | None                 # 0-based, None = nothing useful
+    index: int | None  # 0-based, None = nothing useful
     thinking: str = ""
 
 
@@ -38,18 +38,20 @@ class Draft:
 
 @dataclass
 class Feedback:
-    score: int                        # 1..10
-    adjustment: int                   # +1 grow the context, -1 shrink it
+    score: int  # 1..10
+    adjustment: int  # +1 grow the context, -1 shrink it
 
 
 class ReasoningSteps(Protocol):
     def propose(self, question: str, context: "list[Evidence]") -> Proposal: ...
 
-    def select(self, question: str, context: "list[Evidence]",
-               candidates: list[str]) -> Selection: ...
+    def select(
+        self, question: str, context: "list[Evidence]", candidates: list[str]
+    ) -> Selection: ...
 
-    def backup_select(self, question: str, context: "list[Evidence]",
-                      paragraphs: list[str]) -> Selection: ...
+    def backup_select(
+        self, question: str, context: "list[Evidence]", paragraphs: list[str]
+    ) -> Selection: ...
 
     def answer(self, question: str, context: "list[Evidence]") -> Draft: ...
 

@@ -25,24 +25,51 @@ def new_trajectory_id(question: str) -> str:
     return hashlib.sha256(seed.encode()).hexdigest()[:24]
 
 
-def store_trajectory(graph: "GraphClient", *, trajectory_id: str, question: str,
-                     corpus: str | None, kind: str, steps: list[dict[str, Any]], answer: str,
-                     stop_reason: str, chunk_ids: list[str], tokens: int, prompt_tokens: int,
-                     completion_tokens: int, cost_usd: float, model: str = "",
-                     score: float | None = None, extra: dict[str, Any] | None = None) -> str:
+def store_trajectory(
+    graph: "GraphClient",
+    *,
+    trajectory_id: str,
+    question: str,
+    corpus: str | None,
+    kind: str,
+    steps: list[dict[str, Any]],
+    answer: str,
+    stop_reason: str,
+    chunk_ids: list[str],
+    tokens: int,
+    prompt_tokens: int,
+    completion_tokens: int,
+    cost_usd: float,
+    model: str = "",
+    score: float | None = None,
+    extra: dict[str, Any] | None = None,
+) -> str:
     props: dict[str, Any] = {
-        "question": question, "corpus": corpus, "kind": kind,
-        "steps": json.dumps(steps, ensure_ascii=False), "answer": answer,
-        "stop_reason": stop_reason, "rounds": len(steps), "tokens": tokens,
-        "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-        "cost_usd": cost_usd, "model": model, "score": score,
+        "question": question,
+        "corpus": corpus,
+        "kind": kind,
+        "steps": json.dumps(steps, ensure_ascii=False),
+        "answer": answer,
+        "stop_reason": stop_reason,
+        "rounds": len(steps),
+        "tokens": tokens,
+        "prompt_tokens": prompt_tokens,
+        "completion_tokens": completion_tokens,
+        "cost_usd": cost_usd,
+        "model": model,
+        "score": score,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
     if extra:
-        props.update({k: (json.dumps(v) if isinstance(v, (dict, list)) else v)
-                      for k, v in extra.items()})
-    graph.write("reasoning/store_trajectory", id=trajectory_id,
-                props={k: v for k, v in props.items() if v is not None}, chunk_ids=chunk_ids)
+        props.update(
+            {k: (json.dumps(v) if isinstance(v, (dict, list)) else v) for k, v in extra.items()}
+        )
+    graph.write(
+        "reasoning/store_trajectory",
+        id=trajectory_id,
+        props={k: v for k, v in props.items() if v is not None},
+        chunk_ids=chunk_ids,
+    )
     return trajectory_id
 
 

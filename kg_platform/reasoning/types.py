@@ -28,7 +28,7 @@ class Evidence:
     section: str | None = None
     page: int | None = None
     level: int | None = None
-    via: str = ""                    # how it was found: strategy name, or the atomic question
+    via: str = ""  # how it was found: strategy name, or the atomic question
 
 
 @dataclass
@@ -41,8 +41,8 @@ class Citation:
     source_uri: str | None
     section: str | None
     page: int | None
-    cited: bool = False              # the answer text refers to ``[n]``
-    quote: str = ""                  # the evidence sentence (no-LLM answers) or chunk opening
+    cited: bool = False  # the answer text refers to ``[n]``
+    quote: str = ""  # the evidence sentence (no-LLM answers) or chunk opening
 
     def label(self) -> str:
         parts = [self.source_title or self.source_uri or "?"]
@@ -101,9 +101,9 @@ class Answer:
     question: str
     answer: str
     citations: list[Citation]
-    mode: str                                     # 'factual' | 'decompose' | 'no-llm'
-    task_class: str | None = None                 # from classification when mode was auto
-    llm: bool = True                              # False: no LLM configured, answer is evidence
+    mode: str  # 'factual' | 'decompose' | 'no-llm'
+    task_class: str | None = None  # from classification when mode was auto
+    llm: bool = True  # False: no LLM configured, answer is evidence
     skipped: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     rationale: str = ""
@@ -128,14 +128,15 @@ class Answer:
                 mark = "*" if c.cited else " "
                 lines.append(f" {mark}[{c.n}] {c.label()}")
                 if c.quote and not self.llm:
-                    lines.append(f"       \"{c.quote}\"")
+                    lines.append(f'       "{c.quote}"')
         for note in self.notes:
             lines.append(f"note: {note}")
         if self.skipped:
             lines.append("skipped: " + ", ".join(self.skipped))
         u = self.usage
         lines.append(
-            f"mode: {self.mode}" + (f" (class: {self.task_class})" if self.task_class else "")
+            f"mode: {self.mode}"
+            + (f" (class: {self.task_class})" if self.task_class else "")
             + f"; LLM calls {u.calls} ({u.cached_calls} cached), tokens {u.prompt_tokens} in + "
             f"{u.completion_tokens} out, cost ${u.cost_usd:.4f}"
             + (f"; feedback rounds {self.feedback_rounds}" if self.feedback_rounds else "")

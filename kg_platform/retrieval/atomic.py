@@ -21,7 +21,7 @@ from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register
 class AtomicRetriever:
     ctx: RetrievalContext
     name: str = "atomic"
-    direct: bool = True                        # include path (a)
+    direct: bool = True  # include path (a)
     _checked: bool = field(default=False, repr=False)
 
     @property
@@ -36,7 +36,8 @@ class AtomicRetriever:
             where = f"corpus {self.ctx.corpus!r}" if self.ctx.corpus else "the graph"
             raise RetrievalError(
                 f"strategy 'atomic' needs atomic questions, and {where} has none",
-                hint="configure an LLM and run `kgp distill --corpus NAME --steps atomic`")
+                hint="configure an LLM and run `kgp distill --corpus NAME --steps atomic`",
+            )
         self._checked = True
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
@@ -44,16 +45,24 @@ class AtomicRetriever:
         qv = self.ctx.embedder.embed([query])[0].tolist()
         fetch = max(100, 12 * k) if self.ctx.corpus else max(20, 4 * k)
         found: dict[str, RetrievedItem] = {}
-        for rec in self.ctx.graph.read("distill/retrieve_atoms", qv=qv, k=k, fetch=fetch,
-                                       corpus=self.ctx.corpus):
+        for rec in self.ctx.graph.read(
+            "distill/retrieve_atoms", qv=qv, k=k, fetch=fetch, corpus=self.ctx.corpus
+        ):
             if rec["id"] is None:
                 continue
             found[rec["id"]] = RetrievedItem(
-                id=rec["id"], text=rec["text"] or "", score=float(rec["score"]), kind="chunk",
-                level=rec["level"], source_id=rec["source_id"],
-                source_title=rec["source_title"], tokens=rec["tokens"],
-                breakdown={"atomic": float(rec["score"])}, path=list(rec["atoms"] or []),
-                query="distill/retrieve_atoms")
+                id=rec["id"],
+                text=rec["text"] or "",
+                score=float(rec["score"]),
+                kind="chunk",
+                level=rec["level"],
+                source_id=rec["source_id"],
+                source_title=rec["source_title"],
+                tokens=rec["tokens"],
+                breakdown={"atomic": float(rec["score"])},
+                path=list(rec["atoms"] or []),
+                query="distill/retrieve_atoms",
+            )
         if self.direct:
             from kg_platform.retrieval.baselines import VectorChunks
 
@@ -69,8 +78,11 @@ class AtomicRetriever:
         return ranked[:k]
 
 
-@register_strategy("atomic", "PIKE-RAG hierarchical retrieval: query -> atomic questions -> "
-                   "chunks, unioned with the direct chunk path (needs `kgp distill`)")
+@register_strategy(
+    "atomic",
+    "PIKE-RAG hierarchical retrieval: query -> atomic questions -> "
+    "chunks, unioned with the direct chunk path (needs `kgp distill`)",
+)
 def _atomic(ctx: RetrievalContext) -> AtomicRetriever:
     return AtomicRetriever(ctx)
 
@@ -96,27 +108,42 @@ class TaggedRetriever:
             from kg_platform.llm import get_llm
 
             if not self.ctx.corpus:
-                raise RetrievalError("strategy 'tags' works on one corpus",
-                                     hint="name the corpus to retrieve from")
+                raise RetrievalError(
+                    "strategy 'tags' works on one corpus", hint="name the corpus to retrieve from"
+                )
             llm = get_llm(self.ctx.settings)
             if llm is None:
-                raise RetrievalError("strategy 'tags' tags the query with the LLM, and no LLM "
-                                     "is configured",
-                                     hint="set KGP_LLM__BASE_URL and KGP_LLM__MODEL")
+                raise RetrievalError(
+                    "strategy 'tags' tags the query with the LLM, and no LLM is configured",
+                    hint="set KGP_LLM__BASE_URL and KGP_LLM__MODEL",
+                )
             tagger = QueryTagger(self.ctx.graph, llm, self.ctx.settings, self.ctx.corpus)
             if not tagger.classes:
-                raise RetrievalError(f"corpus {self.ctx.corpus!r} has no tags",
-                                     hint="run `kgp distill --corpus NAME --steps tags`")
+                raise RetrievalError(
+                    f"corpus {self.ctx.corpus!r} has no tags",
+                    hint="run `kgp distill --corpus NAME --steps tags`",
+                )
             self._tagger = tagger
         return self._tagger
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         rows = self._get_tagger().chunks_for(query, k)
-        return [RetrievedItem(id=r["id"], text=r["text"] or "", score=float(r["score"]),
-                              kind="chunk", level=r["level"], source_id=r["source_id"],
-                              source_title=r["source_title"], tokens=r["tokens"],
-                              breakdown={"tags": float(r["score"])}, path=list(r["via"]),
-                              query="distill/tagged_chunks") for r in rows]
+        return [
+            RetrievedItem(
+                id=r["id"],
+                text=r["text"] or "",
+                score=float(r["score"]),
+                kind="chunk",
+                level=r["level"],
+                source_id=r["source_id"],
+                source_title=r["source_title"],
+                tokens=r["tokens"],
+                breakdown={"tags": float(r["score"])},
+                path=list(r["via"]),
+                query="distill/tagged_chunks",
+            )
+            for r in rows
+        ]
 
 
 @dataclass
@@ -134,15 +161,23 @@ class AtomicTagged:
         from kg_platform.retrieval.baselines import rrf
 
         depth = max(2 * k, 20)
-        fused = rrf({"atomic": self._atomic.retrieve(query, depth),
-                     "tags": self._tags.retrieve(query, depth)}, k)
+        fused = rrf(
+            {
+                "atomic": self._atomic.retrieve(query, depth),
+                "tags": self._tags.retrieve(query, depth),
+            },
+            k,
+        )
         for item in fused:
             item.query = "rrf(distill/retrieve_atoms + vector, distill/tagged_chunks)"
         return fused
 
 
-@register_strategy("tags", "auto-tagging path: LLM query tags -> mapped corpus tags -> tagged "
-                   "chunks (needs an LLM and `kgp distill --steps tags`)")
+@register_strategy(
+    "tags",
+    "auto-tagging path: LLM query tags -> mapped corpus tags -> tagged "
+    "chunks (needs an LLM and `kgp distill --steps tags`)",
+)
 def _tags(ctx: RetrievalContext) -> TaggedRetriever:
     return TaggedRetriever(ctx)
 

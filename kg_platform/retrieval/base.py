@@ -25,21 +25,21 @@ if TYPE_CHECKING:
 class RetrievedItem:
     """One ranked result with the evidence of how it was found."""
 
-    id: str                                   # node id (Chunk.id, Piece.id, or a group's centre id)
+    id: str  # node id (Chunk.id, Piece.id, or a group's centre id)
     text: str
     score: float
-    kind: str = "chunk"                       # 'chunk' | 'piece' | 'group'
-    level: int | None = None                  # MoG level (chunks) or hop radius + 1 (groups)
+    kind: str = "chunk"  # 'chunk' | 'piece' | 'group'
+    level: int | None = None  # MoG level (chunks) or hop radius + 1 (groups)
     source_id: str | None = None
     source_title: str | None = None
     section_title: str | None = None
     page: int | None = None
     tokens: int | None = None
     breakdown: dict[str, float] = field(default_factory=dict)  # per-level / per-layer scores
-    path: list[str] = field(default_factory=list)              # ids of nodes on the path found
-    query: str = ""                                            # named Cypher that found it
-    source_uri: str | None = None             # filled by the SDK from the graph when known
-    chunk_id: str | None = None               # the level chunk holding a piece or group
+    path: list[str] = field(default_factory=list)  # ids of nodes on the path found
+    query: str = ""  # named Cypher that found it
+    source_uri: str | None = None  # filled by the SDK from the graph when known
+    chunk_id: str | None = None  # the level chunk holding a piece or group
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -50,11 +50,12 @@ class RetrievalContext:
     graph: "GraphClient"
     embedder: "Embedder"
     settings: "Settings"
-    corpus: str | None = None                 # restrict to one corpus (None = all)
-    sources: list[str] | None = None          # document scope: source ids (None = no scope)
+    corpus: str | None = None  # restrict to one corpus (None = all)
+    sources: list[str] | None = None  # document scope: source ids (None = no scope)
     _shares: dict[str, float] = field(default_factory=dict, repr=False, compare=False)
     _scope_shares: dict[tuple[tuple[str, ...], int], float] = field(
-        default_factory=dict, repr=False, compare=False)
+        default_factory=dict, repr=False, compare=False
+    )
 
     def scope_fetch(self, need: int, level: int = 1, ceiling: int = 20_000) -> int:
         """Fulltext hits to ask for so that about ``need`` fall inside the document scope.
@@ -119,8 +120,9 @@ StrategyFactory = Callable[[RetrievalContext], Strategy]
 _REGISTRY: dict[str, tuple[StrategyFactory, str]] = {}
 
 
-def register_strategy(name: str, description: str, *,
-                      scoped: bool = False) -> Callable[[StrategyFactory], StrategyFactory]:
+def register_strategy(
+    name: str, description: str, *, scoped: bool = False
+) -> Callable[[StrategyFactory], StrategyFactory]:
     """Decorator: ``@register_strategy("bm25", "fulltext over level-2 chunks", scoped=True)``.
 
     ``scoped=True`` says the strategy honours ``ctx.sources`` inside its queries; asking any
@@ -159,8 +161,11 @@ def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
         raise RetrievalError(f"unknown strategy {name!r}", hint=f"known strategies: {known}")
     strategy = _REGISTRY[name][0](ctx)
     if ctx.sources and not getattr(_REGISTRY[name][0], "supports_scope", False):
-        scoped = ", ".join(n for n, (f, _) in sorted(_REGISTRY.items())
-                           if getattr(f, "supports_scope", False))
-        raise RetrievalError(f"strategy {name!r} cannot be restricted to a document scope yet",
-                             hint=f"retrieve without a document scope, or use one of: {scoped}")
+        scoped = ", ".join(
+            n for n, (f, _) in sorted(_REGISTRY.items()) if getattr(f, "supports_scope", False)
+        )
+        raise RetrievalError(
+            f"strategy {name!r} cannot be restricted to a document scope yet",
+            hint=f"retrieve without a document scope, or use one of: {scoped}",
+        )
     return strategy

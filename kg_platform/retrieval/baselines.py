@@ -20,11 +20,18 @@ BASELINE_LEVEL = 2
 MAX_FETCH = 20_000
 RRF_K = 60
 
+
 def _item(rec: Any, query: str) -> RetrievedItem:
     return RetrievedItem(
-        id=rec["id"], text=rec["text"] or "", score=float(rec["score"]), kind="chunk",
-        level=rec["level"], source_id=rec["source_id"], source_title=rec["source_title"],
-        tokens=rec["tokens"], query=query,
+        id=rec["id"],
+        text=rec["text"] or "",
+        score=float(rec["score"]),
+        kind="chunk",
+        level=rec["level"],
+        source_id=rec["source_id"],
+        source_title=rec["source_title"],
+        tokens=rec["tokens"],
+        query=query,
     )
 
 
@@ -35,8 +42,9 @@ def _overfetch(ctx: RetrievalContext, name: str, k: int, **params: Any) -> list[
         fetch = max(fetch, ctx.scope_fetch(k, params.get("level", BASELINE_LEVEL), MAX_FETCH))
     params.pop("level", None)
     while True:
-        records = ctx.graph.read(name, k=k, fetch=fetch, corpus=ctx.corpus,
-                                 sources=ctx.sources, **params)
+        records = ctx.graph.read(
+            name, k=k, fetch=fetch, corpus=ctx.corpus, sources=ctx.sources, **params
+        )
         items = [_item(r, name) for r in records if r["id"] is not None]
         raw = records[0]["raw"] if records else 0
         if len(items) >= k or raw < fetch or fetch >= MAX_FETCH:
@@ -56,8 +64,14 @@ class FulltextChunks:
         q = fulltext_query(query)  # Lucene syntax escaped; "" when no word is left
         if not q:
             return []
-        return _overfetch(self.ctx, "retrieval/baseline_fulltext_chunks", k,
-                          index=f"chunk_text_l{self.level}", q=q, level=self.level)
+        return _overfetch(
+            self.ctx,
+            "retrieval/baseline_fulltext_chunks",
+            k,
+            index=f"chunk_text_l{self.level}",
+            q=q,
+            level=self.level,
+        )
 
 
 @dataclass
@@ -74,15 +88,27 @@ class VectorChunks:
     def retrieve_vector(self, vector: list[float], k: int) -> list[RetrievedItem]:
         if self.ctx.sources:
             name = "retrieval/baseline_vector_scoped"
-            records = self.ctx.graph.read(name, k=k, level=self.level, qv=vector,
-                                          corpus=self.ctx.corpus, sources=self.ctx.sources)
+            records = self.ctx.graph.read(
+                name,
+                k=k,
+                level=self.level,
+                qv=vector,
+                corpus=self.ctx.corpus,
+                sources=self.ctx.sources,
+            )
             return [_item(r, name) for r in records]
-        return _overfetch(self.ctx, "retrieval/baseline_vector_chunks", k,
-                          index=f"chunk_embedding_l{self.level}", qv=vector)
+        return _overfetch(
+            self.ctx,
+            "retrieval/baseline_vector_chunks",
+            k,
+            index=f"chunk_embedding_l{self.level}",
+            qv=vector,
+        )
 
 
-def rrf(rankings: dict[str, list[RetrievedItem]], k: int,
-        constant: int = RRF_K) -> list[RetrievedItem]:
+def rrf(
+    rankings: dict[str, list[RetrievedItem]], k: int, constant: int = RRF_K
+) -> list[RetrievedItem]:
     """Reciprocal-rank fusion: score = sum 1 / (constant + rank); ties keep first-seen order.
 
     ``rankings`` maps a name (e.g. ``"vector"``) to its ranked list; each fused item keeps the
@@ -123,7 +149,9 @@ class HybridChunks:
         return rrf({"vector": dense, "bm25": lexical}, k)
 
 
-@register_strategy("bm25", "Lucene BM25 (Neo4j fulltext) over fixed-size level-2 chunks", scoped=True)
+@register_strategy(
+    "bm25", "Lucene BM25 (Neo4j fulltext) over fixed-size level-2 chunks", scoped=True
+)
 def _bm25(ctx: RetrievalContext) -> FulltextChunks:
     return FulltextChunks(ctx)
 
@@ -133,6 +161,8 @@ def _vector(ctx: RetrievalContext) -> VectorChunks:
     return VectorChunks(ctx)
 
 
-@register_strategy("hybrid", "reciprocal-rank fusion (k=60) of bm25 and vector over level-2 chunks", scoped=True)
+@register_strategy(
+    "hybrid", "reciprocal-rank fusion (k=60) of bm25 and vector over level-2 chunks", scoped=True
+)
 def _hybrid(ctx: RetrievalContext) -> HybridChunks:
     return HybridChunks(ctx)

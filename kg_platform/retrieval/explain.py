@@ -31,14 +31,17 @@ def browser_snippet(items: Sequence[RetrievedItem]) -> str:
 def explain_lines(items: Sequence[RetrievedItem]) -> list[str]:
     lines = []
     for rank, it in enumerate(items, 1):
-        lines.append(f"#{rank} {it.kind} {it.id} level={it.level} score={it.score:.4f} "
-                     f"query={it.query}")
+        lines.append(
+            f"#{rank} {it.kind} {it.id} level={it.level} score={it.score:.4f} query={it.query}"
+        )
         if it.breakdown:
             parts = ", ".join(f"{k}={v:.3f}" for k, v in it.breakdown.items())
             lines.append(f"    breakdown: {parts}")
             if "fixed_level" in it.breakdown:
-                lines.append(f"    note: no trained router for this corpus; fixed level "
-                             f"{int(it.breakdown['fixed_level'])} was used")
+                lines.append(
+                    f"    note: no trained router for this corpus; fixed level "
+                    f"{int(it.breakdown['fixed_level'])} was used"
+                )
         if it.path:
             lines.append(f"    path: {' -> '.join(it.path)}")
     return lines

@@ -35,8 +35,8 @@ class CorpusPlan:
     corpus: str
     w: tuple[float, ...]
     g_r: int
-    router_version: str | None = None   # None = no trained router, fixed level used
-    router_source: str = "fixed"        # "corpus" (its own router) | "default" (shipped) | "fixed"
+    router_version: str | None = None  # None = no trained router, fixed level used
+    router_source: str = "fixed"  # "corpus" (its own router) | "default" (shipped) | "fixed"
 
     def as_param(self) -> dict:
         return {"corpus": self.corpus, "w": list(self.w), "g_r": self.g_r}
@@ -53,8 +53,10 @@ def choose_level(w: Sequence[float], zero_weight: float) -> int:
 
 def one_hot(level: int, n: int) -> tuple[float, ...]:
     if not 1 <= level <= n:
-        raise RetrievalError(f"fixed level {level} is outside 1..{n}",
-                             hint="set KGP_MOG__FIXED_LEVEL to a level the graph has")
+        raise RetrievalError(
+            f"fixed level {level} is outside 1..{n}",
+            hint="set KGP_MOG__FIXED_LEVEL to a level the graph has",
+        )
     return tuple(1.0 if g == level else 0.0 for g in range(1, n + 1))
 
 
@@ -64,8 +66,10 @@ def list_corpora(ctx: RetrievalContext) -> list[str]:
     rows = ctx.graph.read("retrieval/mog_corpora")
     corpora = [r["corpus"] for r in rows]
     if not corpora:
-        raise RetrievalError("the graph holds no corpus with chunks",
-                             hint="ingest documents first: `kgp ingest PATH --corpus NAME`")
+        raise RetrievalError(
+            "the graph holds no corpus with chunks",
+            hint="ingest documents first: `kgp ingest PATH --corpus NAME`",
+        )
     return corpora
 
 
@@ -80,9 +84,15 @@ def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) ->
         w = tuple(float(x) for x in router.weights(qvec))
         return CorpusPlan(corpus, w, choose_level(w, cfg.zero_weight), router.version, source)
     level = cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level
-    log.info("no %s router for corpus %r (none trained, default off): using fixed level %d "
-             "(train one with `kgp router train --corpus %s --dataset FILE.jsonl --kind %s`)",
-             kind, corpus, level, corpus, kind)
+    log.info(
+        "no %s router for corpus %r (none trained, default off): using fixed level %d "
+        "(train one with `kgp router train --corpus %s --dataset FILE.jsonl --kind %s`)",
+        kind,
+        corpus,
+        level,
+        corpus,
+        kind,
+    )
     return CorpusPlan(corpus, one_hot(level, n), level, None)
 
 
@@ -109,16 +119,23 @@ class MoGStrategy:
         self.last_plans = plans
         return self.run(query, k, plans, qvec)
 
-    def run(self, query: str, k: int, plans: Sequence[CorpusPlan],
-            qvec: np.ndarray | None = None) -> list[RetrievedItem]:
+    def run(
+        self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
+    ) -> list[RetrievedItem]:
         cfg = self.ctx.settings.mog
         # k_r is raised to k: with fewer candidates per level than k, MoG could not fill k.
         k_r = max(cfg.k_r, k)
         fetch = self.ctx.index_fetch(k_r, max(cfg.fetch, k_r), [p.corpus for p in plans])
         if self.ctx.sources and self.scoring != "dense":
             fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
-        params = dict(plan=[p.as_param() for p in plans], k_r=k_r, fetch=fetch,
-                      normalise=cfg.normalise, k=k, sources=self.ctx.sources)
+        params = dict(
+            plan=[p.as_param() for p in plans],
+            k_r=k_r,
+            fetch=fetch,
+            normalise=cfg.normalise,
+            k=k,
+            sources=self.ctx.sources,
+        )
         if self.scoring in ("dense", "hybrid"):
             if qvec is None:
                 qvec = self.ctx.embedder.embed([query])[0]
@@ -147,15 +164,28 @@ class MoGStrategy:
         path = [r["finest"], *[x["p"] for x in sorted(r["per"], key=lambda x: x["g"])], r["id"]]
         path = list(dict.fromkeys(path + ([r["source_id"]] if r["source_id"] else [])))
         return RetrievedItem(
-            id=r["id"], text=r["text"] or "", score=float(r["score"]), kind="chunk",
-            level=r["level"], source_id=r["source_id"], source_title=r["source_title"],
-            section_title=r["section_title"], page=r["page"], tokens=r["tokens"],
-            breakdown=breakdown, path=path, query=self.query_name,
+            id=r["id"],
+            text=r["text"] or "",
+            score=float(r["score"]),
+            kind="chunk",
+            level=r["level"],
+            source_id=r["source_id"],
+            source_title=r["source_title"],
+            section_title=r["section_title"],
+            page=r["page"],
+            tokens=r["tokens"],
+            breakdown=breakdown,
+            path=path,
+            query=self.query_name,
         )
 
 
-@register_strategy("mog", "Mix-of-Granularity: per-level BM25 (or dense) -> router-weighted "
-                   "level-1 scores -> containers at the router's level, one Cypher query", scoped=True)
+@register_strategy(
+    "mog",
+    "Mix-of-Granularity: per-level BM25 (or dense) -> router-weighted "
+    "level-1 scores -> containers at the router's level, one Cypher query",
+    scoped=True,
+)
 def _mog(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx)
 
@@ -165,8 +195,11 @@ def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="dense")
 
 
-@register_strategy("mog-bm25", "MoG scored with the per-level fulltext (BM25) indexes only, as "
-                   "in the paper", scoped=True)
+@register_strategy(
+    "mog-bm25",
+    "MoG scored with the per-level fulltext (BM25) indexes only, as in the paper",
+    scoped=True,
+)
 def _mog_bm25(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="bm25")
 
@@ -231,6 +264,7 @@ def reference_select(
         container = anc[level]
         if container not in best:
             best[container] = (scores[c], c)
-    ranked = sorted(best.items(),
-                    key=lambda kv: (-round(kv[1][0], 9), -round(ties[kv[1][1]], 9), kv[0]))[:k]
+    ranked = sorted(
+        best.items(), key=lambda kv: (-round(kv[1][0], 9), -round(ties[kv[1][1]], 9), kv[0])
+    )[:k]
     return [(cid, s, c) for cid, (s, c) in ranked]

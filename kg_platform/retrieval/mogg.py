@@ -44,8 +44,10 @@ def radius_needed(plans: Sequence[CorpusPlan], zero_weight: float) -> int:
     for p in plans:
         r = max(r, p.g_r - 1, *[g - 1 for g, w in enumerate(p.w, 1) if w >= zero_weight])
     if r > MAX_RADIUS:
-        raise RetrievalError(f"MoGG radius {r} exceeds the supported {MAX_RADIUS}",
-                             hint="set KGP_MOG__MOGG_LEVELS to 4 or less")
+        raise RetrievalError(
+            f"MoGG radius {r} exceeds the supported {MAX_RADIUS}",
+            hint="set KGP_MOG__MOGG_LEVELS to 4 or less",
+        )
     return r
 
 
@@ -65,19 +67,27 @@ class MoGGStrategy:
         self.last_plans = plans
         return self.run(query, k, plans, qvec)
 
-    def params(self, query: str, k: int, plans: Sequence[CorpusPlan],
-               qvec: np.ndarray | None = None) -> dict:
+    def params(
+        self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
+    ) -> dict:
         cfg = self.ctx.settings.mog
         lexical = cfg.mogg_seed_index in ("bm25", "hybrid")
         dense = cfg.mogg_seed_index in ("vector", "hybrid")
         if dense and qvec is None:
             qvec = self.ctx.embedder.embed([query])[0]
-        return dict(q=fulltext_query(query) if lexical else "",
-                    qv=[float(x) for x in qvec] if dense else None,
-                    plan=[p.as_param() for p in plans],
-                    seeds=cfg.mogg_seeds, fetch=self._fetch(plans), sources=self.ctx.sources,
-                    k_r=max(cfg.k_r, k), normalise=cfg.normalise,
-                    cap=cfg.mogg_group_tokens, cand=k * cfg.mogg_candidates_factor, k=k)
+        return dict(
+            q=fulltext_query(query) if lexical else "",
+            qv=[float(x) for x in qvec] if dense else None,
+            plan=[p.as_param() for p in plans],
+            seeds=cfg.mogg_seeds,
+            fetch=self._fetch(plans),
+            sources=self.ctx.sources,
+            k_r=max(cfg.k_r, k),
+            normalise=cfg.normalise,
+            cap=cfg.mogg_group_tokens,
+            cand=k * cfg.mogg_candidates_factor,
+            k=k,
+        )
 
     def _fetch(self, plans: Sequence[CorpusPlan]) -> int:
         """Index hits per seed list: sized by the corpus share, or by the scope's share of the
@@ -88,8 +98,9 @@ class MoGGStrategy:
             fetch = max(fetch, self.ctx.scope_fetch(cfg.mogg_seeds, 1))
         return fetch
 
-    def run(self, query: str, k: int, plans: Sequence[CorpusPlan],
-            qvec: np.ndarray | None = None) -> list[RetrievedItem]:
+    def run(
+        self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
+    ) -> list[RetrievedItem]:
         params = self.params(query, k, plans, qvec)
         if not params["q"] and params["qv"] is None:
             return []
@@ -111,15 +122,26 @@ class MoGGStrategy:
             if plan.router_source == "default":
                 breakdown["default_router"] = 1.0
         return RetrievedItem(
-            id=r["id"], text=" ".join(t.strip() for t in r["texts"] if t), score=float(r["score"]),
-            kind="group", level=r["level"], source_id=(r["sources"] or [None])[0],
-            source_title=r["source_title"], tokens=r["tokens"], breakdown=breakdown,
-            path=list(r["members"]), query=name,
+            id=r["id"],
+            text=" ".join(t.strip() for t in r["texts"] if t),
+            score=float(r["score"]),
+            kind="group",
+            level=r["level"],
+            source_id=(r["sources"] or [None])[0],
+            source_title=r["source_title"],
+            tokens=r["tokens"],
+            breakdown=breakdown,
+            path=list(r["members"]),
+            query=name,
         )
 
 
-@register_strategy("mogg", "MoG over the piece graph: BM25 + vector seed pieces -> SIMILAR hop groups "
-                   "per level -> router-weighted two-step selection, one Cypher query per radius", scoped=True)
+@register_strategy(
+    "mogg",
+    "MoG over the piece graph: BM25 + vector seed pieces -> SIMILAR hop groups "
+    "per level -> router-weighted two-step selection, one Cypher query per radius",
+    scoped=True,
+)
 def _mogg(ctx: RetrievalContext) -> MoGGStrategy:
     return MoGGStrategy(ctx)
 
@@ -134,7 +156,9 @@ class PieceInfo:
     tokens: int
 
 
-def _hood(centre: str, radius: int, edges: Mapping[str, Mapping[str, float]]) -> list[tuple[str, int, float]]:
+def _hood(
+    centre: str, radius: int, edges: Mapping[str, Mapping[str, float]]
+) -> list[tuple[str, int, float]]:
     """(piece, hop, best last-edge weight among shortest paths) within ``radius``, BFS."""
     hop = {centre: 0}
     ew = {centre: 1.0}
@@ -152,8 +176,9 @@ def _hood(centre: str, radius: int, edges: Mapping[str, Mapping[str, float]]) ->
     return sorted(((p, hop[p], ew[p]) for p in hop), key=lambda x: (x[1], -x[2], x[0]))
 
 
-def _cap(hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[str, int],
-         cap: int) -> list[str]:
+def _cap(
+    hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[str, int], cap: int
+) -> list[str]:
     out, tok = [], 0
     for p, h, _ in hood:
         if h > max_hop:
@@ -166,8 +191,9 @@ def _cap(hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[s
     return out
 
 
-def seed_scores(hits: Mapping[str, Sequence[tuple[str, float]]], seeds: int,
-                normalise: str) -> dict[str, float]:
+def seed_scores(
+    hits: Mapping[str, Sequence[tuple[str, float]]], seeds: int, normalise: str
+) -> dict[str, float]:
     """Step 1: ``hits[index] = [(piece, score)]`` of one corpus -> the best ``seeds`` seeds.
 
     Each index's top ``seeds`` hits are normalised on their own; a piece's score is the sum
@@ -187,7 +213,14 @@ def reference_select(
     pieces: Mapping[str, PieceInfo],
     edges: Mapping[str, Mapping[str, float]],
     plans: Sequence[CorpusPlan],
-    *, seeds: int, k_r: int, cap: int, cand: int, k: int, radius: int, normalise: str = "minmax",
+    *,
+    seeds: int,
+    k_r: int,
+    cap: int,
+    cand: int,
+    k: int,
+    radius: int,
+    normalise: str = "minmax",
 ) -> list[tuple[str, float, list[str]]]:
     """MoGG selection in Python: ``[(centre id, score, members in document order)]``.
 
@@ -215,8 +248,14 @@ def reference_select(
                     t_rs.setdefault(m, {})
                     t_rs[m][g] = max(t_rs[m].get(g, -np.inf), t)
         for c, per in t_rs.items():
-            pool.append({"c": c, "score": sum(plan.w[g - 1] * t for g, t in per.items()),
-                         "g_r": plan.g_r, "own": seed_t.get(c, -1.0)})
+            pool.append(
+                {
+                    "c": c,
+                    "score": sum(plan.w[g - 1] * t for g, t in per.items()),
+                    "g_r": plan.g_r,
+                    "own": seed_t.get(c, -1.0),
+                }
+            )
     pool.sort(key=lambda x: (-round(x["score"], 9), -x["own"], x["c"]))
     out: list[tuple[str, float, list[str]]] = []
     seen: set[str] = set()
@@ -226,8 +265,14 @@ def reference_select(
         group = _cap(_hood(cd["c"], radius, edges), cd["g_r"] - 1, tok, cap)
         members = [p for p in group if p not in seen]
         centre_src = pieces[cd["c"]].source_id
-        members.sort(key=lambda p: (0 if pieces[p].source_id == centre_src else 1,
-                                    pieces[p].source_id, pieces[p].doc_ord, p))
+        members.sort(
+            key=lambda p: (
+                0 if pieces[p].source_id == centre_src else 1,
+                pieces[p].source_id,
+                pieces[p].doc_ord,
+                p,
+            )
+        )
         out.append((cd["c"], cd["score"], members))
         seen.update(group)
     return out

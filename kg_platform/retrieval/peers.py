@@ -82,13 +82,21 @@ class GraphragPeer:
         try:
             if self.hybrid:
                 self._retriever = HybridRetriever(
-                    self.ctx.graph.driver, vector_index_name=vector_index,
-                    fulltext_index_name=f"chunk_text_l{self.level}", embedder=embedder,
-                    return_properties=RETURN_PROPERTIES, neo4j_database=self.ctx.graph.database)
+                    self.ctx.graph.driver,
+                    vector_index_name=vector_index,
+                    fulltext_index_name=f"chunk_text_l{self.level}",
+                    embedder=embedder,
+                    return_properties=RETURN_PROPERTIES,
+                    neo4j_database=self.ctx.graph.database,
+                )
             else:
                 self._retriever = VectorRetriever(
-                    self.ctx.graph.driver, index_name=vector_index, embedder=embedder,
-                    return_properties=RETURN_PROPERTIES, neo4j_database=self.ctx.graph.database)
+                    self.ctx.graph.driver,
+                    index_name=vector_index,
+                    embedder=embedder,
+                    return_properties=RETURN_PROPERTIES,
+                    neo4j_database=self.ctx.graph.database,
+                )
         except Exception as exc:  # the library raises its own error types
             raise RetrievalError(
                 f"neo4j-graphrag could not build its retriever over {vector_index}: {exc}",
@@ -101,9 +109,12 @@ class GraphragPeer:
             from neo4j_graphrag.retrievers import VectorRetriever
 
             self._vector = VectorRetriever(
-                self.ctx.graph.driver, index_name=f"chunk_embedding_l{self.level}",
+                self.ctx.graph.driver,
+                index_name=f"chunk_embedding_l{self.level}",
                 embedder=graphrag_embedder(self.ctx.embedder),
-                return_properties=RETURN_PROPERTIES, neo4j_database=self.ctx.graph.database)
+                return_properties=RETURN_PROPERTIES,
+                neo4j_database=self.ctx.graph.database,
+            )
         return self._vector
 
     def _search(self, query: str, vector: list[float], top_k: int) -> list[Any]:
@@ -117,14 +128,17 @@ class GraphragPeer:
         text = fulltext_query(query)
         if self.hybrid and text:
             raw = self._retriever.get_search_results(
-                query_text=text, query_vector=vector, top_k=top_k)
+                query_text=text, query_vector=vector, top_k=top_k
+            )
         elif self.ctx.sources:
             # scoped: the vector side with a source filter (a hybrid peer with nothing
             # searchable for Lucene lands here too)
             retriever = self._vector_only() if self.hybrid else self._retriever
             raw = retriever.get_search_results(
-                query_vector=vector, top_k=top_k,
-                filters={"source_id": {"$in": list(self.ctx.sources)}})
+                query_vector=vector,
+                top_k=top_k,
+                filters={"source_id": {"$in": list(self.ctx.sources)}},
+            )
         elif self.hybrid:
             # nothing searchable for Lucene (punctuation only, or empty): the vector side alone
             raw = self._vector_only().get_search_results(query_vector=vector, top_k=top_k)
@@ -156,21 +170,30 @@ class GraphragPeer:
     def _item(self, rec: Any) -> RetrievedItem:
         node = rec["node"]
         return RetrievedItem(
-            id=node.get("id") or rec["elementId"], text=node.get("text") or "",
-            score=float(rec["score"]), kind="chunk", level=node.get("level"),
-            source_id=node.get("source_id"), tokens=node.get("tokens"),
+            id=node.get("id") or rec["elementId"],
+            text=node.get("text") or "",
+            score=float(rec["score"]),
+            kind="chunk",
+            level=node.get("level"),
+            source_id=node.get("source_id"),
+            tokens=node.get("tokens"),
             query=f"neo4j_graphrag.{type(self._retriever).__name__}",
         )
 
 
-@register_strategy("peer-neo4j-graphrag-vector",
-                   "neo4j-graphrag VectorRetriever over chunk_embedding_l2 (extra: peers)", scoped=True)
+@register_strategy(
+    "peer-neo4j-graphrag-vector",
+    "neo4j-graphrag VectorRetriever over chunk_embedding_l2 (extra: peers)",
+    scoped=True,
+)
 def _peer_vector(ctx: RetrievalContext) -> GraphragPeer:
     return GraphragPeer(ctx, hybrid=False, name="peer-neo4j-graphrag-vector")
 
 
-@register_strategy("peer-neo4j-graphrag-hybrid",
-                   "neo4j-graphrag HybridRetriever over chunk_embedding_l2 + chunk_text_l2 "
-                   "(extra: peers)", scoped=True)
+@register_strategy(
+    "peer-neo4j-graphrag-hybrid",
+    "neo4j-graphrag HybridRetriever over chunk_embedding_l2 + chunk_text_l2 (extra: peers)",
+    scoped=True,
+)
 def _peer_hybrid(ctx: RetrievalContext) -> GraphragPeer:
     return GraphragPeer(ctx, hybrid=True, name="peer-neo4j-graphrag-hybrid")

@@ -40,14 +40,18 @@ class Profile:
     statements: list[str]
     db_hits: int = 0
     rows: int = 0
-    operators: dict[str, int] = field(default_factory=dict)   # operator type -> db hits
+    operators: dict[str, int] = field(default_factory=dict)  # operator type -> db hits
 
     def top(self, n: int = 3) -> list[tuple[str, int]]:
         return sorted(self.operators.items(), key=lambda kv: -kv[1])[:n]
 
     def to_dict(self) -> dict[str, Any]:
-        return {"statements": self.statements, "db_hits": self.db_hits, "rows": self.rows,
-                "top_operators": [{"operator": op, "db_hits": hits} for op, hits in self.top(5)]}
+        return {
+            "statements": self.statements,
+            "db_hits": self.db_hits,
+            "rows": self.rows,
+            "top_operators": [{"operator": op, "db_hits": hits} for op, hits in self.top(5)],
+        }
 
 
 def _walk(plan: dict[str, Any], into: Profile) -> None:

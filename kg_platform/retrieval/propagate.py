@@ -39,12 +39,21 @@ class PropagateStrategy:
 
     name = "propagate"
 
-    def __init__(self, ctx: RetrievalContext, lam: dict[str, float] | None = None,
-                 aggregate: str | None = None) -> None:
+    def __init__(
+        self,
+        ctx: RetrievalContext,
+        lam: dict[str, float] | None = None,
+        aggregate: str | None = None,
+    ) -> None:
         cfg = ctx.settings.propagation
         self.ctx = ctx
-        self.lam = lam or {"C": cfg.lam_c, "P": cfg.lam_p, "D": cfg.lam_d, "I": cfg.lam_i,
-                           "T": cfg.lam_t}
+        self.lam = lam or {
+            "C": cfg.lam_c,
+            "P": cfg.lam_p,
+            "D": cfg.lam_d,
+            "I": cfg.lam_i,
+            "T": cfg.lam_t,
+        }
         self.aggregate = aggregate or cfg.aggregate
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
@@ -61,9 +70,17 @@ class PropagateStrategy:
             # a scope scores its own nodes exactly; only the lexical layer needs an over-fetch
             query, fetch = SCOPED_QUERY, max(fetch, self.ctx.scope_fetch(k_layer, 1))
         rows = self.ctx.graph.read(
-            query, qv=qv, q=fulltext_query(text), fetch=fetch, k_layer=k_layer,
-            corpus=self.ctx.corpus, sources=self.ctx.sources, lam=self.lam,
-            aggregate=self.aggregate, k=k)
+            query,
+            qv=qv,
+            q=fulltext_query(text),
+            fetch=fetch,
+            k_layer=k_layer,
+            corpus=self.ctx.corpus,
+            sources=self.ctx.sources,
+            lam=self.lam,
+            aggregate=self.aggregate,
+            k=k,
+        )
         return [self._item(r, query) for r in rows]
 
     @staticmethod
@@ -73,25 +90,45 @@ class PropagateStrategy:
         breakdown = {f"cos_{x['layer']}": float(x["s"]) for x in per}
         breakdown.update({f"rank_{x['layer']}": float(x["rank"]) for x in per})
         breakdown.update({f"lam_{x['layer']}": float(x["lam"]) for x in per})
-        path = list(dict.fromkeys([x["via"] for x in per] + [r["id"]]
-                                  + ([r["source_id"]] if r["source_id"] else [])))
+        path = list(
+            dict.fromkeys(
+                [x["via"] for x in per] + [r["id"]] + ([r["source_id"]] if r["source_id"] else [])
+            )
+        )
         return RetrievedItem(
-            id=r["id"], text=r["text"] or "", score=float(r["score"]), kind="chunk",
-            level=r["level"], source_id=r["source_id"], source_title=r["source_title"],
-            section_title=r["section_title"], page=r["page"], tokens=r["tokens"],
-            breakdown=breakdown, path=path, query=query,
+            id=r["id"],
+            text=r["text"] or "",
+            score=float(r["score"]),
+            kind="chunk",
+            level=r["level"],
+            source_id=r["source_id"],
+            source_title=r["source_title"],
+            section_title=r["section_title"],
+            page=r["page"],
+            tokens=r["tokens"],
+            breakdown=breakdown,
+            path=path,
+            query=query,
         )
 
 
-@register_strategy("propagate", "multi-layer propagation: vector similarity of chunks, pieces, "
-                   "distilled nodes, sections and sources (+ BM25 of chunks) aggregated onto "
-                   "level-1 chunks", scoped=True)
+@register_strategy(
+    "propagate",
+    "multi-layer propagation: vector similarity of chunks, pieces, "
+    "distilled nodes, sections and sources (+ BM25 of chunks) aggregated onto "
+    "level-1 chunks",
+    scoped=True,
+)
 def _propagate(ctx: RetrievalContext) -> PropagateStrategy:
     return PropagateStrategy(ctx)
 
 
-def rescore(per_layer: dict[str, float], lam: dict[str, float], aggregate: str,
-            ranks: dict[str, float] | None = None) -> float:
+def rescore(
+    per_layer: dict[str, float],
+    lam: dict[str, float],
+    aggregate: str,
+    ranks: dict[str, float] | None = None,
+) -> float:
     """The Cypher aggregation in Python (for weight fitting on cached per-layer scores)."""
     if aggregate == "rrf":
         ranks = ranks or {}
@@ -103,13 +140,22 @@ def rescore(per_layer: dict[str, float], lam: dict[str, float], aggregate: str,
 
 
 def _layer_values(item: RetrievedItem, prefix: str) -> dict[str, float]:
-    return {key[len(prefix):]: v for key, v in item.breakdown.items() if key.startswith(prefix)}
+    return {key[len(prefix) :]: v for key, v in item.breakdown.items() if key.startswith(prefix)}
 
 
-def rank_with(items: Sequence[RetrievedItem], lam: dict[str, float], aggregate: str) -> list[RetrievedItem]:
+def rank_with(
+    items: Sequence[RetrievedItem], lam: dict[str, float], aggregate: str
+) -> list[RetrievedItem]:
     """``items`` (from a wide all-layer run) in the order ``lam`` and ``aggregate`` give them."""
-    return sorted(items, key=lambda it: (-round(rescore(
-        _layer_values(it, "cos_"), lam, aggregate, _layer_values(it, "rank_")), 9), it.id))
+    return sorted(
+        items,
+        key=lambda it: (
+            -round(
+                rescore(_layer_values(it, "cos_"), lam, aggregate, _layer_values(it, "rank_")), 9
+            ),
+            it.id,
+        ),
+    )
 
 
 def fit_weights(
@@ -131,14 +177,18 @@ def fit_weights(
     """
     wide = PropagateStrategy(ctx, lam={x: 1.0 for x in LAYERS}, aggregate="wsum")
     cached = [wide.retrieve(q, max(50, 4 * k)) for q in questions]
-    present = [x for x in LAYERS if any(f"cos_{x}" in it.breakdown for items in cached for it in items)]
+    present = [
+        x for x in LAYERS if any(f"cos_{x}" in it.breakdown for items in cached for it in items)
+    ]
     train = list(range(len(questions))) if train is None else list(train)
     best: tuple[dict[str, float], float] = ({}, -1.0)
     for combo in itertools.product(grid, repeat=len(present)):
         if not any(combo):
             continue
         lam = {x: 0.0 for x in LAYERS} | dict(zip(present, combo))
-        mean = sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in train) / max(1, len(train))
+        mean = sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in train) / max(
+            1, len(train)
+        )
         if mean > best[1] + 1e-12:
             best = (lam, mean)
     return best[0], best[1], cached

@@ -82,8 +82,11 @@ def label_text(row: dict) -> str:
         texts = []
         for title, i in facts:
             for p in row["paragraphs"]:
-                if p["title"] == title and (not gold_idx or p["idx"] in gold_idx) \
-                        and 0 <= i < len(p["sentences"]):
+                if (
+                    p["title"] == title
+                    and (not gold_idx or p["idx"] in gold_idx)
+                    and 0 <= i < len(p["sentences"])
+                ):
                     texts.append(p["sentences"][i].strip())
                     break
         if texts:
@@ -96,8 +99,13 @@ def build_mlp(dim: int, n_levels: int, hidden: int, dropout: float) -> "torch.nn
     """``Linear(d,h)-ReLU-Dropout-Linear(h,n)-Sigmoid`` (our choice; the MoG paper leaves it open)."""
     from torch import nn
 
-    return nn.Sequential(nn.Linear(dim, hidden), nn.ReLU(), nn.Dropout(dropout),
-                         nn.Linear(hidden, n_levels), nn.Sigmoid())
+    return nn.Sequential(
+        nn.Linear(dim, hidden),
+        nn.ReLU(),
+        nn.Dropout(dropout),
+        nn.Linear(hidden, n_levels),
+        nn.Sigmoid(),
+    )
 
 
 def bce_sum_torch(w: "torch.Tensor", sl: "torch.Tensor") -> "torch.Tensor":
@@ -119,19 +127,23 @@ def train_mlp(X: np.ndarray, Y: np.ndarray, settings: "Settings") -> TrainResult
 
     cfg = settings.mog
     if len(X) < 4:
-        raise EvaluationError(f"only {len(X)} usable training questions; a router needs more",
-                              hint="use a dataset file with more questions for this corpus")
+        raise EvaluationError(
+            f"only {len(X)} usable training questions; a router needs more",
+            hint="use a dataset file with more questions for this corpus",
+        )
     gen = np.random.default_rng(cfg.router_seed)
     torch.manual_seed(cfg.router_seed)
     threads = torch.get_num_threads()
-    torch.set_num_threads(1)   # a tiny MLP: thread hand-offs cost more than they save
+    torch.set_num_threads(1)  # a tiny MLP: thread hand-offs cost more than they save
     try:
         return _train(X, Y, settings, gen)
     finally:
         torch.set_num_threads(threads)
 
 
-def _train(X: np.ndarray, Y: np.ndarray, settings: "Settings", gen: np.random.Generator) -> TrainResult:
+def _train(
+    X: np.ndarray, Y: np.ndarray, settings: "Settings", gen: np.random.Generator
+) -> TrainResult:
     import torch
 
     cfg = settings.mog
@@ -154,7 +166,12 @@ def _train(X: np.ndarray, Y: np.ndarray, settings: "Settings", gen: np.random.Ge
         with torch.no_grad():
             vloss = float(bce_sum_torch(model(Xv), Yv))
         if vloss < best[0] - 1e-5:
-            best = (vloss, epoch, {k: v.clone() for k, v in model.state_dict().items()}, float(loss))
+            best = (
+                vloss,
+                epoch,
+                {k: v.clone() for k, v in model.state_dict().items()},
+                float(loss),
+            )
         elif epoch - best[1] >= cfg.router_patience:
             break
     model.load_state_dict(best[2])
@@ -162,10 +179,18 @@ def _train(X: np.ndarray, Y: np.ndarray, settings: "Settings", gen: np.random.Ge
     with torch.no_grad():
         wv = model(Xv).numpy()
     val_top1 = float(np.mean(wv.argmax(1) == Y[val].argmax(1)))
-    return TrainResult(best[2], {
-        "val_loss": best[0], "train_loss": best[3], "best_epoch": best[1], "epochs": epoch,
-        "n_train": int(len(tr)), "n_val": int(len(val)), "val_top1": val_top1,
-    })
+    return TrainResult(
+        best[2],
+        {
+            "val_loss": best[0],
+            "train_loss": best[3],
+            "best_epoch": best[1],
+            "epochs": epoch,
+            "n_train": int(len(tr)),
+            "n_val": int(len(val)),
+            "val_top1": val_top1,
+        },
+    )
 
 
 # --------------------------------------------------------------------------- loaded router
@@ -178,8 +203,16 @@ class Router:
     that file existed is read from ``model.pt``, which needs torch once.
     """
 
-    def __init__(self, path: Path, version: str, n_levels: int, dim: int, hidden: int,
-                 dropout: float, meta: dict | None = None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        version: str,
+        n_levels: int,
+        dim: int,
+        hidden: int,
+        dropout: float,
+        meta: dict | None = None,
+    ) -> None:
         self.path, self.version, self.n_levels = path, version, n_levels
         self.meta = meta or {}
         state = load_router_state(path)
@@ -190,13 +223,21 @@ class Router:
         if self.w1.shape != (dim, hidden) or self.w2.shape != (hidden, n_levels):
             raise RetrievalError(
                 f"router weights in {path} do not match its meta.json ({dim}->{hidden}->{n_levels})",
-                hint="retrain the router with `kgp router train`")
+                hint="retrain the router with `kgp router train`",
+            )
 
     @classmethod
     def from_dir(cls, path: Path) -> "Router":
         meta = json.loads((path / "meta.json").read_text())
-        return cls(path, meta["version"], meta["n_levels"], meta["dim"], meta["hidden"],
-                   meta["dropout"], meta)
+        return cls(
+            path,
+            meta["version"],
+            meta["n_levels"],
+            meta["dim"],
+            meta["hidden"],
+            meta["dropout"],
+            meta,
+        )
 
     def weights(self, qvec: np.ndarray) -> np.ndarray:
         return self.weights_batch(np.asarray(qvec, dtype=np.float32)[None, :])[0]
@@ -212,8 +253,13 @@ _NPZ = "weights.npz"
 
 def save_router_state(state: dict, path: Path) -> None:
     """Write the MLP weights as numpy arrays (what inference reads, no torch needed)."""
-    np.savez(path / _NPZ, **{k: v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)
-                             for k, v in state.items()})
+    np.savez(
+        path / _NPZ,
+        **{
+            k: v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)
+            for k, v in state.items()
+        },
+    )
 
 
 def load_router_state(path: Path) -> dict[str, np.ndarray]:
@@ -273,8 +319,9 @@ def default_router_dir(settings: "Settings") -> Path | None:
     return Path(choice).expanduser()
 
 
-def load_default_router(settings: "Settings", kind: str, n_levels: int,
-                        dim: int | None = None) -> Router | None:
+def load_default_router(
+    settings: "Settings", kind: str, n_levels: int, dim: int | None = None
+) -> Router | None:
     """The default ``kind`` router (used for any corpus without its own), or None when it is
     switched off, missing, or built for another number of levels / embedding size."""
     root = default_router_dir(settings)
@@ -287,17 +334,33 @@ def load_default_router(settings: "Settings", kind: str, n_levels: int,
         router = _LOADED[str(path)]
     meta_embedder = str(router.meta.get("embedder") or "")
     model = str(settings.embedding.model)
-    if router.n_levels != n_levels or (dim is not None and router.w1.shape[0] != dim) or (
-            meta_embedder and Path(meta_embedder).name != Path(model).name):
-        log.warning("default %s router in %s is for %d levels / %s; this graph has %d levels / "
-                    "%s: using the fixed level", kind, path, router.n_levels, meta_embedder,
-                    n_levels, model)
+    if (
+        router.n_levels != n_levels
+        or (dim is not None and router.w1.shape[0] != dim)
+        or (meta_embedder and Path(meta_embedder).name != Path(model).name)
+    ):
+        log.warning(
+            "default %s router in %s is for %d levels / %s; this graph has %d levels / "
+            "%s: using the fixed level",
+            kind,
+            path,
+            router.n_levels,
+            meta_embedder,
+            n_levels,
+            model,
+        )
         return None
     return router
 
 
-def router_for(graph: "GraphClient", settings: "Settings", corpus: str, kind: str,
-               n_levels: int, dim: int | None = None) -> tuple[Router | None, str]:
+def router_for(
+    graph: "GraphClient",
+    settings: "Settings",
+    corpus: str,
+    kind: str,
+    n_levels: int,
+    dim: int | None = None,
+) -> tuple[Router | None, str]:
     """The router a corpus uses and where it comes from: its own newest trained router
     (``"corpus"``), else the default one (``"default"``), else none (``"fixed"``)."""
     own = load_router(graph, corpus, kind)
@@ -340,15 +403,20 @@ def best_snippets(ctx: "RetrievalContext", query: str, kind: str, n_levels: int)
     return out
 
 
-def train_router(ctx: "RetrievalContext", dataset: Path, kind: str = "mog",
-                 limit: int | None = None, echo=print) -> dict[str, Any]:
+def train_router(
+    ctx: "RetrievalContext", dataset: Path, kind: str = "mog", limit: int | None = None, echo=print
+) -> dict[str, Any]:
     """Build soft labels for the dataset's questions, train, save and register the router."""
     import torch
 
     if kind not in KINDS:
-        raise RetrievalError(f"unknown router kind {kind!r}", hint="router kinds are 'mog' and 'mogg'")
+        raise RetrievalError(
+            f"unknown router kind {kind!r}", hint="router kinds are 'mog' and 'mogg'"
+        )
     if not ctx.corpus:
-        raise RetrievalError("a router is trained for one corpus", hint="name the corpus it routes for")
+        raise RetrievalError(
+            "a router is trained for one corpus", hint="name the corpus it routes for"
+        )
     settings = ctx.settings
     n_levels = settings.segment.n_gra if kind == "mog" else settings.mog.mogg_levels
     rows = read_dataset(dataset)[:limit]
@@ -385,21 +453,38 @@ def train_router(ctx: "RetrievalContext", dataset: Path, kind: str = "mog",
     chosen = Counter(choose_level(w, settings.mog.zero_weight) for w in W)
     label_best = Counter(int(np.argmax(y)) + 1 for y in Y)
     metrics = {
-        **result.metrics, "dataset": str(dataset), "questions": len(rows),
+        **result.metrics,
+        "dataset": str(dataset),
+        "questions": len(rows),
         "label_scorer": settings.mog.router_label_scorer,
         "chosen_level_distribution": {str(g): chosen.get(g, 0) for g in range(1, n_levels + 1)},
-        "label_best_level_distribution": {str(g): label_best.get(g, 0)
-                                          for g in range(1, n_levels + 1)},
+        "label_best_level_distribution": {
+            str(g): label_best.get(g, 0) for g in range(1, n_levels + 1)
+        },
         "mean_weights": [float(x) for x in W.mean(0)],
         "seconds": round(time.time() - t0, 1),
     }
-    meta = {"version": version, "corpus": ctx.corpus, "kind": kind, "n_levels": n_levels,
-            "dim": int(X.shape[1]), "hidden": settings.mog.router_hidden,
-            "dropout": settings.mog.router_dropout, "embedder": ctx.embedder.model_name,
-            "metrics": metrics}
+    meta = {
+        "version": version,
+        "corpus": ctx.corpus,
+        "kind": kind,
+        "n_levels": n_levels,
+        "dim": int(X.shape[1]),
+        "hidden": settings.mog.router_hidden,
+        "dropout": settings.mog.router_dropout,
+        "embedder": ctx.embedder.model_name,
+        "metrics": metrics,
+    }
     (path / "meta.json").write_text(json.dumps(meta, indent=2))
     router_id = f"{ctx.corpus}:{kind}:{version}"
-    ctx.graph.write("retrieval/mog_router_register", id=router_id, corpus=ctx.corpus, kind=kind,
-                    version=version, path=str(path), metrics=json.dumps(metrics),
-                    n_levels=n_levels)
+    ctx.graph.write(
+        "retrieval/mog_router_register",
+        id=router_id,
+        corpus=ctx.corpus,
+        kind=kind,
+        version=version,
+        path=str(path),
+        metrics=json.dumps(metrics),
+        n_levels=n_levels,
+    )
     return {"id": router_id, "path": str(path), **metrics}

@@ -21,8 +21,9 @@ class ScopeError(RetrievalError):
     """A scope value matched no source."""
 
 
-def resolve_scope(graph: "GraphClient", values: Sequence[str] | None,
-                  corpus: str | None = None) -> list[str] | None:
+def resolve_scope(
+    graph: "GraphClient", values: Sequence[str] | None, corpus: str | None = None
+) -> list[str] | None:
     """Source ids for the scope ``values`` (``None`` or empty: no scope).
 
     Every value must match at least one source (by id, title, uri, file name or file stem), so
@@ -39,7 +40,8 @@ def resolve_scope(graph: "GraphClient", values: Sequence[str] | None,
         raise ScopeError(
             f"no source matches the scope {', '.join(repr(m) for m in missing)}{where}",
             hint="a scope value is a source id, a title, a path or a file name; "
-                 "`kgp browser guide` lists sources, or run MATCH (s:Source) RETURN s.title, s.uri")
+            "`kgp browser guide` lists sources, or run MATCH (s:Source) RETURN s.title, s.uri",
+        )
     ids: list[str] = []
     for v in wanted:
         ids.extend(i for i in found[v] if i not in ids)

@@ -42,8 +42,10 @@ def gradient_cut(scores: Sequence[float], min_k: int, g: float) -> int:
     if min_k < 1:
         raise ConfigError(f"SAGE min_k must be >= 1, got {min_k}", hint="set KGP_SAGE__MIN_K")
     if not 0.0 < g <= 1.0:
-        raise ConfigError(f"SAGE gradient g must be in (0, 1], got {g}",
-                          hint="set KGP_SAGE__GRADIENT, e.g. 0.3 (paper)")
+        raise ConfigError(
+            f"SAGE gradient g must be in (0, 1], got {g}",
+            hint="set KGP_SAGE__GRADIENT, e.g. 0.3 (paper)",
+        )
     n = len(scores)
     keep = min(min_k, n)
     for i in range(keep, n):
@@ -80,7 +82,9 @@ def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tupl
         return np.zeros(0, dtype=np.float32), "none"
     path = ctx.settings.sage.cross_encoder
     if path:
-        raw = np.asarray(_cross_encoder(path).predict([(query, t) for t in texts]), dtype=np.float64)
+        raw = np.asarray(
+            _cross_encoder(path).predict([(query, t) for t in texts]), dtype=np.float64
+        )
         # Logits may be negative; the ratio test needs positive scores (SAGE paper): sigmoid.
         return 1.0 / (1.0 + np.exp(-raw)), "cross-encoder"
     vecs = _embed_cached(ctx, [query, *texts])
@@ -89,7 +93,7 @@ def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tupl
 
 
 _VEC_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-_VEC_CACHE_MAX = 50_000   # ~75 MB of 384-d float32 vectors
+_VEC_CACHE_MAX = 50_000  # ~75 MB of 384-d float32 vectors
 _VEC_LOCK = threading.Lock()
 
 
@@ -115,7 +119,9 @@ def _embed_cached(ctx: "RetrievalContext", texts: list[str]) -> np.ndarray:
     return np.stack([np.asarray(found[t]) for t in texts])
 
 
-def sage_select(query: str, items: list[RetrievedItem], ctx: "RetrievalContext") -> list[RetrievedItem]:
+def sage_select(
+    query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+) -> list[RetrievedItem]:
     """Rerank the top-N items and keep the gradient cut of them."""
     cfg = ctx.settings.sage
     candidates = items[: cfg.n_candidates]
@@ -126,14 +132,19 @@ def sage_select(query: str, items: list[RetrievedItem], ctx: "RetrievalContext")
     out = []
     for i in order[:keep]:
         it = candidates[i]
-        breakdown = {**it.breakdown, "retrieval_score": it.score, f"sage_{scorer}": float(scores[i])}
+        breakdown = {
+            **it.breakdown,
+            "retrieval_score": it.score,
+            f"sage_{scorer}": float(scores[i]),
+        }
         out.append(replace(it, score=float(scores[i]), breakdown=breakdown))
     log.debug("sage selection kept %d of %d candidates (%s)", keep, len(candidates), scorer)
     return out
 
 
-def apply_selection(name: str, query: str, items: list[RetrievedItem],
-                    ctx: "RetrievalContext") -> list[RetrievedItem]:
+def apply_selection(
+    name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+) -> list[RetrievedItem]:
     """Post-process a strategy's ranked items with the named selection (``none`` | ``sage``)."""
     if name in ("none", "", None):
         return items

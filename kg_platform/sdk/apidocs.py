@@ -33,11 +33,13 @@ def build_api_docs(out_dir: Path | str) -> list[Path]:
     except ImportError as exc:
         from kg_platform.errors import ConfigError
 
-        raise ConfigError("building the API reference needs pdoc",
-                          hint="pip install 'kg-platform[dev]'") from exc
+        raise ConfigError(
+            "building the API reference needs pdoc", hint="pip install 'kg-platform[dev]'"
+        ) from exc
     out = Path(out_dir)
-    pdoc.render.configure(docformat="google", footer_text="kg-platform API reference",
-                          search=True, show_source=False)
+    pdoc.render.configure(
+        docformat="google", footer_text="kg-platform API reference", search=True, show_source=False
+    )
     pdoc.pdoc(*PUBLIC_MODULES, output_directory=out)
     return sorted(out.rglob("*.html"))
 

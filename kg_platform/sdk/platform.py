@@ -56,8 +56,13 @@ class KnowledgePlatform:
         embedder: an embedder to share (loading the model takes seconds).
     """
 
-    def __init__(self, settings: "Settings | None" = None, *, graph: "GraphClient | None" = None,
-                 embedder: "Embedder | None" = None) -> None:
+    def __init__(
+        self,
+        settings: "Settings | None" = None,
+        *,
+        graph: "GraphClient | None" = None,
+        embedder: "Embedder | None" = None,
+    ) -> None:
         if settings is None:
             from kg_platform.config import get_settings
 
@@ -103,17 +108,23 @@ class KnowledgePlatform:
         from kg_platform.corpus_name import check_corpus
 
         name = check_corpus(self.settings.corpus if corpus is None else corpus)
-        assert name is not None          # not optional: check_corpus raised on None
+        assert name is not None  # not optional: check_corpus raised on None
         return name
 
-    def retrieval_context(self, corpus: str | None = None,
-                          scope: Sequence[str] | None = None) -> "RetrievalContext":
+    def retrieval_context(
+        self, corpus: str | None = None, scope: Sequence[str] | None = None
+    ) -> "RetrievalContext":
         """What a strategy needs: graph, embedder, settings, corpus and resolved document scope."""
         from kg_platform.retrieval.base import RetrievalContext
         from kg_platform.retrieval.scope import resolve_scope
 
-        return RetrievalContext(self.graph, self.embedder, self.settings, corpus,
-                                sources=resolve_scope(self.graph, scope, corpus))
+        return RetrievalContext(
+            self.graph,
+            self.embedder,
+            self.settings,
+            corpus,
+            sources=resolve_scope(self.graph, scope, corpus),
+        )
 
     def close(self) -> None:
         """Close the graph connection if this object opened it."""
@@ -132,8 +143,9 @@ class KnowledgePlatform:
         """Apply the schema migrations (idempotent); return the schema version."""
         from kg_platform.graph import schema
 
-        return schema.apply_migrations(self.graph, self.embedder.dimension,
-                                       self.embedder.model_name)
+        return schema.apply_migrations(
+            self.graph, self.embedder.dimension, self.embedder.model_name
+        )
 
     def drop_vector_indexes(self) -> list[str]:
         """Drop the vector indexes (after changing the embedding model, whose dimension they
@@ -142,11 +154,18 @@ class KnowledgePlatform:
 
         return list(schema.drop_vector_indexes(self.graph))
 
-    def ingest(self, paths: Sequence[str | Path], corpus: str | None = None, *,
-               include: Sequence[str] | None = None, exclude: Sequence[str] | None = None,
-               prune: bool = False, progress: Any = None,
-               distill: str | Sequence[str] | None = None,
-               echo: Callable[[str], None] | None = None) -> "IngestReport":
+    def ingest(
+        self,
+        paths: Sequence[str | Path],
+        corpus: str | None = None,
+        *,
+        include: Sequence[str] | None = None,
+        exclude: Sequence[str] | None = None,
+        prune: bool = False,
+        progress: Any = None,
+        distill: str | Sequence[str] | None = None,
+        echo: Callable[[str], None] | None = None,
+    ) -> "IngestReport":
         """Ingest files and folders into ``corpus`` (default: ``settings.corpus``).
 
         Unchanged files are skipped, changed ones replaced; bad files are listed in
@@ -157,43 +176,65 @@ class KnowledgePlatform:
         from kg_platform.ingest import ingest_paths
 
         name = self.corpus_name(corpus)
-        report = ingest_paths(self.graph, self.settings, [Path(p) for p in paths], name,
-                              include=list(include) if include else None,
-                              exclude=list(exclude) if exclude else None, prune=prune,
-                              progress=progress, embedder=self._embedder)
+        report = ingest_paths(
+            self.graph,
+            self.settings,
+            [Path(p) for p in paths],
+            name,
+            include=list(include) if include else None,
+            exclude=list(exclude) if exclude else None,
+            prune=prune,
+            progress=progress,
+            embedder=self._embedder,
+        )
         if distill:
             from kg_platform.distilling import record_distillation
             from kg_platform.errors import JobLocked
 
             try:
                 done = self.distill(name, distill, echo=echo)
-            except JobLocked as exc:   # the ingest landed; the running distillation goes on
-                (echo or _log.warning)(f"distillation skipped: {exc.args[0]}; distil corpus "
-                                       f"{name!r} again after it ends")
+            except JobLocked as exc:  # the ingest landed; the running distillation goes on
+                (echo or _log.warning)(
+                    f"distillation skipped: {exc.args[0]}; distil corpus "
+                    f"{name!r} again after it ends"
+                )
                 return report
             if not done.skipped:
                 record_distillation(self.graph, report.run_id, done)
         return report
 
-    def ingest_qa(self, file: str | Path, corpus: str, *, limit: int | None = None,
-                  progress: Any = None) -> "IngestReport":
+    def ingest_qa(
+        self, file: str | Path, corpus: str, *, limit: int | None = None, progress: Any = None
+    ) -> "IngestReport":
         """Ingest the candidate paragraphs of a QA jsonl file (one Source per paragraph)."""
         from kg_platform.ingest.qa import ingest_qa
 
-        return ingest_qa(self.graph, self.settings, Path(file), self.corpus_name(corpus),
-                         limit=limit, progress=progress)
+        return ingest_qa(
+            self.graph,
+            self.settings,
+            Path(file),
+            self.corpus_name(corpus),
+            limit=limit,
+            progress=progress,
+        )
 
-    def distill(self, corpus: str | None = None, steps: str | Sequence[str] | None = None, *,
-                echo: Callable[[str], None] | None = None) -> "DistillReport":
+    def distill(
+        self,
+        corpus: str | None = None,
+        steps: str | Sequence[str] | None = None,
+        *,
+        echo: Callable[[str], None] | None = None,
+    ) -> "DistillReport":
         """Run the distillation steps (atomic questions, entities, tags) over a corpus.
 
         Without an LLM the steps are skipped with a note in the returned report.
         """
         from kg_platform.distilling.configured import distill_with_configured_llm
 
-        name = self.corpus_name(corpus)      # before connecting: a bad name fails at once
-        return distill_with_configured_llm(self.graph, self.embedder, self.settings,
-                                           corpus=name, steps=steps, echo=echo)
+        name = self.corpus_name(corpus)  # before connecting: a bad name fails at once
+        return distill_with_configured_llm(
+            self.graph, self.embedder, self.settings, corpus=name, steps=steps, echo=echo
+        )
 
     def find_job(self, name: str, directory: str | Path | None = None) -> "JobSpec":
         """The job spec ``name`` (or a spec file's path) in ``directory`` (default: settings)."""
@@ -201,8 +242,13 @@ class KnowledgePlatform:
 
         return find_spec(Path(directory or self.settings.jobs.dir), name)
 
-    def run_job(self, job: "str | JobSpec", directory: str | Path | None = None, *,
-                trigger: "Trigger" = "manual") -> "JobRunResult":
+    def run_job(
+        self,
+        job: "str | JobSpec",
+        directory: str | Path | None = None,
+        *,
+        trigger: "Trigger" = "manual",
+    ) -> "JobRunResult":
         """Run an ingestion job (a spec, or its name in ``ingestion/``) under its Neo4j lock.
 
         Raises :class:`~kg_platform.errors.JobLocked` when it runs elsewhere; any other failure
@@ -212,8 +258,7 @@ class KnowledgePlatform:
         from kg_platform.jobs import run_job
 
         spec = self.find_job(job, directory) if isinstance(job, str) else job
-        return run_job(spec, self.graph, self.settings, trigger=trigger,
-                       embedder=self._embedder)
+        return run_job(spec, self.graph, self.settings, trigger=trigger, embedder=self._embedder)
 
     # ------------------------------------------------------------------- read
     def strategies(self) -> dict[str, str]:
@@ -226,17 +271,33 @@ class KnowledgePlatform:
 
         return list_strategies()
 
-    def retrieve(self, query: str, *, strategy: str | None = None, k: int | None = None,
-                 corpus: str | None = None, record: bool = False,
-                 scope: Sequence[str] | None = None,
-                 select: str | None = None) -> list["RetrievedItem"]:
+    def retrieve(
+        self,
+        query: str,
+        *,
+        strategy: str | None = None,
+        k: int | None = None,
+        corpus: str | None = None,
+        record: bool = False,
+        scope: Sequence[str] | None = None,
+        select: str | None = None,
+    ) -> list["RetrievedItem"]:
         """The top items for ``query`` (see :meth:`search`, which also returns the answer id)."""
-        return self.search(query, strategy=strategy, k=k, corpus=corpus, record=record,
-                           scope=scope, select=select).items
+        return self.search(
+            query, strategy=strategy, k=k, corpus=corpus, record=record, scope=scope, select=select
+        ).items
 
-    def search(self, query: str, *, strategy: str | None = None, k: int | None = None,
-               corpus: str | None = None, record: bool = False,
-               scope: Sequence[str] | None = None, select: str | None = None) -> Retrieval:
+    def search(
+        self,
+        query: str,
+        *,
+        strategy: str | None = None,
+        k: int | None = None,
+        corpus: str | None = None,
+        record: bool = False,
+        scope: Sequence[str] | None = None,
+        select: str | None = None,
+    ) -> Retrieval:
         """Retrieve with one strategy; every item carries its evidence and where it came from.
 
         Defaults (``strategy``, ``k``, ``select``) come from ``settings.retrieve``. Each item has
@@ -258,19 +319,27 @@ class KnowledgePlatform:
         select = select or defaults.select
         ctx = self.retrieval_context(corpus, scope)
         strat = get_strategy(strategy, ctx)
-        fault_point("retrieve")      # fault tests: connected, about to query (inert otherwise)
+        fault_point("retrieve")  # fault tests: connected, about to query (inert otherwise)
         items = strat.retrieve(query, candidates_needed(select, k, ctx))
         items = apply_selection(select, query, items, ctx)
         if select in ("none", ""):
             items = items[:k]
         _enrich(self.graph, items)
         answer_id = _record(self.graph, query, corpus, strategy, items) if record else None
-        return Retrieval(query=query, strategy=strategy, select=select, items=items,
-                         answer_id=answer_id)
+        return Retrieval(
+            query=query, strategy=strategy, select=select, items=items, answer_id=answer_id
+        )
 
-    def ask(self, question: str, *, corpus: str | None = None, strategy: str | None = None,
-            mode: str = "auto", feedback: bool = False,
-            scope: Sequence[str] | None = None) -> "Answer":
+    def ask(
+        self,
+        question: str,
+        *,
+        corpus: str | None = None,
+        strategy: str | None = None,
+        mode: str = "auto",
+        feedback: bool = False,
+        scope: Sequence[str] | None = None,
+    ) -> "Answer":
         """Answer with citations (LLM when configured; otherwise the best evidence sentences).
 
         ``mode``: ``auto`` (classify, then factual or decompose), ``factual``, ``decompose``.
@@ -280,22 +349,40 @@ class KnowledgePlatform:
         from kg_platform.reasoning import Reasoner
         from kg_platform.retrieval.scope import resolve_scope
 
-        sources = resolve_scope(self.graph, scope,
-                                corpus if corpus is not None else self.settings.corpus)
+        sources = resolve_scope(
+            self.graph, scope, corpus if corpus is not None else self.settings.corpus
+        )
         with open_llm(self.settings) as llm:
-            reasoner = Reasoner(graph=self.graph, embedder=self.embedder, settings=self.settings,
-                                llm=llm, sources=sources)
-            return reasoner.ask(question, corpus=corpus, strategy=strategy, mode=mode,
-                                feedback=feedback)
+            reasoner = Reasoner(
+                graph=self.graph,
+                embedder=self.embedder,
+                settings=self.settings,
+                llm=llm,
+                sources=sources,
+            )
+            return reasoner.ask(
+                question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback
+            )
 
-    def train_router(self, dataset: str | Path, corpus: str, *, kind: str = "mog",
-                     limit: int | None = None,
-                     echo: Callable[..., None] | None = None) -> dict[str, Any]:
+    def train_router(
+        self,
+        dataset: str | Path,
+        corpus: str,
+        *,
+        kind: str = "mog",
+        limit: int | None = None,
+        echo: Callable[..., None] | None = None,
+    ) -> dict[str, Any]:
         """Train and register the MoG (or MoGG) router of ``corpus`` from a QA jsonl file."""
         from kg_platform.retrieval.router import train_router
 
-        return train_router(self.retrieval_context(corpus), Path(dataset), kind=kind,
-                            limit=limit, echo=echo or (lambda *_: None))
+        return train_router(
+            self.retrieval_context(corpus),
+            Path(dataset),
+            kind=kind,
+            limit=limit,
+            echo=echo or (lambda *_: None),
+        )
 
 
 def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
@@ -317,15 +404,34 @@ def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
         it.chunk_id = it.chunk_id or row["chunk_id"]
 
 
-def _record(graph: "GraphClient", query: str, corpus: str | None, strategy: str,
-            items: list["RetrievedItem"]) -> str:
+def _record(
+    graph: "GraphClient",
+    query: str,
+    corpus: str | None,
+    strategy: str,
+    items: list["RetrievedItem"],
+) -> str:
     from kg_platform.reasoning.trajectory import new_trajectory_id
 
     tid = new_trajectory_id(query)
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())   # as reasoning.trajectory
-    graph.write("sdk/record_retrieval", id=tid, question=query, corpus=corpus, created=created,
-                strategy=strategy, items=[{
-                    "id": it.id, "rank": i + 1, "score": float(it.score),
-                    "breakdown": json.dumps(it.breakdown), "path": list(it.path),
-                    "query": it.query} for i, it in enumerate(items)])
+    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # as reasoning.trajectory
+    graph.write(
+        "sdk/record_retrieval",
+        id=tid,
+        question=query,
+        corpus=corpus,
+        created=created,
+        strategy=strategy,
+        items=[
+            {
+                "id": it.id,
+                "rank": i + 1,
+                "score": float(it.score),
+                "breakdown": json.dumps(it.breakdown),
+                "path": list(it.path),
+                "query": it.query,
+            }
+            for i, it in enumerate(items)
+        ],
+    )
     return tid

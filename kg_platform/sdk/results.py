@@ -25,5 +25,10 @@ class Retrieval:
     answer_id: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"question": self.query, "strategy": self.strategy, "select": self.select,
-                "answer_id": self.answer_id, "items": [it.to_dict() for it in self.items]}
+        return {
+            "question": self.query,
+            "strategy": self.strategy,
+            "select": self.select,
+            "answer_id": self.answer_id,
+            "items": [it.to_dict() for it in self.items],
+        }

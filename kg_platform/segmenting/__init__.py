@@ -10,5 +10,13 @@ from kg_platform.segmenting.chunker import Chunker, get_chunker
 from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
 from kg_platform.segmenting.sentences import split_sentences, split_units
 
-__all__ = ["Chunker", "Unit", "get_chunker", "make_units", "pack_units", "split_long_units",
-           "split_sentences", "split_units"]
+__all__ = [
+    "Chunker",
+    "Unit",
+    "get_chunker",
+    "make_units",
+    "pack_units",
+    "split_long_units",
+    "split_sentences",
+    "split_units",
+]

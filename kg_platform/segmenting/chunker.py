@@ -66,7 +66,7 @@ class SageChunker:
         for group in groups:
             if not group:
                 continue
-            span = list(units[pos:pos + len(group)])
+            span = list(units[pos : pos + len(group)])
             if [u.text for u in span] != list(group):
                 raise IngestionError(
                     "the SAGE segmenter returned groups that do not cover its input in order",

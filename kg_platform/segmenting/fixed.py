@@ -23,7 +23,7 @@ class Unit:
 
     text: str
     tokens: int
-    index: int            # sentence index within the source's text; parts of a cut sentence share it
+    index: int  # sentence index within the source's text; parts of a cut sentence share it
 
 
 def make_units(sentences: Sequence[str], first_index: int = 0) -> list[Unit]:
@@ -41,9 +41,9 @@ def split_long_units(units: Sequence[Unit], budget: int, hard_factor: float = 2.
             continue
         ids = encoding().encode(unit.text, disallowed_special=())
         for start in range(0, len(ids), budget):
-            part = encoding().decode(ids[start:start + budget]).strip()
+            part = encoding().decode(ids[start : start + budget]).strip()
             if part:
-                out.append(Unit(part, len(ids[start:start + budget]), unit.index))
+                out.append(Unit(part, len(ids[start : start + budget]), unit.index))
     return out
 
 

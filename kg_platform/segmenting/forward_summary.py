@@ -36,12 +36,13 @@ class ForwardSummaryChunker:
         if llm is None:
             raise LLMNotConfigured(
                 "segmenter 'forward_summary' needs an LLM and none is configured",
-                hint="set KGP_LLM__BASE_URL and KGP_LLM__MODEL, or KGP_SEGMENT__SEGMENTER=fixed")
+                hint="set KGP_LLM__BASE_URL and KGP_LLM__MODEL, or KGP_SEGMENT__SEGMENTER=fixed",
+            )
         self.llm = llm
         self.budget = budget
         self.base = max(16, budget // 2)
         self.hard_factor = hard_factor
-        self.summaries: dict[int, str] = {}      # first sentence index of a chunk -> summary
+        self.summaries: dict[int, str] = {}  # first sentence index of a chunk -> summary
         self.fallbacks = 0
 
     def _summary(self, prompt: str, variables: dict) -> str:
@@ -61,9 +62,13 @@ class ForwardSummaryChunker:
             if fwd is None:
                 fwd = self._summary("fwd_summary", {"text": " ".join(u.text for u in base[0])})
             if len(base) == 1:
-                summary = self._summary("fwd_summary_refine", {
-                    "previous": fwd or "(start of document)",
-                    "text": " ".join(u.text for u in base[0])})
+                summary = self._summary(
+                    "fwd_summary_refine",
+                    {
+                        "previous": fwd or "(start of document)",
+                        "text": " ".join(u.text for u in base[0]),
+                    },
+                )
                 out.append(list(base[0]))
                 self.summaries[base[0][0].index] = summary
                 break
@@ -71,8 +76,9 @@ class ForwardSummaryChunker:
             lines = "\n".join(f"{i + 1}: {u.text}" for i, u in enumerate(window))
             end, first_sum, second_sum = len(base[0]), "", fwd or ""
             try:
-                res = self.llm.structured("fwd_resplit", {
-                    "previous": fwd or "(start of document)", "lines": lines})
+                res = self.llm.structured(
+                    "fwd_resplit", {"previous": fwd or "(start of document)", "lines": lines}
+                )
                 assert isinstance(res, Resplit)
                 if 1 <= res.end_line <= len(window):
                     end = res.end_line
@@ -86,7 +92,7 @@ class ForwardSummaryChunker:
             out.append(group)
             self.summaries[group[0].index] = first_sum
             fwd = second_sum or first_sum or fwd
-            rest = list(rest[len(group):])
+            rest = list(rest[len(group) :])
         return out
 
 

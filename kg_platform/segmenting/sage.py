@@ -125,8 +125,12 @@ class NumpySageHead:
 
     def state_dict(self) -> dict[str, np.ndarray]:
         """The torch layout (``net.0`` / ``net.3``, [out, in]) so :func:`save_model` round-trips."""
-        return {"net.0.weight": self.w1.T, "net.0.bias": self.b1,
-                "net.3.weight": self.w2.T, "net.3.bias": self.b2}
+        return {
+            "net.0.weight": self.w1.T,
+            "net.0.bias": self.b1,
+            "net.3.weight": self.w2.T,
+            "net.3.bias": self.b2,
+        }
 
 
 @dataclass
@@ -137,10 +141,21 @@ class SageModel:
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def new(cls, dim: int, *, hidden: int = 256, dropout: float = 0.1,
-            embedder: str = "all-MiniLM-L6-v2") -> "SageModel":
-        meta = {"format": ARTIFACT_FORMAT, "dim": dim, "hidden": hidden, "dropout": dropout,
-                "embedder": embedder}
+    def new(
+        cls,
+        dim: int,
+        *,
+        hidden: int = 256,
+        dropout: float = 0.1,
+        embedder: str = "all-MiniLM-L6-v2",
+    ) -> "SageModel":
+        meta = {
+            "format": ARTIFACT_FORMAT,
+            "dim": dim,
+            "hidden": hidden,
+            "dropout": dropout,
+            "embedder": embedder,
+        }
         return cls(head=_build_head(dim, hidden, dropout), meta=meta)
 
     @property
@@ -152,19 +167,24 @@ class SageModel:
         out = np.empty(len(x1), dtype=np.float32)
         if isinstance(self.head, NumpySageHead):
             for start in range(0, len(x1), batch_size):
-                logits = self.head.logits(np.asarray(x1[start:start + batch_size], np.float32),
-                                          np.asarray(x2[start:start + batch_size], np.float32))
-                out[start:start + len(logits)] = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
+                logits = self.head.logits(
+                    np.asarray(x1[start : start + batch_size], np.float32),
+                    np.asarray(x2[start : start + batch_size], np.float32),
+                )
+                out[start : start + len(logits)] = 1.0 / (1.0 + np.exp(-logits.astype(np.float64)))
             return out
         import torch
-
 
         self.head.eval()
         with torch.inference_mode():
             for start in range(0, len(x1), batch_size):
-                a = torch.from_numpy(np.ascontiguousarray(x1[start:start + batch_size], np.float32))
-                b = torch.from_numpy(np.ascontiguousarray(x2[start:start + batch_size], np.float32))
-                out[start:start + len(a)] = torch.sigmoid(self.head(a, b)).numpy()
+                a = torch.from_numpy(
+                    np.ascontiguousarray(x1[start : start + batch_size], np.float32)
+                )
+                b = torch.from_numpy(
+                    np.ascontiguousarray(x2[start : start + batch_size], np.float32)
+                )
+                out[start : start + len(a)] = torch.sigmoid(self.head(a, b)).numpy()
         return out
 
 
@@ -175,13 +195,19 @@ def save_model(model: SageModel, directory: Path) -> Path:
     if isinstance(model.head, NumpySageHead):
         from safetensors.numpy import save_file as save_numpy
 
-        save_numpy({k: np.ascontiguousarray(v, dtype=np.float16)
-                    for k, v in model.head.state_dict().items()}, str(directory / _WEIGHTS))
+        save_numpy(
+            {
+                k: np.ascontiguousarray(v, dtype=np.float16)
+                for k, v in model.head.state_dict().items()
+            },
+            str(directory / _WEIGHTS),
+        )
     else:
         from safetensors.torch import save_file
 
-        state = {k: v.detach().to("cpu").half().contiguous()
-                 for k, v in model.head.state_dict().items()}
+        state = {
+            k: v.detach().to("cpu").half().contiguous() for k, v in model.head.state_dict().items()
+        }
         save_file(state, str(directory / _WEIGHTS))
     (directory / _WEIGHTS).chmod(0o644)  # shipped as package data: readable by every user
     meta = dict(model.meta)
@@ -225,8 +251,10 @@ def pack_coarse(token_counts: Sequence[int], max_tokens: int) -> list[tuple[int,
     A sentence longer than ``max_tokens`` becomes a range of its own; sentences are never split.
     """
     if max_tokens <= 0:
-        raise ConfigError("SAGE coarse chunk size must be positive",
-                          hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400")
+        raise ConfigError(
+            "SAGE coarse chunk size must be positive",
+            hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400",
+        )
     ranges: list[tuple[int, int]] = []
     start, total = 0, 0
     for i, n in enumerate(token_counts):
@@ -250,7 +278,7 @@ def groups_from_cuts(items: Sequence[str], cuts: Sequence[int]) -> list[list[str
     start = 0
     for c in sorted(set(cuts)):
         if 0 <= c < len(items) - 1:
-            groups.append(list(items[start:c + 1]))
+            groups.append(list(items[start : c + 1]))
             start = c + 1
     if start < len(items):
         groups.append(list(items[start:]))
@@ -260,8 +288,13 @@ def groups_from_cuts(items: Sequence[str], cuts: Sequence[int]) -> list[list[str
 COARSE_MODES = ("adaptive", "greedy")
 
 
-def sage_cuts(scores: Sequence[float], token_counts: Sequence[int], threshold: float,
-              max_tokens: int, mode: str = "adaptive") -> list[int]:
+def sage_cuts(
+    scores: Sequence[float],
+    token_counts: Sequence[int],
+    threshold: float,
+    max_tokens: int,
+    mode: str = "adaptive",
+) -> list[int]:
     """SAGE's cut rule over one text: pair scores below ``threshold`` cut, and no chunk may
     exceed ``max_tokens`` (the coarse size ``l``) unless it is a single sentence.
 
@@ -282,8 +315,10 @@ def sage_cuts(scores: Sequence[float], token_counts: Sequence[int], threshold: f
         ranges = pack_coarse(token_counts, max_tokens)
         return sorted(model_cuts | {end - 1 for _, end in ranges[:-1]})
     if max_tokens <= 0:
-        raise ConfigError("SAGE coarse chunk size must be positive",
-                          hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400")
+        raise ConfigError(
+            "SAGE coarse chunk size must be positive",
+            hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400",
+        )
     prefix = np.concatenate([[0], np.cumsum(np.asarray(token_counts, dtype=np.int64))])
     cuts = set(model_cuts)
     bounds = [-1, *sorted(model_cuts), n - 1]
@@ -303,13 +338,22 @@ class SageSegmenter:
 
     name = "sage"
 
-    def __init__(self, model: SageModel, embed: Callable[[list[str]], np.ndarray], *,
-                 threshold: float, coarse_tokens: int,
-                 count_tokens: Callable[[list[str]], list[int]] | None = None,
-                 batch_size: int = 512, coarse_mode: str = "adaptive") -> None:
+    def __init__(
+        self,
+        model: SageModel,
+        embed: Callable[[list[str]], np.ndarray],
+        *,
+        threshold: float,
+        coarse_tokens: int,
+        count_tokens: Callable[[list[str]], list[int]] | None = None,
+        batch_size: int = 512,
+        coarse_mode: str = "adaptive",
+    ) -> None:
         if coarse_mode not in COARSE_MODES:
-            raise ConfigError(f"unknown SAGE coarse mode {coarse_mode!r}",
-                              hint=f"use one of {', '.join(COARSE_MODES)}")
+            raise ConfigError(
+                f"unknown SAGE coarse mode {coarse_mode!r}",
+                hint=f"use one of {', '.join(COARSE_MODES)}",
+            )
         self.coarse_mode = coarse_mode
         self.model = model
         self._embed = embed
@@ -338,7 +382,9 @@ class SageSegmenter:
             sentence_memo().put(embedder_key(owner), sentences, vectors)
         return vectors
 
-    def score_adjacent(self, sentences: Sequence[str], vectors: np.ndarray | None = None) -> np.ndarray:
+    def score_adjacent(
+        self, sentences: Sequence[str], vectors: np.ndarray | None = None
+    ) -> np.ndarray:
         """Scores of the ``len(sentences) - 1`` adjacent pairs (1 = keep together)."""
         if len(sentences) < 2:
             return np.zeros(0, dtype=np.float32)
@@ -352,16 +398,25 @@ class SageSegmenter:
         if len(sentences) < 2:
             return []
         scores = self.score_adjacent(sentences, vectors)
-        return sage_cuts(scores, self._count_tokens(sentences), self.threshold,
-                         self.coarse_tokens, self.coarse_mode)
+        return sage_cuts(
+            scores,
+            self._count_tokens(sentences),
+            self.threshold,
+            self.coarse_tokens,
+            self.coarse_mode,
+        )
 
     def split(self, sentences: list[str]) -> list[list[str]]:
         """Consecutive groups of ``sentences``; each group is one SAGE (level-1) chunk."""
         return groups_from_cuts(sentences, self.cuts(sentences))
 
 
-def load_segmenter(settings: "Settings | None" = None, *, model_dir: Path | None = None,
-                   embedder: "Embedder | None" = None) -> SageSegmenter:
+def load_segmenter(
+    settings: "Settings | None" = None,
+    *,
+    model_dir: Path | None = None,
+    embedder: "Embedder | None" = None,
+) -> SageSegmenter:
     """The SAGE segmenter the settings describe (model from ``segment.sage_model`` or shipped)."""
     if settings is None:
         from kg_platform.config import get_settings
@@ -383,6 +438,10 @@ def load_segmenter(settings: "Settings | None" = None, *, model_dir: Path | None
             hint="train a SAGE model for this embedder with `kgp segmenter train --out DIR` and "
             "set KGP_SEGMENT__SAGE_MODEL=DIR",
         )
-    return SageSegmenter(model, embedder.embed, threshold=settings.segment.sage_threshold,
-                         coarse_tokens=settings.segment.sage_coarse_tokens,
-                         coarse_mode=getattr(settings.segment, "sage_coarse_mode", "adaptive"))
+    return SageSegmenter(
+        model,
+        embedder.embed,
+        threshold=settings.segment.sage_threshold,
+        coarse_tokens=settings.segment.sage_coarse_tokens,
+        coarse_mode=getattr(settings.segment, "sage_coarse_mode", "adaptive"),
+    )

@@ -26,10 +26,30 @@ ABBREVIATIONS: frozenset[str] = frozenset(
 )
 
 #: Abbreviations that may legitimately end a sentence when a capitalised word follows.
-_TERMINAL_OK = frozenset({"etc", "al", "u.s", "u.k", "u.n", "e.u", "u.s.a", "inc", "ltd", "co",
-                          "corp", "llc", "plc", "d.c", "a.m", "p.m"})
+_TERMINAL_OK = frozenset(
+    {
+        "etc",
+        "al",
+        "u.s",
+        "u.k",
+        "u.n",
+        "e.u",
+        "u.s.a",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "llc",
+        "plc",
+        "d.c",
+        "a.m",
+        "p.m",
+    }
+)
 
-_BULLET = re.compile(r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043\u2219]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+")
+_BULLET = re.compile(
+    r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043\u2219]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+"
+)
 _TABLE_ROW = re.compile(r"^\s*\|")
 _HEADING = re.compile(r"^\s*#{1,6}\s")
 # A candidate boundary: terminal punctuation, optional closing quotes/brackets, whitespace.
@@ -58,8 +78,10 @@ def split_units(text: str) -> list[str]:
             flush()
             continue
         hard = bool(_BULLET.match(line) or _TABLE_ROW.match(line) or _HEADING.match(line))
-        if hard or (current and _TABLE_ROW.match(current[-1])) or (
-            current and _HEADING.match(current[-1])
+        if (
+            hard
+            or (current and _TABLE_ROW.match(current[-1]))
+            or (current and _HEADING.match(current[-1]))
         ):
             flush()
         current.append(line)
@@ -92,11 +114,11 @@ def _word_before(text: str, end: int) -> str:
 def _is_boundary(text: str, start: int, punct: str, after: int) -> bool:
     """Decide whether the punctuation run ending before ``after`` ends a sentence."""
     if punct[0] in "!?\u2026" or len(punct) > 1 and punct != "..":
-        nxt = text[after:after + 1]
+        nxt = text[after : after + 1]
         return not nxt or not nxt.islower()
     word = _word_before(text, start)
     low = word.lower().rstrip(".")
-    nxt = text[after:after + 1]
+    nxt = text[after : after + 1]
     if not nxt:
         return True
     if nxt.islower() or nxt in ",;:":
@@ -110,13 +132,15 @@ def _is_boundary(text: str, start: int, punct: str, after: int) -> bool:
     return True
 
 
-_STARTERS = frozenset("""the a an this that these those it he she they we i in on at for as but
+_STARTERS = frozenset(
+    """the a an this that these those it he she they we i in on at for as but
 and or if when while after before however there his her their its our my some many most one two
-several each every since during although though because so thus then also""".split())
+several each every since during although though because so thus then also""".split()
+)
 
 
 def _next_word_starts_sentence(text: str, pos: int) -> bool:
-    match = re.match(r"[\"'(\[]*([A-Za-z]+)", text[pos:pos + 40])
+    match = re.match(r"[\"'(\[]*([A-Za-z]+)", text[pos : pos + 40])
     return bool(match) and match.group(1).lower() in _STARTERS
 
 
@@ -127,7 +151,7 @@ def _split_unit(unit: str) -> list[str]:
         punct = match.group(1)
         after = match.end()
         if _is_boundary(unit, match.start(1), punct, after):
-            sentence = unit[begin:match.end(2)].strip()
+            sentence = unit[begin : match.end(2)].strip()
             if sentence:
                 sentences.append(sentence)
             begin = after

@@ -19,18 +19,24 @@ def soak() -> bool:
 
 def kgp_env(settings: Any, **extra: str) -> dict[str, str]:
     env = dict(os.environ)
-    env.update(NEO4J_URI=settings.neo4j.uri,
-               NEO4J_PASSWORD=settings.neo4j.password.get_secret_value(),
-               KGP_DATA_DIR=str(settings.data_dir), HF_HUB_OFFLINE="1",
-               TOKENIZERS_PARALLELISM="false")
+    env.update(
+        NEO4J_URI=settings.neo4j.uri,
+        NEO4J_PASSWORD=settings.neo4j.password.get_secret_value(),
+        KGP_DATA_DIR=str(settings.data_dir),
+        HF_HUB_OFFLINE="1",
+        TOKENIZERS_PARALLELISM="false",
+    )
     env.pop("KGP_FAULT_KILL", None)
     env.update(extra)
     return env
 
 
-def run_kgp(args: list[str], env: dict[str, str], timeout: float = 600) -> subprocess.CompletedProcess:
-    return subprocess.run([str(KGP), *args], env=env, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+def run_kgp(
+    args: list[str], env: dict[str, str], timeout: float = 600
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(KGP), *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
 
 
 def corpus_shape(graph: Any, corpus: str) -> dict[str, tuple[int, int, int, int]]:
@@ -44,14 +50,20 @@ def corpus_shape(graph: Any, corpus: str) -> dict[str, tuple[int, int, int, int]
         "OPTIONAL MATCH (p:Piece)-[:IN]->(c2:Chunk) WHERE c2 IN chunks "
         "RETURN s.uri AS uri, size(secs) AS sections, size(chunks) AS chunks, "
         "count(DISTINCT p) AS pieces, "
-        "reduce(n = 0, c IN chunks | n + size(c.text)) AS chars", corpus=corpus)
-    return {Path(r["uri"]).name: (r["sections"], r["chunks"], r["pieces"], r["chars"])
-            for r in rows}
+        "reduce(n = 0, c IN chunks | n + size(c.text)) AS chars",
+        corpus=corpus,
+    )
+    return {
+        Path(r["uri"]).name: (r["sections"], r["chunks"], r["pieces"], r["chars"]) for r in rows
+    }
 
 
 def duplicate_sources(graph: Any, corpus: str) -> list[str]:
-    rows = graph.read_raw("MATCH (s:Source {corpus: $corpus}) WITH s.uri AS uri, count(*) AS n "
-                          "WHERE n > 1 RETURN uri", corpus=corpus)
+    rows = graph.read_raw(
+        "MATCH (s:Source {corpus: $corpus}) WITH s.uri AS uri, count(*) AS n "
+        "WHERE n > 1 RETURN uri",
+        corpus=corpus,
+    )
     return [r["uri"] for r in rows]
 
 
@@ -64,13 +76,14 @@ def orphans(graph: Any) -> dict[str, int]:
         "RETURN count(x) AS chunks } "
         "CALL () { MATCH (x:Piece) WHERE NOT EXISTS { (x)-[:IN]->(:Chunk) } "
         "RETURN count(x) AS pieces } "
-        "RETURN sections, chunks, pieces")
+        "RETURN sections, chunks, pieces"
+    )
     return {k: v for k, v in dict(rows[0]).items() if v}
 
 
-def stored_and_rebuilt_edges(graph: Any, settings: Any,
-                             corpus: str) -> tuple[dict[tuple[str, str], float],
-                                                   dict[tuple[str, str], float]]:
+def stored_and_rebuilt_edges(
+    graph: Any, settings: Any, corpus: str
+) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
     """The corpus's SIMILAR edges (piece id pairs with scores) as stored, then after wiping them
     and rebuilding the piece graph from scratch.
 
@@ -80,8 +93,11 @@ def stored_and_rebuilt_edges(graph: Any, settings: Any,
     from kg_platform.ingest.similar import sync_piece_graph
 
     def edges() -> dict[tuple[str, str], float]:
-        rows = graph.read_raw("MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
-                              "RETURN a.id AS a, b.id AS b, r.score AS s", c=corpus)
+        rows = graph.read_raw(
+            "MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
+            "RETURN a.id AS a, b.id AS b, r.score AS s",
+            c=corpus,
+        )
         return {(r["a"], r["b"]): r["s"] for r in rows}
 
     stored = edges()
@@ -91,8 +107,9 @@ def stored_and_rebuilt_edges(graph: Any, settings: Any,
     return stored, edges()
 
 
-def assert_same_edges(stored: dict[tuple[str, str], float],
-                      rebuilt: dict[tuple[str, str], float]) -> None:
+def assert_same_edges(
+    stored: dict[tuple[str, str], float], rebuilt: dict[tuple[str, str], float]
+) -> None:
     assert rebuilt, "the rebuild made no SIMILAR edges: the comparison would prove nothing"
     missing, extra = set(rebuilt) - set(stored), set(stored) - set(rebuilt)
     assert not missing and not extra, f"{len(missing)} edges missing, {len(extra)} extra"

@@ -25,13 +25,31 @@ def distill_reply(body: dict[str, Any]) -> str:
     system = body["messages"][0]["content"]
     k = passage_key(body)
     if system.startswith("You write the questions"):
-        return json.dumps({"questions": [f"What does passage {k} say about parsing?",
-                                         f"Which tool does passage {k} name first?"]})
+        return json.dumps(
+            {
+                "questions": [
+                    f"What does passage {k} say about parsing?",
+                    f"Which tool does passage {k} name first?",
+                ]
+            }
+        )
     if system.startswith("You extract a knowledge graph"):
-        return json.dumps({"entities": [{"name": f"Passage {k}", "type": "concept"},
-                                        {"name": "Docling", "type": "product"}],
-                           "relations": [{"source": f"Passage {k}", "target": "Docling",
-                                          "type": "mentions", "evidence": "Docling"}]})
+        return json.dumps(
+            {
+                "entities": [
+                    {"name": f"Passage {k}", "type": "concept"},
+                    {"name": "Docling", "type": "product"},
+                ],
+                "relations": [
+                    {
+                        "source": f"Passage {k}",
+                        "target": "Docling",
+                        "type": "mentions",
+                        "evidence": "Docling",
+                    }
+                ],
+            }
+        )
     if system.startswith("You design tag taxonomies"):
         return json.dumps({"classes": [{"name": "topic", "description": "what it is about"}]})
     if system.startswith("You tag passages"):
@@ -77,5 +95,7 @@ def distilled_layer(graph: GraphClient, corpus: str) -> dict[str, Any]:
         "  RETURN count(q) AS questions } "
         "CALL () { MATCH (e:Entity {corpus: $c}) RETURN count(e) AS entities } "
         "CALL () { MATCH (t:Tag {corpus: $c}) RETURN count(t) AS tags } "
-        "RETURN *", c=corpus)[0]
+        "RETURN *",
+        c=corpus,
+    )[0]
     return {k: int(v or 0) for k, v in dict(row).items() if k != "chunks"}

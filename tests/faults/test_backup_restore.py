@@ -20,8 +20,9 @@ def _counts(graph) -> tuple[int, int]:
     return nodes, edges
 
 
-def test_dump_wipe_load_restores_the_graph(neo4j_server, graph_session, settings, embedder,
-                                           tmp_path):
+def test_dump_wipe_load_restores_the_graph(
+    neo4j_server, graph_session, settings, embedder, tmp_path
+):
     if neo4j_server.get("server") is None:
         pytest.skip("needs the suite's local server (KGP_TEST_NEO4J_URI is set)")
     from kg_platform.neo4j_server import LocalNeo4j
@@ -30,16 +31,24 @@ def test_dump_wipe_load_restores_the_graph(neo4j_server, graph_session, settings
 
     owned = neo4j_server["server"]
     # the same server, seen as a persistent one so stopping it keeps its home
-    server = LocalNeo4j(owned.settings, home=owned.home, bolt_port=owned.bolt_port,
-                        http_port=owned.http_port)
+    server = LocalNeo4j(
+        owned.settings, home=owned.home, bolt_port=owned.bolt_port, http_port=owned.http_port
+    )
     corpus = "t-backup"
-    report = ingest_paths(graph_session, settings, [DOCUMENTS / "md" / "pdfplumber-README.md"],
-                          corpus, embedder=embedder)
+    report = ingest_paths(
+        graph_session,
+        settings,
+        [DOCUMENTS / "md" / "pdfplumber-README.md"],
+        corpus,
+        embedder=embedder,
+    )
     assert report.status == "completed"
     kp = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
     question = "How does pdfplumber extract tables?"
-    before_items = [(i.id, round(i.score, 5)) for i in
-                    kp.retrieve(question, strategy="hybrid", corpus=corpus, k=5)]
+    before_items = [
+        (i.id, round(i.score, 5))
+        for i in kp.retrieve(question, strategy="hybrid", corpus=corpus, k=5)
+    ]
     before = _counts(graph_session)
     assert before_items and before[0] > 0
 
@@ -52,6 +61,8 @@ def test_dump_wipe_load_restores_the_graph(neo4j_server, graph_session, settings
     graph_session.forget_bookmarks()  # the restore rewound the transaction ids
 
     assert _counts(graph_session) == before
-    after_items = [(i.id, round(i.score, 5)) for i in
-                   kp.retrieve(question, strategy="hybrid", corpus=corpus, k=5)]
+    after_items = [
+        (i.id, round(i.score, 5))
+        for i in kp.retrieve(question, strategy="hybrid", corpus=corpus, k=5)
+    ]
     assert after_items == before_items

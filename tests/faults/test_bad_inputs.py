@@ -57,8 +57,9 @@ def test_bad_inputs_are_reported_and_the_rest_lands(graph_session, settings, emb
     must_fail, must_land = _batch(root)
     corpus = "t-bad-inputs"
     drop_corpus(graph_session, corpus)
-    capped = settings.model_copy(update={"ingest": settings.ingest.model_copy(
-        update={"max_file_bytes": 100_000})})
+    capped = settings.model_copy(
+        update={"ingest": settings.ingest.model_copy(update={"max_file_bytes": 100_000})}
+    )
     report = ingest_paths(graph_session, capped, [root], corpus, embedder=embedder)
     assert report.status == "completed_with_errors" and report.exit_code == 1
     failed = {os.path.basename(e.path): e for e in report.errors}
@@ -74,5 +75,9 @@ def test_bad_inputs_are_reported_and_the_rest_lands(graph_session, settings, emb
     again = ingest_paths(graph_session, capped, [root], corpus, embedder=embedder)
     assert again.added == [] and len(again.skipped) == len(report.added)
     if soak():
-        assert ingest_paths(graph_session, capped, [root], corpus, embedder=embedder,
-                            prune=True).pruned == []
+        assert (
+            ingest_paths(
+                graph_session, capped, [root], corpus, embedder=embedder, prune=True
+            ).pruned
+            == []
+        )

@@ -24,8 +24,13 @@ def test_only_loopback_servers_are_accepted():
 def test_a_short_load_counts_every_request(graph_session, settings, embedder):
     from kg_platform.sdk.platform import KnowledgePlatform
 
-    ingest_paths(graph_session, settings, [DOCUMENTS / "md" / "pdfplumber-README.md"], "t-load",
-                 embedder=embedder)
+    ingest_paths(
+        graph_session,
+        settings,
+        [DOCUMENTS / "md" / "pdfplumber-README.md"],
+        "t-load",
+        embedder=embedder,
+    )
     kp = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
     with pytest.raises(ConfigError):
         run_load(kp, clients=0, seconds=1)

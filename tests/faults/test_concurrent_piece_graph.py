@@ -12,8 +12,13 @@ import pytest
 
 from kg_platform.ingest.writer import drop_corpus
 from tests.conftest import DOCUMENTS
-from tests.faults.helpers import (KGP, assert_same_edges, duplicate_sources, kgp_env,
-                                  stored_and_rebuilt_edges)
+from tests.faults.helpers import (
+    KGP,
+    assert_same_edges,
+    duplicate_sources,
+    kgp_env,
+    stored_and_rebuilt_edges,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
@@ -27,20 +32,28 @@ def test_concurrent_ingests_keep_every_similar_edge(graph_session, settings, tmp
         folder.mkdir()
         for rel in rels:
             src = DOCUMENTS / rel
-            for f in ([src] if src.is_file() else sorted(src.iterdir())):
+            for f in [src] if src.is_file() else sorted(src.iterdir()):
                 shutil.copy(f, folder / f.name)
     corpus = "t-f1"
     drop_corpus(graph_session, corpus)
     env = kgp_env(settings)
-    procs = [subprocess.Popen([str(KGP), "ingest", str(folder), "--corpus", corpus, "--json"],
-                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-             for folder in (a, b)]
+    procs = [
+        subprocess.Popen(
+            [str(KGP), "ingest", str(folder), "--corpus", corpus, "--json"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for folder in (a, b)
+    ]
     for proc in procs:
         _, err = proc.communicate(timeout=900)
         assert proc.returncode == 0, err[-2000:]
 
     assert duplicate_sources(graph_session, corpus) == []
-    dirty = graph_session.read_raw("MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS d",
-                                   c=corpus)
+    dirty = graph_session.read_raw(
+        "MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS d", c=corpus
+    )
     assert dirty and dirty[0]["d"] is False, "both runs ended but the piece graph is still dirty"
     assert_same_edges(*stored_and_rebuilt_edges(graph_session, settings, corpus))

@@ -53,11 +53,14 @@ def test_hostile_corpus_names_are_plain_data(graph_session, settings, embedder, 
     for name in HOSTILE_NAMES:
         report = ingest_paths(graph_session, settings, [DOC], name, embedder=embedder)
         assert report.status == "completed", report.summary()
-        rows = graph_session.read_raw("MATCH (s:Source {corpus: $c}) RETURN s.corpus AS c",
-                                      c=name)
+        rows = graph_session.read_raw("MATCH (s:Source {corpus: $c}) RETURN s.corpus AS c", c=name)
         assert [r["c"] for r in rows] == [name]
         items = platform.retrieve("pdfplumber tables", strategy="bm25", corpus=name, k=3)
-        assert items and all(platform.graph.read_raw(
-            "MATCH (c:Chunk {id: $id}) RETURN c.corpus AS c", id=i.id)[0]["c"] == name
-            for i in items)
+        assert items and all(
+            platform.graph.read_raw("MATCH (c:Chunk {id: $id}) RETURN c.corpus AS c", id=i.id)[0][
+                "c"
+            ]
+            == name
+            for i in items
+        )
     assert graph_session.read_raw("MATCH (n) RETURN count(n) AS n")[0]["n"] > total

@@ -14,13 +14,24 @@ from tests.conftest import DOCUMENTS
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
 CORPUS = "t-hostile-q"
-STRATEGIES = ["bm25", "hybrid", "mog", "mogg", "propagate", "vector",
-              "peer-neo4j-graphrag-hybrid"]
+STRATEGIES = ["bm25", "hybrid", "mog", "mogg", "propagate", "vector", "peer-neo4j-graphrag-hybrid"]
 LONG = " ".join(["IBM", "mainframe", "computer", "history", "company"] * 600)  # 3,000 terms
 HOSTILE = [
-    "", "   ", "?!...", "()[]{}", "\\", '"', "AND OR NOT", "+-&&||!(){}[]^\"~*?:\\/",
-    "x' }) MATCH (n) DETACH DELETE n //", "`backtick` $param ${x}", "title:IBM AND text:*",
-    "nul\x00byte", "IBM~2 mainframe^4 \"unclosed", "a" * 20_000, LONG,
+    "",
+    "   ",
+    "?!...",
+    "()[]{}",
+    "\\",
+    '"',
+    "AND OR NOT",
+    '+-&&||!(){}[]^"~*?:\\/',
+    "x' }) MATCH (n) DETACH DELETE n //",
+    "`backtick` $param ${x}",
+    "title:IBM AND text:*",
+    "nul\x00byte",
+    'IBM~2 mainframe^4 "unclosed',
+    "a" * 20_000,
+    LONG,
 ]
 
 

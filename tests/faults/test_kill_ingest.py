@@ -20,8 +20,16 @@ import pytest
 
 from kg_platform.ingest.writer import drop_corpus
 from tests.conftest import DOCUMENTS
-from tests.faults.helpers import (assert_same_edges, corpus_shape, duplicate_sources, kgp_env,
-                                  orphans, run_kgp, soak, stored_and_rebuilt_edges)
+from tests.faults.helpers import (
+    assert_same_edges,
+    corpus_shape,
+    duplicate_sources,
+    kgp_env,
+    orphans,
+    run_kgp,
+    soak,
+    stored_and_rebuilt_edges,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
@@ -35,8 +43,9 @@ def _points(rng: random.Random, files: int) -> str:
     return f"{phase}:{rng.randint(1, top)}"
 
 
-def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(graph_session, settings,
-                                                                      tmp_path):
+def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(
+    graph_session, settings, tmp_path
+):
     rng = random.Random(SEED)
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -53,8 +62,9 @@ def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(graph_sess
             for path in sorted(folder.iterdir()):
                 path.write_text(path.read_text() + f"\n\nEdited in round {i}. The end.\n")
         point = _points(rng, len(FILES))
-        res = run_kgp(["ingest", str(folder), "--corpus", corpus, "--json"],
-                      {**env, "KGP_FAULT_KILL": point})
+        res = run_kgp(
+            ["ingest", str(folder), "--corpus", corpus, "--json"], {**env, "KGP_FAULT_KILL": point}
+        )
         log.append((point, res.returncode))
         assert res.returncode in (-9, 0), (point, res.returncode, res.stderr[-2000:])
         assert duplicate_sources(graph_session, corpus) == [], point
@@ -74,15 +84,17 @@ def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(graph_sess
     assert duplicate_sources(graph_session, corpus) == []
     assert orphans(graph_session) == {}
 
-    runs = graph_session.read_raw("MATCH (r:IngestRun {corpus: $c}) RETURN r.status AS status, "
-                                  "r.errors AS errors", c=corpus)
+    runs = graph_session.read_raw(
+        "MATCH (r:IngestRun {corpus: $c}) RETURN r.status AS status, r.errors AS errors", c=corpus
+    )
     statuses = [r["status"] for r in runs]
     assert "running" not in statuses
     assert statuses.count("interrupted") == sum(1 for _, rc in log if rc == -9)
     interrupted = [json.loads(r["errors"]) for r in runs if r["status"] == "interrupted"]
     assert all(e[0]["error"] == "interrupted" for e in interrupted)
 
-    state = graph_session.read_raw("MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS d",
-                                   c=corpus)
+    state = graph_session.read_raw(
+        "MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS d", c=corpus
+    )
     assert state and state[0]["d"] is False, "the resumed run left the piece graph dirty"
     assert_same_edges(*stored_and_rebuilt_edges(graph_session, settings, corpus))

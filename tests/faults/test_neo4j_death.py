@@ -22,8 +22,9 @@ def _dead_port() -> int:
 
 def test_dead_server_is_one_line_after_few_retries(caplog):
     caplog.set_level(logging.WARNING, logger="neo4j")
-    with GraphClient(f"bolt://127.0.0.1:{_dead_port()}", ("neo4j", "x"), retry_s=3.0,
-                     connect_timeout_s=1.0) as client:
+    with GraphClient(
+        f"bolt://127.0.0.1:{_dead_port()}", ("neo4j", "x"), retry_s=3.0, connect_timeout_s=1.0
+    ) as client:
         with pytest.raises(GraphError) as info:
             client.read_raw("RETURN 1")
     message = info.value.args[0]  # the reason; the hint follows on its own line

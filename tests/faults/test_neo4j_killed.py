@@ -27,8 +27,16 @@ from kg_platform._process import pid_alive
 from kg_platform.errors import GraphError
 from kg_platform.graph import GraphClient
 from tests.conftest import DOCUMENTS
-from tests.faults.helpers import (KGP, assert_same_edges, corpus_shape, duplicate_sources,
-                                  kgp_env, orphans, run_kgp, stored_and_rebuilt_edges)
+from tests.faults.helpers import (
+    KGP,
+    assert_same_edges,
+    corpus_shape,
+    duplicate_sources,
+    kgp_env,
+    orphans,
+    run_kgp,
+    stored_and_rebuilt_edges,
+)
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
@@ -45,8 +53,10 @@ def own_server(neo4j_server, tmp_path):
     base = Settings(neo4j={"heap": "512m", "pagecache": "128m"})
     server = LocalNeo4j(base, ephemeral=True, home=tmp_path / "neo4j-home")
     server.start()
-    settings = Settings(neo4j={"uri": server.bolt_uri(), "password": server.password()},
-                        data_dir=tmp_path / "kgp-data")
+    settings = Settings(
+        neo4j={"uri": server.bolt_uri(), "password": server.password()},
+        data_dir=tmp_path / "kgp-data",
+    )
     try:
         yield server, settings
     finally:
@@ -74,8 +84,9 @@ def _no_traceback(stderr: str) -> None:
     assert "neo4j.io" not in stderr and "will be retried" not in stderr, stderr[-3000:]
 
 
-def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(own_server, embedder,
-                                                                      tmp_path):
+def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(
+    own_server, embedder, tmp_path
+):
     from kg_platform.graph.schema import apply_migrations
     from kg_platform.ingest import ingest_paths
 
@@ -94,14 +105,30 @@ def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(own_server
     gate = tmp_path / "gate"
     ingest = subprocess.Popen(
         [str(KGP), "ingest", str(folder), "--corpus", "t", "--json"],
-        env={**env, "KGP_FAULT_PAUSE": f"write:1:{gate}"}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        env={**env, "KGP_FAULT_PAUSE": f"write:1:{gate}"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     query_gate = tmp_path / "qgate"
     query = subprocess.Popen(
-        [str(KGP), "retrieve", "What did IBM build?", "--corpus", "clean", "--strategy",
-         "hybrid", "--scope", "docling-wiki-ibm", "--json"],
-        env={**env, "KGP_FAULT_PAUSE": f"retrieve:1:{query_gate}"}, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True)
+        [
+            str(KGP),
+            "retrieve",
+            "What did IBM build?",
+            "--corpus",
+            "clean",
+            "--strategy",
+            "hybrid",
+            "--scope",
+            "docling-wiki-ibm",
+            "--json",
+        ],
+        env={**env, "KGP_FAULT_PAUSE": f"retrieve:1:{query_gate}"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     # a third client, in this process, counts the driver's retries on a dead pooled connection
     watcher = GraphClient.from_settings(settings)
     watcher.read_raw("RETURN 1")
@@ -110,7 +137,7 @@ def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(own_server
         _wait_reached(query_gate, [ingest, query])
         pid = server.status().pid
         assert pid
-        os.kill(pid, signal.SIGKILL)                 # this test's own server, by its pid
+        os.kill(pid, signal.SIGKILL)  # this test's own server, by its pid
         while pid_alive(pid):
             time.sleep(0.1)
     finally:
@@ -147,24 +174,38 @@ def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(own_server
         watcher.close()
     assert 1 <= retries.count <= 8, retries.count
 
-    server.start()                                   # recovery from the kill on restart
+    server.start()  # recovery from the kill on restart
     resumed = run_kgp(["ingest", str(folder), "--corpus", "t", "--json"], env)
     assert resumed.returncode == 0, resumed.stderr[-3000:]
-    again = run_kgp(["retrieve", "What did IBM build?", "--corpus", "clean", "--strategy",
-                     "hybrid", "--scope", "docling-wiki-ibm", "--json"], env)
+    again = run_kgp(
+        [
+            "retrieve",
+            "What did IBM build?",
+            "--corpus",
+            "clean",
+            "--strategy",
+            "hybrid",
+            "--scope",
+            "docling-wiki-ibm",
+            "--json",
+        ],
+        env,
+    )
     assert again.returncode == 0 and json.loads(again.stdout)["items"], again.stderr[-3000:]
 
     with GraphClient.from_settings(settings) as graph:
-        assert corpus_shape(graph, "clean") == clean_shape       # nothing committed was lost
-        assert corpus_shape(graph, "t") == clean_shape           # converged to a clean ingest
+        assert corpus_shape(graph, "clean") == clean_shape  # nothing committed was lost
+        assert corpus_shape(graph, "t") == clean_shape  # converged to a clean ingest
         assert duplicate_sources(graph, "t") == [] and orphans(graph) == {}
-        runs = graph.read_raw("MATCH (r:IngestRun {corpus: 't'}) RETURN r.status AS s "
-                              "ORDER BY r.started", )
+        runs = graph.read_raw(
+            "MATCH (r:IngestRun {corpus: 't'}) RETURN r.status AS s ORDER BY r.started",
+        )
         assert [r["s"] for r in runs] == ["interrupted", "completed"], runs
         # the dead run's corpus lock did not make the resumed run wait: taken over (its pid is
         # gone) or already expired, whichever came first on a slow restart; released after
-        lock = graph.read_raw("MATCH (l:JobLock {name: 'ingest:t'}) RETURN l.owner AS o, "
-                              "l.reclaimed_from AS r")[0]
+        lock = graph.read_raw(
+            "MATCH (l:JobLock {name: 'ingest:t'}) RETURN l.owner AS o, l.reclaimed_from AS r"
+        )[0]
         assert lock["o"] is None and (lock["r"] is None or f":{ingest.pid}:" in lock["r"])
         assert "being written by another run" not in resumed.stderr, resumed.stderr[-2000:]
         assert_same_edges(*stored_and_rebuilt_edges(graph, settings, "t"))

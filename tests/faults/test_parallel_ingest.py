@@ -29,8 +29,7 @@ def _wait_for(path, proc: subprocess.Popen) -> None:
         time.sleep(0.1)
 
 
-def test_second_ingest_of_one_folder_waits_then_skips_everything(graph_session, settings,
-                                                                   tmp_path):
+def test_second_ingest_of_one_folder_waits_then_skips_everything(graph_session, settings, tmp_path):
     folder = tmp_path / "docs"
     folder.mkdir()
     for rel in FILES:
@@ -39,14 +38,24 @@ def test_second_ingest_of_one_folder_waits_then_skips_everything(graph_session, 
     drop_corpus(graph_session, corpus)
     gate = tmp_path / "gate"
     args = [str(KGP), "ingest", str(folder), "--corpus", corpus, "--json"]
-    first = subprocess.Popen(args, env=kgp_env(settings, KGP_FAULT_PAUSE=f"parse:1:{gate}"),
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    first = subprocess.Popen(
+        args,
+        env=kgp_env(settings, KGP_FAULT_PAUSE=f"parse:1:{gate}"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     second = None
     try:
-        _wait_for(gate.with_name("gate.reached"), first)     # holds the lock, mid-parse
-        second = subprocess.Popen(args, env=kgp_env(settings, KGP_INGEST__LOCK_WAIT_S="900"),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        waiting = json.loads(second.stdout.readline())       # its first event, before "start"
+        _wait_for(gate.with_name("gate.reached"), first)  # holds the lock, mid-parse
+        second = subprocess.Popen(
+            args,
+            env=kgp_env(settings, KGP_INGEST__LOCK_WAIT_S="900"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        waiting = json.loads(second.stdout.readline())  # its first event, before "start"
         assert waiting["event"] == "waiting", waiting
         assert waiting["holder"].split(":")[1] == str(first.pid)
     finally:
@@ -61,10 +70,11 @@ def test_second_ingest_of_one_folder_waits_then_skips_everything(graph_session, 
     r2 = json.loads(out2.strip().splitlines()[-1])
     assert len(r1["added"]) == len(FILES) and r1["texts_embedded"] > 0
     assert r2["added"] == [] and r2["replaced"] == [] and len(r2["skipped"]) == len(FILES)
-    assert r2["texts_embedded"] == 0            # the work was done once
+    assert r2["texts_embedded"] == 0  # the work was done once
     assert duplicate_sources(graph_session, corpus) == []
     assert orphans(graph_session) == {}
     assert len(corpus_shape(graph_session, corpus)) == len(FILES)
-    lock = graph_session.read_raw("MATCH (l:JobLock {name: $n}) RETURN l.owner AS o",
-                                  n=f"ingest:{corpus}")
-    assert lock and lock[0]["o"] is None       # released by both
+    lock = graph_session.read_raw(
+        "MATCH (l:JobLock {name: $n}) RETURN l.owner AS o", n=f"ingest:{corpus}"
+    )
+    assert lock and lock[0]["o"] is None  # released by both

@@ -29,8 +29,9 @@ def _bench_texts() -> list[str]:
     texts = []
     for path in sorted(DOCUMENTS.rglob("*")):
         if path.is_file() and path.suffix.lower() in {".md", ".html", ".docx", ".pdf"}:
-            texts.extend(block.text for section in parse_file(path).sections()
-                         for block in section.blocks)
+            texts.extend(
+                block.text for section in parse_file(path).sections() for block in section.blocks
+            )
             if path.suffix == ".md":  # the raw file too: long soft-wrapped paragraphs
                 texts.append(path.read_text(encoding="utf-8", errors="replace"))
     return texts
@@ -38,8 +39,10 @@ def _bench_texts() -> list[str]:
 
 def _soft_wrapped(n_bytes: int) -> str:
     """One paragraph of prose with single newlines, abbreviations, initials and decimals."""
-    line = ("Dr. J. R. Smith measured 3.5 units, e.g. in the U.S. lab. The result held.\n"
-            "It was not what they expected! Was it? Yes... mostly. See Fig. 2 and Sec. 4.\n")
+    line = (
+        "Dr. J. R. Smith measured 3.5 units, e.g. in the U.S. lab. The result held.\n"
+        "It was not what they expected! Was it? Yes... mostly. See Fig. 2 and Sec. 4.\n"
+    )
     return (line * (n_bytes // len(line) + 1))[:n_bytes]
 
 
@@ -54,7 +57,9 @@ def test_same_sentences_as_the_old_rule_on_bench_documents(monkeypatch):
 
 
 def test_same_sentences_as_the_old_rule_on_soft_wrapped_text(monkeypatch):
-    text = _soft_wrapped(20_000) + " Word-with-dashes' and.dots.in.a.very.long.token" * 40 + ". End."
+    text = (
+        _soft_wrapped(20_000) + " Word-with-dashes' and.dots.in.a.very.long.token" * 40 + ". End."
+    )
     new = sentences.split_sentences(text)
     monkeypatch.setattr(sentences, "_word_before", _old_word_before)
     assert new == sentences.split_sentences(text)

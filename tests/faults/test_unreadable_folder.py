@@ -48,8 +48,10 @@ def test_walk_reports_a_folder_the_kernel_refuses():
             os.setgid(pwd.getpwnam("nobody").pw_gid)
             os.setuid(pwd.getpwnam("nobody").pw_uid)
             found = discover([root])
-            payload = {"files": [str(f) for f in found.files],
-                       "unreadable": [[str(p), r] for p, r in found.unreadable]}
+            payload = {
+                "files": [str(f) for f in found.files],
+                "unreadable": [[str(p), r] for p, r in found.unreadable],
+            }
             os.write(write_fd, json.dumps(payload).encode())
         finally:
             os._exit(0)
@@ -62,8 +64,9 @@ def test_walk_reports_a_folder_the_kernel_refuses():
     assert payload["unreadable"] == [[str(root / "locked"), "Permission denied"]]
 
 
-def test_ingest_reports_the_folder_and_prune_keeps_its_sources(clean_graph, settings, embedder,
-                                                               tmp_path, monkeypatch):
+def test_ingest_reports_the_folder_and_prune_keeps_its_sources(
+    clean_graph, settings, embedder, tmp_path, monkeypatch
+):
     root = _tree(tmp_path)
     corpus = "t-f3"
     first = ingest_paths(clean_graph, settings, [root], corpus, embedder=embedder)

@@ -21,5 +21,6 @@ def test_growth_bench_reports_every_size_and_cleans_up(graph_session, settings):
     assert rows[0]["ratio_vs_smallest"] == 1.0
     left = graph_session.read_raw(
         "MATCH (n) WHERE n.corpus STARTS WITH 'bench-growth' OR n.name STARTS WITH "
-        "'bench-growth' RETURN count(n) AS n")[0]["n"]
+        "'bench-growth' RETURN count(n) AS n"
+    )[0]["n"]
     assert left == 0

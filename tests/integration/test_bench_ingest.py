@@ -36,18 +36,21 @@ def test_bench_ingest_reports_rates_and_ratios(settings, graph_session) -> None:
     report = "\n".join(format_ingest_bench(out))
     assert "TARGET >= 0.8" in report and str(out["ratio_vs_plain_text"]) in report
     with graph_session.driver.session(database=graph_session.database) as session:
-        left = session.run("MATCH (c:Corpus {name: $corpus}) RETURN count(c) AS n",
-                           corpus=out["corpus"]).single()["n"]
+        left = session.run(
+            "MATCH (c:Corpus {name: $corpus}) RETURN count(c) AS n", corpus=out["corpus"]
+        ).single()["n"]
     assert left == 0  # the throw-away corpus is dropped
 
 
-def test_bench_ingest_peer_ingests_the_same_paragraphs_and_cleans_up(settings,
-                                                                    graph_session) -> None:
+def test_bench_ingest_peer_ingests_the_same_paragraphs_and_cleans_up(
+    settings, graph_session
+) -> None:
     pytest.importorskip("langchain_neo4j", reason="extra: peers")
     _needs_bench_data(settings)
     out = run_ingest_bench(settings, limit=2, peer=True)
-    paragraphs = {p["doc_id"] for q in read_questions(default_qa_file(settings), 2)
-                  for p in q["paragraphs"]}
+    paragraphs = {
+        p["doc_id"] for q in read_questions(default_qa_file(settings), 2) for p in q["paragraphs"]
+    }
     peer = out["peer"]
     assert out["sources"] == len(paragraphs)
     assert peer["documents"] == len(paragraphs)
@@ -55,14 +58,29 @@ def test_bench_ingest_peer_ingests_the_same_paragraphs_and_cleans_up(settings,
     # each, no relationships; our graph stores more: sections, chunks, pieces and their links
     assert 0 < peer["nodes"] <= len(paragraphs) and peer["vectors"] == peer["nodes"]
     assert peer["relationships"] == 0
-    assert {"text", "embedding", "title"} <= set(peer["stores"].replace("'", "").replace(
-        "[", " ").replace("]", " ").replace(",", " ").split())
+    assert {"text", "embedding", "title"} <= set(
+        peer["stores"]
+        .replace("'", "")
+        .replace("[", " ")
+        .replace("]", " ")
+        .replace(",", " ")
+        .split()
+    )
     assert out["graph"]["nodes"] > peer["nodes"] and out["graph"]["relationships"] > 0
     assert peer["documents_per_s"] > 0 and peer["our_documents_per_s_over_peer"] > 0
     assert "peer (langchain-neo4j" in "\n".join(format_ingest_bench(out))
     left = graph_session.read_raw(f"MATCH (n:{PEER_LABEL}) RETURN count(n) AS n")[0]["n"]
     assert left == 0
-    assert graph_session.read_raw("SHOW INDEXES YIELD name WHERE name = $name RETURN name",
-                                  name=PEER_INDEX) == []
-    assert graph_session.read_raw("SHOW CONSTRAINTS YIELD labelsOrTypes "
-                                  "WHERE labelsOrTypes = [$l] RETURN 1 AS x", l=PEER_LABEL) == []
+    assert (
+        graph_session.read_raw(
+            "SHOW INDEXES YIELD name WHERE name = $name RETURN name", name=PEER_INDEX
+        )
+        == []
+    )
+    assert (
+        graph_session.read_raw(
+            "SHOW CONSTRAINTS YIELD labelsOrTypes WHERE labelsOrTypes = [$l] RETURN 1 AS x",
+            l=PEER_LABEL,
+        )
+        == []
+    )

@@ -37,8 +37,11 @@ def responder(body: dict) -> str:
         return json.dumps({"questions": [f"What does the text say about {n}?" for n in names]})
     if system.startswith("You extract a knowledge graph"):
         ents = [{"name": n, "type": "concept", "description": ""} for n in names]
-        rels = ([{"source": names[0], "target": names[1], "type": "related_to",
-                  "evidence": names[0]}] if len(names) > 1 else [])
+        rels = (
+            [{"source": names[0], "target": names[1], "type": "related_to", "evidence": names[0]}]
+            if len(names) > 1
+            else []
+        )
         return json.dumps({"entities": ents, "relations": rels})
     raise AssertionError(f"unexpected prompt {system[:60]!r}")
 
@@ -61,22 +64,39 @@ def populated(graph_session, settings, embedder, tmp_path_factory):
         s = settings.model_copy(update={"llm": s.llm, "cache_dir": s.cache_dir})
         llm = get_llm(s)
         try:
-            rep = distill_corpus(graph_session, embedder, llm, s, corpus=CORPUS,
-                                 steps=["atomic", "entities"])
+            rep = distill_corpus(
+                graph_session, embedder, llm, s, corpus=CORPUS, steps=["atomic", "entities"]
+            )
         finally:
             llm.close()
     assert rep.results["atomic"]["written"] > 0, rep.to_dict()
     kp = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
-    found = kp.search("Where is IBM headquartered?", strategy="hybrid", k=3, corpus=CORPUS,
-                      record=True)
+    found = kp.search(
+        "Where is IBM headquartered?", strategy="hybrid", k=3, corpus=CORPUS, record=True
+    )
     items, answer_id = found.items, found.answer_id
     assert items and answer_id
-    chunk_ids = [r["id"] for r in graph_session.read_raw(
-        "MATCH (c:L1 {corpus: $corpus}) RETURN c.id AS id ORDER BY c.id LIMIT 2", corpus=CORPUS)]
-    store_trajectory(graph_session, trajectory_id=new_trajectory_id("q"), question="q",
-                     corpus=CORPUS, kind="ask", steps=[{"round": 1}], answer="a",
-                     stop_reason="done", chunk_ids=chunk_ids, tokens=1, prompt_tokens=1,
-                     completion_tokens=0, cost_usd=0.0)
+    chunk_ids = [
+        r["id"]
+        for r in graph_session.read_raw(
+            "MATCH (c:L1 {corpus: $corpus}) RETURN c.id AS id ORDER BY c.id LIMIT 2", corpus=CORPUS
+        )
+    ]
+    store_trajectory(
+        graph_session,
+        trajectory_id=new_trajectory_id("q"),
+        question="q",
+        corpus=CORPUS,
+        kind="ask",
+        steps=[{"round": 1}],
+        answer="a",
+        stop_reason="done",
+        chunk_ids=chunk_ids,
+        tokens=1,
+        prompt_tokens=1,
+        completion_tokens=0,
+        cost_usd=0.0,
+    )
     return {"graph": graph_session, "answer_id": answer_id, "items": items}
 
 
@@ -91,8 +111,9 @@ def test_every_saved_query_returns_rows(populated) -> None:
 def test_why_retrieved_explains_a_recorded_retrieval(populated) -> None:
     graph, answer_id = populated["graph"], populated["answer_id"]
     query = next(q for q in saved_queries() if q.name == "10_why_retrieved")
-    rows = graph.read_raw(query.text.replace("WITH '' AS answerId", "WITH $a AS answerId"),
-                          a=answer_id)
+    rows = graph.read_raw(
+        query.text.replace("WITH '' AS answerId", "WITH $a AS answerId"), a=answer_id
+    )
     assert [r["rank"] for r in rows] == list(range(1, len(rows) + 1))
     assert rows[0]["answer_id"] == answer_id and rows[0]["found_by"] == "hybrid"
     assert rows[0]["score"] == pytest.approx(populated["items"][0].score)
@@ -110,12 +131,12 @@ def test_local_server_serves_guide_and_style_from_browser_origin(neo4j_server) -
     if not neo4j_server.get("http_port"):
         pytest.skip("an external test server does not serve the guide")
     urls = browser_urls(f"http://127.0.0.1:{neo4j_server['http_port']}")
-    assert urls["guide"].startswith("http://localhost:")       # Browser's default allow-list
+    assert urls["guide"].startswith("http://localhost:")  # Browser's default allow-list
     with urllib.request.urlopen(urls["guide"].replace("localhost", "127.0.0.1"), timeout=30) as r:
         assert r.status == 200
         assert "kg-platform: your graph" in r.read().decode()
     style_url = urls["guide"].replace(GUIDE_FILE, STYLE_FILE).replace("localhost", "127.0.0.1")
     with urllib.request.urlopen(style_url, timeout=30) as r:
         assert "node.Chunk" in r.read().decode()
-    with urllib.request.urlopen(urls["browser"], timeout=30) as r:     # Browser still works
+    with urllib.request.urlopen(urls["browser"], timeout=30) as r:  # Browser still works
         assert "Neo4j Browser" in r.read().decode()

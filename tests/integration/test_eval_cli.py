@@ -38,9 +38,18 @@ def build_qa_corpus(graph, embedder, path: Path, corpus: str, questions: int) ->
     vectors = embedder.embed(texts)
     for (doc_id, p), text, vec in zip(paragraphs.items(), texts, vectors):
         sid = _h(corpus, f"qa://test/{doc_id}")
-        rows.append({"source_id": sid, "uri": f"qa://test/{doc_id}", "title": p["title"],
-                     "section_id": _h(sid, "root"), "chunk_id": _h(sid, "2", "0", text),
-                     "text": text, "tokens": len(text.split()), "embedding": vec.tolist()})
+        rows.append(
+            {
+                "source_id": sid,
+                "uri": f"qa://test/{doc_id}",
+                "title": p["title"],
+                "section_id": _h(sid, "root"),
+                "chunk_id": _h(sid, "2", "0", text),
+                "text": text,
+                "tokens": len(text.split()),
+                "embedding": vec.tolist(),
+            }
+        )
     graph.write_raw(
         """
         MERGE (k:Corpus {name: $corpus})
@@ -59,15 +68,18 @@ def build_qa_corpus(graph, embedder, path: Path, corpus: str, questions: int) ->
         WITH c, row, sec CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)
         MERGE (sec)-[:HAS_CHUNK]->(c)
         """,
-        corpus=corpus, rows=rows,
+        corpus=corpus,
+        rows=rows,
     )
     graph.read_raw("CALL db.awaitIndexes(60)")
     return len(rows)
 
 
 def drop_corpora(graph, names: list[str]) -> None:
-    graph.write_raw("MATCH (n) WHERE n.corpus IN $names OR (n:Corpus AND n.name IN $names) "
-                    "DETACH DELETE n", names=names)
+    graph.write_raw(
+        "MATCH (n) WHERE n.corpus IN $names OR (n:Corpus AND n.name IN $names) DETACH DELETE n",
+        names=names,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -103,20 +115,30 @@ ALL = ["bm25", "vector", "hybrid", "peer-neo4j-graphrag-vector", "peer-neo4j-gra
 
 @pytest.mark.parametrize("name", ALL)
 def test_strategy_stays_inside_the_corpus_and_finds_the_obvious_chunk(
-        eval_graph, embedder, settings, name):
+    eval_graph, embedder, settings, name
+):
     from kg_platform.retrieval.base import get_strategy
 
     text = eval_graph.read_raw(
-        "MATCH (c:L2 {corpus: 'decoy-musique'}) RETURN c.text AS t ORDER BY c.id LIMIT 1")[0]["t"]
+        "MATCH (c:L2 {corpus: 'decoy-musique'}) RETURN c.text AS t ORDER BY c.id LIMIT 1"
+    )[0]["t"]
     # Asking the evaluated corpus for a decoy paragraph's own text must return no decoy chunk.
-    items = get_strategy(name, _ctx(eval_graph, embedder, settings, "test-hotpot")).retrieve(text, 5)
+    items = get_strategy(name, _ctx(eval_graph, embedder, settings, "test-hotpot")).retrieve(
+        text, 5
+    )
     assert len(items) == 5
-    corpora = {r["c"] for r in eval_graph.read_raw(
-        "MATCH (c:Chunk) WHERE c.id IN $ids RETURN DISTINCT c.corpus AS c",
-        ids=[i.id for i in items])}
+    corpora = {
+        r["c"]
+        for r in eval_graph.read_raw(
+            "MATCH (c:Chunk) WHERE c.id IN $ids RETURN DISTINCT c.corpus AS c",
+            ids=[i.id for i in items],
+        )
+    }
     assert corpora == {"test-hotpot"}
     # In its own corpus the paragraph is found first.
-    own = get_strategy(name, _ctx(eval_graph, embedder, settings, "decoy-musique")).retrieve(text, 3)
+    own = get_strategy(name, _ctx(eval_graph, embedder, settings, "decoy-musique")).retrieve(
+        text, 3
+    )
     assert own[0].text == text
     assert len({i.id for i in own}) == len(own)
 
@@ -136,10 +158,30 @@ def test_kgp_eval_end_to_end_json_table_per_question_and_plot(eval_graph, cli_en
     from kg_platform.lab.evaluation.report import validate_report
 
     out, perq, png = tmp_path / "r.json", tmp_path / "q.jsonl", tmp_path / "p.png"
-    res = CliRunner().invoke(app, [
-        "eval", "--dataset", str(HOTPOT), "--strategy", ",".join(ALL), "--k", "5",
-        "--limit", str(N_QUESTIONS), "--corpus", "test-hotpot", "--no-ingest", "--quiet",
-        "--json", str(out), "--per-question", str(perq), "--plot", str(png)])
+    res = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--dataset",
+            str(HOTPOT),
+            "--strategy",
+            ",".join(ALL),
+            "--k",
+            "5",
+            "--limit",
+            str(N_QUESTIONS),
+            "--corpus",
+            "test-hotpot",
+            "--no-ingest",
+            "--quiet",
+            "--json",
+            str(out),
+            "--per-question",
+            str(perq),
+            "--plot",
+            str(png),
+        ],
+    )
     assert res.exit_code == 0, res.output + repr(res.exception)
     report = json.loads(out.read_text())
     assert validate_report(report) == []
@@ -150,7 +192,9 @@ def test_kgp_eval_end_to_end_json_table_per_question_and_plot(eval_graph, cli_en
         assert block["n"] == N_QUESTIONS and block["errors"] == 0
         for key in ("paragraph_recall", "sentence_recall", "all_supporting_found", "mrr"):
             assert 0.0 <= block[key] <= 1.0
-        assert block["context_tokens"] > 0 and block["latency_ms_p95"] >= block["latency_ms_p50"] > 0
+        assert (
+            block["context_tokens"] > 0 and block["latency_ms_p95"] >= block["latency_ms_p50"] > 0
+        )
         assert len(block["curve"]) == 5
     # Whole paragraphs are chunks and each question's gold is among ~40 paragraphs: the
     # baselines must find most supporting paragraphs.
@@ -169,14 +213,31 @@ def test_kgp_eval_budget_cuts_at_equal_cost(eval_graph, cli_env, tmp_path):
     from kg_platform.cli.main import app
 
     out = tmp_path / "b.json"
-    res = CliRunner().invoke(app, [
-        "eval", "--dataset", str(HOTPOT), "--strategy", "bm25,vector", "--budget-tokens", "150",
-        "--limit", "3", "--corpus", "test-hotpot", "--no-ingest", "--quiet", "--json", str(out)])
+    res = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "--dataset",
+            str(HOTPOT),
+            "--strategy",
+            "bm25,vector",
+            "--budget-tokens",
+            "150",
+            "--limit",
+            "3",
+            "--corpus",
+            "test-hotpot",
+            "--no-ingest",
+            "--quiet",
+            "--json",
+            str(out),
+        ],
+    )
     assert res.exit_code == 0, res.output + repr(res.exception)
     report = json.loads(out.read_text())
     assert report["budget_tokens"] == 150
     for block in report["strategies"].values():
-        assert 100 < block["context_tokens"] <= 150   # filled up to, never past, the budget
+        assert 100 < block["context_tokens"] <= 150  # filled up to, never past, the budget
 
 
 def test_kgp_eval_errors_are_clear(eval_graph, cli_env, tmp_path):
@@ -186,11 +247,35 @@ def test_kgp_eval_errors_are_clear(eval_graph, cli_env, tmp_path):
     from kg_platform.errors import EvaluationError
 
     runner = CliRunner()
-    res = runner.invoke(app, ["eval", "--dataset", str(HOTPOT), "--strategy", "nope",
-                              "--no-ingest", "--corpus", "test-hotpot"])
+    res = runner.invoke(
+        app,
+        [
+            "eval",
+            "--dataset",
+            str(HOTPOT),
+            "--strategy",
+            "nope",
+            "--no-ingest",
+            "--corpus",
+            "test-hotpot",
+        ],
+    )
     assert isinstance(res.exception, EvaluationError) and "kgp eval --list" in str(res.exception)
-    res = runner.invoke(app, ["eval", "--dataset", str(HOTPOT), "--strategy", "bm25",
-                              "--no-ingest", "--corpus", "no-such-corpus", "--limit", "1"])
+    res = runner.invoke(
+        app,
+        [
+            "eval",
+            "--dataset",
+            str(HOTPOT),
+            "--strategy",
+            "bm25",
+            "--no-ingest",
+            "--corpus",
+            "no-such-corpus",
+            "--limit",
+            "1",
+        ],
+    )
     assert isinstance(res.exception, EvaluationError) and "no level-2 chunks" in str(res.exception)
     res = runner.invoke(app, ["eval", "--list"])
     assert res.exit_code == 0 and "peer-neo4j-graphrag-hybrid" in res.output

@@ -33,7 +33,8 @@ def slice_dir(tmp_path_factory) -> Path:
     for d in docs:
         (out / "papers" / f"{d}.md").write_text((LONGDOC / "papers" / f"{d}.md").read_text())
     (out / "questions.jsonl").write_text(
-        "".join(json.dumps(r) + "\n" for r in rows if r["doc_id"] in docs))
+        "".join(json.dumps(r) + "\n" for r in rows if r["doc_id"] in docs)
+    )
     return out
 
 
@@ -68,7 +69,9 @@ def test_scoped_results_come_from_the_questions_paper(scoped, graph_session) -> 
             ids = [r.id for r in ranking]
             rows = graph_session.read_raw(
                 "UNWIND $ids AS id OPTIONAL MATCH (c:Chunk {id: id}) OPTIONAL MATCH (p:Piece {id: id}) "
-                "RETURN coalesce(c.source_id, p.source_id) AS src", ids=ids)
+                "RETURN coalesce(c.source_id, p.source_id) AS src",
+                ids=ids,
+            )
             assert {r["src"] for r in rows} <= set(sources[ex.doc_id]), (name, ex.id)
 
 
@@ -77,16 +80,26 @@ def test_a_whole_paper_holds_all_its_evidence(scoped, graph_session) -> None:
     ingestion keeps the text the metric looks for."""
     sources = document_sources(graph_session, CORPUS, scoped.examples)
     for ex in load_docqa(scoped.config.dataset):
-        rows = graph_session.read_raw("MATCH (c:L1) WHERE c.source_id IN $s "
-                                      "RETURN c.id AS id, c.text AS text", s=sources[ex.doc_id])
+        rows = graph_session.read_raw(
+            "MATCH (c:L1) WHERE c.source_id IN $s RETURN c.id AS id, c.text AS text",
+            s=sources[ex.doc_id],
+        )
         score = ex.score([Ranked(r["id"], r["text"]) for r in rows], _tokens)
         assert score.evidence_recall == 1.0, ex.id
 
 
-def test_corpus_scope_pools_both_papers(scoped, slice_dir, graph_session, embedder,
-                                        settings) -> None:
-    cfg = EvalConfig(dataset=slice_dir, strategies=["bm25"], budget_tokens=512, corpus=CORPUS,
-                     scope="corpus", ingest=False, limit=3)
+def test_corpus_scope_pools_both_papers(
+    scoped, slice_dir, graph_session, embedder, settings
+) -> None:
+    cfg = EvalConfig(
+        dataset=slice_dir,
+        strategies=["bm25"],
+        budget_tokens=512,
+        corpus=CORPUS,
+        scope="corpus",
+        ingest=False,
+        limit=3,
+    )
     pooled = run_evaluation(cfg, graph_session, embedder, settings).to_json()
     assert pooled["scope"] == "corpus" and pooled["strategies"]["bm25"]["n"] == 3
     with pytest.raises(Exception, match="--scope must be one of"):

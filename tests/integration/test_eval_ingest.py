@@ -37,10 +37,23 @@ def test_kgp_eval_ingests_then_reuses_the_corpus(graph_session, cli_env, tmp_pat
     from kg_platform.cli.main import app
     from kg_platform.lab.evaluation.report import validate_report
 
-    graph_session.write_raw("MATCH (n) WHERE n.corpus = $c OR (n:Corpus AND n.name = $c) "
-                            "DETACH DELETE n", c=CORPUS)
-    args = ["eval", "--dataset", str(MUSIQUE), "--strategy", "bm25,vector", "--limit", "1",
-            "--corpus-limit", "1", "--corpus", CORPUS, "--quiet"]
+    graph_session.write_raw(
+        "MATCH (n) WHERE n.corpus = $c OR (n:Corpus AND n.name = $c) DETACH DELETE n", c=CORPUS
+    )
+    args = [
+        "eval",
+        "--dataset",
+        str(MUSIQUE),
+        "--strategy",
+        "bm25,vector",
+        "--limit",
+        "1",
+        "--corpus-limit",
+        "1",
+        "--corpus",
+        CORPUS,
+        "--quiet",
+    ]
     first, second = tmp_path / "1.json", tmp_path / "2.json"
     res = CliRunner().invoke(app, [*args, "--json", str(first)])
     assert res.exit_code == 0, res.output + repr(res.exception)

@@ -21,11 +21,19 @@ def test_server_is_neo4j_5_26_community(graph_session):
 
 def test_schema_applied_twice_is_a_noop(graph_session, embedder):
     def snapshot():
-        idx = graph_session.read_raw("SHOW INDEXES YIELD name, state RETURN name, state ORDER BY name")
+        idx = graph_session.read_raw(
+            "SHOW INDEXES YIELD name, state RETURN name, state ORDER BY name"
+        )
         con = graph_session.read_raw("SHOW CONSTRAINTS YIELD name RETURN name ORDER BY name")
-        mig = graph_session.read_raw("MATCH (m:SchemaMigration) RETURN m.version AS v, "
-                                     "toString(m.applied_at) AS t ORDER BY v")
-        return [tuple(r.values()) for r in idx], [r["name"] for r in con], [tuple(r.values()) for r in mig]
+        mig = graph_session.read_raw(
+            "MATCH (m:SchemaMigration) RETURN m.version AS v, "
+            "toString(m.applied_at) AS t ORDER BY v"
+        )
+        return (
+            [tuple(r.values()) for r in idx],
+            [r["name"] for r in con],
+            [tuple(r.values()) for r in mig],
+        )
 
     before = snapshot()
     version = apply_migrations(graph_session, embedder.dimension, embedder.model_name)
@@ -35,32 +43,46 @@ def test_schema_applied_twice_is_a_noop(graph_session, embedder):
 
 
 def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
-    texts = ["The duck is a waterbird with a broad flat bill.",
-             "Neo4j stores data as nodes and relationships.",
-             "Interest rates rose sharply in the second quarter."]
+    texts = [
+        "The duck is a waterbird with a broad flat bill.",
+        "Neo4j stores data as nodes and relationships.",
+        "Interest rates rose sharply in the second quarter.",
+    ]
     vectors = embedder.embed(texts)
     clean_graph.write_raw(
         "UNWIND $rows AS row CREATE (c:Chunk:L1 {id: row.id, text: row.text, level: 1}) "
         "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.vec)",
-        rows=[{"id": f"c{i}", "text": t, "vec": v.tolist()} for i, (t, v) in enumerate(zip(texts, vectors))],
+        rows=[
+            {"id": f"c{i}", "text": t, "vec": v.tolist()}
+            for i, (t, v) in enumerate(zip(texts, vectors))
+        ],
     )
     query = embedder.embed(["Which graph database uses nodes and relationships?"])[0]
     rows = clean_graph.read_raw(
         "CALL db.index.vector.queryNodes('chunk_embedding_l1', 3, $q) YIELD node, score "
-        "RETURN node.id AS id, score", q=query.tolist())
+        "RETURN node.id AS id, score",
+        q=query.tolist(),
+    )
     assert rows[0]["id"] == "c1"
     cos = 2 * rows[0]["score"] - 1  # Neo4j reports (1 + cos) / 2
-    assert cos == pytest.approx(float(np.dot(query, vectors[1])), abs=5e-3)  # index stores float32, quantised
+    assert cos == pytest.approx(
+        float(np.dot(query, vectors[1])), abs=5e-3
+    )  # index stores float32, quantised
 
 
 def test_fulltext_index_returns_a_scored_hit(clean_graph):
     clean_graph.write_raw(
         "UNWIND $rows AS row CREATE (:Piece {id: row.id, text: row.text})",
-        rows=[{"id": "p1", "text": "Mallards are dabbling ducks."},
-              {"id": "p2", "text": "Graph databases answer path queries."}])
+        rows=[
+            {"id": "p1", "text": "Mallards are dabbling ducks."},
+            {"id": "p2", "text": "Graph databases answer path queries."},
+        ],
+    )
     rows = clean_graph.read_raw(
         "CALL db.index.fulltext.queryNodes('piece_text', $q) YIELD node, score "
-        "RETURN node.id AS id, score", q="dabbling ducks")
+        "RETURN node.id AS id, score",
+        q="dabbling ducks",
+    )
     assert [r["id"] for r in rows] == ["p1"]
     assert rows[0]["score"] > 0
 

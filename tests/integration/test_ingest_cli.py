@@ -35,8 +35,9 @@ def test_kgp_ingest_json_lines_and_exit_code_1_on_a_bad_file(cli_env, tmp_path):
     from kg_platform.ingest.writer import drop_corpus
 
     drop_corpus(cli_env, "t-ingest-cli")
-    (tmp_path / "note.md").write_text("# Note\n\nThe platypus lays eggs. It lives in Australia.\n",
-                                      encoding="utf-8")
+    (tmp_path / "note.md").write_text(
+        "# Note\n\nThe platypus lays eggs. It lives in Australia.\n", encoding="utf-8"
+    )
     (tmp_path / "bad.weird").write_text("???", encoding="utf-8")
     res = CliRunner().invoke(app, ["ingest", str(tmp_path), "--corpus", "t-ingest-cli", "--json"])
     assert res.exit_code == 1, res.output
@@ -46,8 +47,9 @@ def test_kgp_ingest_json_lines_and_exit_code_1_on_a_bad_file(cli_env, tmp_path):
     assert by_status["error"]["error"]["error"] == "UnsupportedFormat"
     report = events[-1]
     assert report["event"] == "report" and report["status"] == "completed_with_errors"
-    res = CliRunner().invoke(app, ["ingest", str(tmp_path / "note.md"), "--corpus",
-                                   "t-ingest-cli", "--json"])
+    res = CliRunner().invoke(
+        app, ["ingest", str(tmp_path / "note.md"), "--corpus", "t-ingest-cli", "--json"]
+    )
     assert res.exit_code == 0 and _lines(res.output)[-1]["skipped"] == [str(tmp_path / "note.md")]
 
 
@@ -56,7 +58,16 @@ def test_kgp_ingest_qa_exit_code_0(cli_env):
 
     from kg_platform.cli.main import app
 
-    res = CliRunner().invoke(app, ["ingest-qa", str(DEV / "2wikimultihopqa.jsonl"), "--corpus",
-                                   "t-ingest-cli-qa", "--limit", "1"])
+    res = CliRunner().invoke(
+        app,
+        [
+            "ingest-qa",
+            str(DEV / "2wikimultihopqa.jsonl"),
+            "--corpus",
+            "t-ingest-cli-qa",
+            "--limit",
+            "1",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert "added" in res.output and "[completed]" in res.output

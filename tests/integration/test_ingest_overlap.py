@@ -31,35 +31,55 @@ def _shape(graph, corpus: str) -> tuple[list[tuple], dict[tuple, list[float]]]:
         "OPTIONAL MATCH (p:Piece)-[:IN]->(ch) "
         "WITH s, ch, p ORDER BY p.doc_ord "
         "RETURN s.uri AS uri, ch.level AS level, ch.ord AS ord, ch.text AS text, "
-        "collect(p.text) AS pieces, ch.embedding AS vector", c=corpus)
+        "collect(p.text) AS pieces, ch.embedding AS vector",
+        c=corpus,
+    )
     edges = graph.read_raw(
         "MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
-        "RETURN a.text AS a, b.text AS b, round(r.score, 6) AS s", c=corpus)
-    chunks = sorted((r["uri"].split("/")[-1], r["level"], r["ord"], r["text"], tuple(r["pieces"]))
-                    for r in rows)
+        "RETURN a.text AS a, b.text AS b, round(r.score, 6) AS s",
+        c=corpus,
+    )
+    chunks = sorted(
+        (r["uri"].split("/")[-1], r["level"], r["ord"], r["text"], tuple(r["pieces"])) for r in rows
+    )
     vectors = {(r["uri"].split("/")[-1], r["level"], r["ord"]): r["vector"] for r in rows}
     # edges by score only: equal scores are broken by piece id, and ids differ across corpora
     return chunks + sorted(e["s"] for e in edges), vectors
 
 
 @needs_data
-def test_overlapped_batches_store_the_same_graph_as_the_serial_pipeline(graph_session, settings,
-                                                                         embedder) -> None:
+def test_overlapped_batches_store_the_same_graph_as_the_serial_pipeline(
+    graph_session, settings, embedder
+) -> None:
     serial, overlapped = "t-overlap-serial", "t-overlap-threads"
     for name in (serial, overlapped):
         drop_corpus(graph_session, name)
     # ~60 nodes per transaction: the 3 questions' paragraphs become many batches in flight
     small = _with_ingest(settings, transaction_rows=60)
-    a = ingest_qa(graph_session, _with_ingest(small, pipeline_batches=0), QA, serial, limit=3,
-                  embedder=embedder)
-    b = ingest_qa(graph_session, _with_ingest(small, pipeline_batches=2), QA, overlapped,
-                  limit=3, embedder=embedder)
+    a = ingest_qa(
+        graph_session,
+        _with_ingest(small, pipeline_batches=0),
+        QA,
+        serial,
+        limit=3,
+        embedder=embedder,
+    )
+    b = ingest_qa(
+        graph_session,
+        _with_ingest(small, pipeline_batches=2),
+        QA,
+        overlapped,
+        limit=3,
+        embedder=embedder,
+    )
     assert a.status == b.status == "completed"
     assert len(b.added) == len(a.added) > 5
     assert sorted(Path(u).name for u in b.added) == sorted(Path(u).name for u in a.added)
     assert b.counts == a.counts and b.texts_embedded == a.texts_embedded
-    (shape_b, vectors_b), (shape_a, vectors_a) = (_shape(graph_session, overlapped),
-                                                  _shape(graph_session, serial))
+    (shape_b, vectors_b), (shape_a, vectors_a) = (
+        _shape(graph_session, overlapped),
+        _shape(graph_session, serial),
+    )
     assert shape_b == shape_a
     assert vectors_b.keys() == vectors_a.keys()
     for key, vector in vectors_a.items():
@@ -68,7 +88,8 @@ def test_overlapped_batches_store_the_same_graph_as_the_serial_pipeline(graph_se
 
 @needs_data
 def test_a_failed_write_stops_later_batches_and_the_report_matches_the_graph(
-        graph_session, settings, embedder, monkeypatch) -> None:
+    graph_session, settings, embedder, monkeypatch
+) -> None:
     corpus = "t-overlap-fail"
     drop_corpus(graph_session, corpus)
     real_write = session_module.write_plans
@@ -85,8 +106,12 @@ def test_a_failed_write_stops_later_batches_and_the_report_matches_the_graph(
     report = ingest_qa(graph_session, cfg, QA, corpus, limit=3, embedder=embedder)
     assert report.status == "failed" and "injected" in (report.fatal or "")
     assert len(calls) == 2  # nothing was written after the failure
-    stored = {r["uri"] for r in graph_session.read_raw(
-        "MATCH (s:Source {corpus: $c}) RETURN s.uri AS uri", c=corpus)}
+    stored = {
+        r["uri"]
+        for r in graph_session.read_raw(
+            "MATCH (s:Source {corpus: $c}) RETURN s.uri AS uri", c=corpus
+        )
+    }
     assert stored == set(report.added) and len(stored) == calls[0]
 
     monkeypatch.setattr(session_module, "write_plans", real_write)
@@ -108,13 +133,15 @@ class _Int8Label:
 
 
 @needs_data
-def test_switching_quantisation_re_embeds_unchanged_sources(graph_session, settings,
-                                                           embedder) -> None:
+def test_switching_quantisation_re_embeds_unchanged_sources(
+    graph_session, settings, embedder
+) -> None:
     corpus = "t-overlap-quantize"
     drop_corpus(graph_session, corpus)
     first = ingest_qa(graph_session, settings, QA, corpus, limit=1, embedder=embedder)
     same = ingest_qa(graph_session, settings, QA, corpus, limit=1, embedder=embedder)
     assert first.added and len(same.skipped) == len(first.added)
-    switched = ingest_qa(graph_session, settings, QA, corpus, limit=1,
-                         embedder=_Int8Label(embedder))
+    switched = ingest_qa(
+        graph_session, settings, QA, corpus, limit=1, embedder=_Int8Label(embedder)
+    )
     assert sorted(switched.replaced) == sorted(first.added) and not switched.skipped

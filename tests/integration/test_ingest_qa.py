@@ -16,8 +16,9 @@ def _dev_file(name: str):
     return Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "dev" / name
 
 
-def test_hotpot_slice_every_supporting_fact_maps_to_exactly_one_piece(graph_session, settings,
-                                                                      embedder):
+def test_hotpot_slice_every_supporting_fact_maps_to_exactly_one_piece(
+    graph_session, settings, embedder
+):
     corpus = "t-ingest-qa-hotpot"
     drop_corpus(graph_session, corpus)
     path = _dev_file("hotpotqa.jsonl")
@@ -32,13 +33,16 @@ def test_hotpot_slice_every_supporting_fact_maps_to_exactly_one_piece(graph_sess
         for (title, idx), pieces in zip(q["supporting_facts"], facts):
             assert len(pieces) == 1, (title, idx)
             [pid] = pieces
-            row = graph_session.read_raw("MATCH (p:Piece {id: $id}) RETURN p.text AS t, "
-                                         "p.sentences AS s", id=pid)[0]
+            row = graph_session.read_raw(
+                "MATCH (p:Piece {id: $id}) RETURN p.text AS t, p.sentences AS s", id=pid
+            )[0]
             para = next(p for p in q["paragraphs"] if p["title"] == title)
             assert idx in row["s"] and para["sentences"][idx].strip() in row["t"]
     # sources are the paragraphs: uri and title as documented
-    row = graph_session.read_raw("MATCH (:Corpus {name: $c})-[:HAS_SOURCE]->(s) RETURN s.uri AS "
-                                 "u, s.title AS t LIMIT 1", c=corpus)[0]
+    row = graph_session.read_raw(
+        "MATCH (:Corpus {name: $c})-[:HAS_SOURCE]->(s) RETURN s.uri AS u, s.title AS t LIMIT 1",
+        c=corpus,
+    )[0]
     assert row["u"].startswith("qa://hotpotqa/hotpotqa:")
     again = ingest_qa(graph_session, settings, path, corpus, limit=3, embedder=embedder)
     assert len(again.skipped) == len(distinct) and not again.added
@@ -55,8 +59,12 @@ def test_musique_fact_maps_to_the_pieces_of_its_paragraph(graph_session, setting
     [facts] = gold_pieces_many(graph_session, corpus, [q])
     for (title, _), pieces in zip(q["supporting_facts"], facts):
         assert pieces
-        texts = [r["t"] for r in graph_session.read_raw(
-            "MATCH (p:Piece) WHERE p.id IN $ids RETURN p.text AS t ORDER BY p.doc_ord",
-            ids=sorted(pieces))]
+        texts = [
+            r["t"]
+            for r in graph_session.read_raw(
+                "MATCH (p:Piece) WHERE p.id IN $ids RETURN p.text AS t ORDER BY p.doc_ord",
+                ids=sorted(pieces),
+            )
+        ]
         gold = [p for p in q["paragraphs"] if p["title"] == title and p["is_supporting"]]
         assert " ".join(texts).split() == " ".join(gold[0]["sentences"]).split() or len(gold) > 1

@@ -51,8 +51,9 @@ def test_strategy_documents_carry_their_evidence(kp, strategy) -> None:
         assert "page" in md and "level" in md and "section" in md
         if md["kind"] == "chunk":
             assert isinstance(md["level"], int) and md["level"] >= 1
-    assert [d.metadata["score"] for d in docs] == sorted((d.metadata["score"] for d in docs),
-                                                         reverse=True)
+    assert [d.metadata["score"] for d in docs] == sorted(
+        (d.metadata["score"] for d in docs), reverse=True
+    )
 
 
 def test_every_registered_strategy_is_accepted_and_unknown_ones_are_not(kp) -> None:
@@ -63,15 +64,15 @@ def test_every_registered_strategy_is_accepted_and_unknown_ones_are_not(kp) -> N
 
 
 def test_async_matches_sync_and_records_an_answer(kp) -> None:
-    retriever = KGPlatformRetriever(platform=kp, strategy="hybrid", k=3, corpus=CORPUS,
-                                    record=True)
+    retriever = KGPlatformRetriever(platform=kp, strategy="hybrid", k=3, corpus=CORPUS, record=True)
     sync_docs = retriever.invoke(QUESTION)
     async_docs = asyncio.run(retriever.ainvoke(QUESTION))
     assert [d.id for d in async_docs] == [d.id for d in sync_docs]
     answer_id = async_docs[0].metadata["answer_id"]
     assert answer_id != sync_docs[0].metadata["answer_id"]
-    edges = kp.graph.read_raw("MATCH (:Trajectory {id: $id})-[c:CHOSE]->(:Chunk) "
-                              "RETURN count(c) AS n", id=answer_id)[0]["n"]
+    edges = kp.graph.read_raw(
+        "MATCH (:Trajectory {id: $id})-[c:CHOSE]->(:Chunk) RETURN count(c) AS n", id=answer_id
+    )[0]["n"]
     assert edges == len(async_docs)
 
 
@@ -80,20 +81,27 @@ def test_retriever_in_an_lcel_chain_with_a_fake_chat_model(kp) -> None:
     seen: list[str] = []
 
     def format_docs(docs) -> str:
-        return "\n\n".join(f"[{d.metadata['source']} p.{d.metadata['page']}] {d.page_content}"
-                           for d in docs)
+        return "\n\n".join(
+            f"[{d.metadata['source']} p.{d.metadata['page']}] {d.page_content}" for d in docs
+        )
 
     def spy(prompt_value):
         seen.append(prompt_value.to_string())
         return prompt_value
 
-    prompt = ChatPromptTemplate.from_messages([
-        ("system", "Answer from the context only.\n\nContext:\n{context}"),
-        ("human", "{question}")])
-    chain = ({"context": retriever | format_docs, "question": RunnablePassthrough()}
-             | prompt | RunnableLambda(spy)
-             | FakeListChatModel(responses=["IBM is headquartered in Armonk, New York."])
-             | StrOutputParser())
+    prompt = ChatPromptTemplate.from_messages(
+        [
+            ("system", "Answer from the context only.\n\nContext:\n{context}"),
+            ("human", "{question}"),
+        ]
+    )
+    chain = (
+        {"context": retriever | format_docs, "question": RunnablePassthrough()}
+        | prompt
+        | RunnableLambda(spy)
+        | FakeListChatModel(responses=["IBM is headquartered in Armonk, New York."])
+        | StrOutputParser()
+    )
     assert chain.invoke(QUESTION) == "IBM is headquartered in Armonk, New York."
     top = retriever.invoke(QUESTION)[0]
     assert top.page_content[:80] in seen[0] and QUESTION in seen[0]

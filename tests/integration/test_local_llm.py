@@ -20,8 +20,7 @@ def local_server(tmp_path_factory):
     from kg_platform.config import Settings
     from kg_platform.llm.local_server import LocalLLMServer
 
-    settings = Settings(data_dir=tmp_path_factory.mktemp("llm-local"),
-                        local_llm={"n_ctx": 4096})
+    settings = Settings(data_dir=tmp_path_factory.mktemp("llm-local"), local_llm={"n_ctx": 4096})
     server = LocalLLMServer(settings)
     status = server.start()
     try:
@@ -31,8 +30,7 @@ def local_server(tmp_path_factory):
         assert not server.status().running
 
 
-def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server,
-                                                     tmp_path):
+def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server, tmp_path):
     from kg_platform.config import DecompositionSettings, Settings
     from kg_platform.llm import get_llm
     from kg_platform.reasoning import Reasoner
@@ -41,10 +39,17 @@ def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server,
     assert local_server.running and local_server.base_url.startswith("http://127.0.0.1:")
     env = local_server.env()
     settings = Settings(
-        corpus=CORPUS, cache_dir=tmp_path,
-        llm={"base_url": env["KGP_LLM__BASE_URL"], "model": env["KGP_LLM__MODEL"],
-             "concurrency": 1, "timeout_s": 300, "max_retries": 1},
-        decomposition=DecompositionSettings(max_rounds=1))
+        corpus=CORPUS,
+        cache_dir=tmp_path,
+        llm={
+            "base_url": env["KGP_LLM__BASE_URL"],
+            "model": env["KGP_LLM__MODEL"],
+            "concurrency": 1,
+            "timeout_s": 300,
+            "max_retries": 1,
+        },
+        decomposition=DecompositionSettings(max_rounds=1),
+    )
     llm = get_llm(settings)
     assert llm.check()["completion_tokens"] > 0
     reasoner = Reasoner(graph=kb, embedder=embedder, settings=settings, llm=llm)

@@ -18,7 +18,7 @@ import pytest
 
 pytestmark = pytest.mark.integration
 
-_CHILD = textwrap.dedent('''
+_CHILD = textwrap.dedent("""
     import json, sys
 
     BLOCKED = ("torch", "sentence_transformers", "transformers")
@@ -45,7 +45,7 @@ _CHILD = textwrap.dedent('''
             out[strategy + "_breakdown"] = items[0].breakdown if items else {}
     out["torch_loaded"] = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
     print(json.dumps(out))
-''')
+""")
 
 
 def test_ingest_and_retrieve_without_torch(neo4j_server: dict, tmp_path: Path) -> None:
@@ -57,16 +57,30 @@ def test_ingest_and_retrieve_without_torch(neo4j_server: dict, tmp_path: Path) -
         "Fishing boats still land their catch on the quay every morning.\n\n"
         "## Castle\n\n"
         "Orford Castle was built by King Henry II in the twelfth century. Its keep has an unusual "
-        "polygonal plan that puzzles historians to this day.\n", encoding="utf-8")
+        "polygonal plan that puzzles historians to this day.\n",
+        encoding="utf-8",
+    )
     (docs / "bakery.md").write_text(
         "# Bread\n\nSourdough rises slowly because wild yeast ferments the dough for many hours. "
-        "Bakers keep a starter alive by feeding it flour and water every day.\n", encoding="utf-8")
+        "Bakers keep a starter alive by feeding it flour and water every day.\n",
+        encoding="utf-8",
+    )
     script = tmp_path / "child.py"
     script.write_text(_CHILD, encoding="utf-8")
-    env = {**os.environ, "NEO4J_URI": neo4j_server["uri"], "NEO4J_PASSWORD": neo4j_server["password"],
-           "KGP_DATA_DIR": str(tmp_path / "data"), "KGP_SEGMENT__SEGMENTER": "sage"}
-    proc = subprocess.run([sys.executable, str(script), str(docs), "no-torch"], env=env,
-                          capture_output=True, text=True, timeout=600)
+    env = {
+        **os.environ,
+        "NEO4J_URI": neo4j_server["uri"],
+        "NEO4J_PASSWORD": neo4j_server["password"],
+        "KGP_DATA_DIR": str(tmp_path / "data"),
+        "KGP_SEGMENT__SEGMENTER": "sage",
+    }
+    proc = subprocess.run(
+        [sys.executable, str(script), str(docs), "no-torch"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode == 0, proc.stderr[-4000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["torch_loaded"] == []

@@ -34,15 +34,17 @@ def test_notebook_runs(name, neo4j_server, graph_session, monkeypatch) -> None:
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
-    client = nbclient.NotebookClient(nb, timeout=limit, kernel_name="python3",
-                                     resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = nbclient.NotebookClient(
+        nb, timeout=limit, kernel_name="python3", resources={"metadata": {"path": str(NOTEBOOKS)}}
+    )
     started = time.monotonic()
-    client.execute()                       # raises CellExecutionError on the first failing cell
+    client.execute()  # raises CellExecutionError on the first failing cell
     elapsed = time.monotonic() - started
     assert elapsed < limit, f"{name} took {elapsed:.0f}s"
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])]
     assert not [o for o in outputs if o.get("output_type") == "error"]
-    text = "\n".join(str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
-                     for o in outputs)
+    text = "\n".join(
+        str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", "")) for o in outputs
+    )
     assert "schema version" in text and "answer id for Neo4j Browser" in text
     assert any("image/png" in o.get("data", {}) for o in outputs), "the graph picture is missing"

@@ -27,7 +27,7 @@ def _write_sources(folder: Path, n_files: int, per_file: int, skip: int = 0) -> 
         rows = [json.loads(line) for _, line in zip(range(skip + n_files * per_file), fh)][skip:]
     paths = []
     for i in range(n_files):
-        part = rows[i * per_file:(i + 1) * per_file]
+        part = rows[i * per_file : (i + 1) * per_file]
         body = "\n\n".join(f"## {r['title']}\n\n{r['text']}" for r in part)
         path = folder / f"src-{skip + i:03d}.md"
         path.write_text(f"# Source {skip + i}\n\n{body}\n", encoding="utf-8")
@@ -36,8 +36,11 @@ def _write_sources(folder: Path, n_files: int, per_file: int, skip: int = 0) -> 
 
 
 def _edges(graph, corpus: str) -> dict[tuple[str, str], float]:
-    rows = graph.read_raw("MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
-                          "RETURN a.id AS a, b.id AS b, r.score AS s", c=corpus)
+    rows = graph.read_raw(
+        "MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
+        "RETURN a.id AS a, b.id AS b, r.score AS s",
+        c=corpus,
+    )
     return {(r["a"], r["b"]): r["s"] for r in rows}
 
 
@@ -50,8 +53,13 @@ def _rebuilt(graph, corpus: str, settings) -> dict[tuple[str, str], float]:
 
 
 def _state(graph, corpus: str) -> dict:
-    return dict(graph.read_raw("MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS "
-                               "dirty, co.piece_graph_version AS version", c=corpus)[0])
+    return dict(
+        graph.read_raw(
+            "MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_dirty AS "
+            "dirty, co.piece_graph_version AS version",
+            c=corpus,
+        )[0]
+    )
 
 
 def _assert_same(got: dict, want: dict) -> None:
@@ -66,27 +74,30 @@ def test_incremental_runs_equal_a_full_rebuild(graph_session, settings, embedder
     drop_corpus(graph, corpus)
     folder = tmp_path / "docs"
     files = _write_sources(folder, n_files=5, per_file=4)
-    for i in range(1, len(files) + 1):          # add sources one by one
+    for i in range(1, len(files) + 1):  # add sources one by one
         report = ingest_paths(graph, settings, files[:i], corpus, embedder=embedder)
         assert report.status == "completed", report.summary()
     added_only = _edges(graph, corpus)
-    files[2].write_text(files[2].read_text(encoding="utf-8") + "\n\n## Replaced\n\n"
-                        "Hardy Diagnostics replaced this paragraph about culture media.\n",
-                        encoding="utf-8")
+    files[2].write_text(
+        files[2].read_text(encoding="utf-8") + "\n\n## Replaced\n\n"
+        "Hardy Diagnostics replaced this paragraph about culture media.\n",
+        encoding="utf-8",
+    )
     report = ingest_paths(graph, settings, [folder], corpus, embedder=embedder)
     assert report.replaced == [str(files[2])]
     files[4].unlink()
     report = ingest_paths(graph, settings, [folder], corpus, prune=True, embedder=embedder)
     assert report.pruned == [str(files[4])]
     incremental = _edges(graph, corpus)
-    assert incremental != added_only             # the replace and the prune changed the graph
+    assert incremental != added_only  # the replace and the prune changed the graph
     assert _state(graph, corpus)["dirty"] is False
     _assert_same(incremental, _rebuilt(graph, corpus, settings))
     drop_corpus(graph, corpus)
 
 
-def test_a_write_inside_the_sync_window_is_not_lost(graph_session, settings, embedder, tmp_path,
-                                                    monkeypatch):
+def test_a_write_inside_the_sync_window_is_not_lost(
+    graph_session, settings, embedder, tmp_path, monkeypatch
+):
     """Writer B lands while writer A is computing the graph from its snapshot (issue F1)."""
     graph, corpus = graph_session, "t-pg-window"
     drop_corpus(graph, corpus)
@@ -107,16 +118,16 @@ def test_a_write_inside_the_sync_window_is_not_lost(graph_session, settings, emb
     report = ingest_paths(graph, settings, first, corpus, embedder=embedder)
     assert report.status == "completed" and landed
     monkeypatch.setattr(similar, "build_piece_graph", real)
-    sources = graph.read_raw("MATCH (:Corpus {name: $c})-[:HAS_SOURCE]->(s) RETURN count(s) AS n",
-                             c=corpus)[0]["n"]
+    sources = graph.read_raw(
+        "MATCH (:Corpus {name: $c})-[:HAS_SOURCE]->(s) RETURN count(s) AS n", c=corpus
+    )[0]["n"]
     assert sources == 4
     assert _state(graph, corpus)["dirty"] is False
     _assert_same(_edges(graph, corpus), _rebuilt(graph, corpus, settings))
     drop_corpus(graph, corpus)
 
 
-def test_a_stale_snapshot_is_not_applied(graph_session, settings, embedder, tmp_path,
-                                         monkeypatch):
+def test_a_stale_snapshot_is_not_applied(graph_session, settings, embedder, tmp_path, monkeypatch):
     """The apply refuses a snapshot older than the corpus version and retries from a new one."""
     graph, corpus = graph_session, "t-pg-stale"
     drop_corpus(graph, corpus)
@@ -128,7 +139,7 @@ def test_a_stale_snapshot_is_not_applied(graph_session, settings, embedder, tmp_
     def read_then_bump(name, **params):
         rows = real_read(name, **params)
         if name == "ingest/piece_texts" and bumps["n"] == 0:
-            bumps["n"] += 1   # a writer commits between the snapshot and the apply
+            bumps["n"] += 1  # a writer commits between the snapshot and the apply
             graph.write("ingest/mark_corpus_dirty", corpus=corpus)
         return rows
 
@@ -141,8 +152,9 @@ def test_a_stale_snapshot_is_not_applied(graph_session, settings, embedder, tmp_
     drop_corpus(graph, corpus)
 
 
-def test_two_concurrent_ingests_end_with_the_full_edge_set(graph_session, settings, embedder,
-                                                           tmp_path):
+def test_two_concurrent_ingests_end_with_the_full_edge_set(
+    graph_session, settings, embedder, tmp_path
+):
     graph, corpus = graph_session, "t-pg-concurrent"
     drop_corpus(graph, corpus)
     folders = [tmp_path / "a", tmp_path / "b"]
@@ -169,8 +181,9 @@ def test_two_concurrent_ingests_end_with_the_full_edge_set(graph_session, settin
     drop_corpus(graph, corpus)
 
 
-def test_a_write_between_apply_batches_stops_the_stale_snapshot(graph_session, settings,
-                                                                 embedder, tmp_path, monkeypatch):
+def test_a_write_between_apply_batches_stops_the_stale_snapshot(
+    graph_session, settings, embedder, tmp_path, monkeypatch
+):
     """The diff lands in batches; a writer landing after the first one stops the rest of it."""
     graph, corpus = graph_session, "t-pg-batches"
     drop_corpus(graph, corpus)
@@ -178,14 +191,14 @@ def test_a_write_between_apply_batches_stops_the_stale_snapshot(graph_session, s
     ingest_paths(graph, settings, files[:2], corpus, embedder=embedder)
     graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]-() DELETE r", c=corpus)
     graph.write("ingest/mark_corpus_dirty", corpus=corpus)
-    monkeypatch.setattr(graph, "batch_size", 2)       # many small apply batches
+    monkeypatch.setattr(graph, "batch_size", 2)  # many small apply batches
     real_tx = graph.in_transaction
     seen = {"batches": 0}
 
     def tx_then_write(work, **kwargs):
         out = real_tx(work, **kwargs)
         seen["batches"] += 1
-        if seen["batches"] == 1:                       # a source write lands mid-apply
+        if seen["batches"] == 1:  # a source write lands mid-apply
             report = ingest_paths(graph, settings, files[2:], corpus, embedder=embedder)
             assert report.status == "completed", report.summary()
         return out

@@ -19,16 +19,28 @@ pytestmark = pytest.mark.integration
 
 CORPUS = "reason-test"
 DOCS = [
-    ("Sweetgrass (film)", "Sweetgrass is a 2009 documentary film about sheepherders in Montana, "
-     "directed by Lucien Castaing-Taylor and Ilisa Barbash.",
-     ["Who directed the documentary film Sweetgrass?", "What is Sweetgrass about?"]),
-    ("Lucien Castaing-Taylor", "Lucien Castaing-Taylor was born on 10 January 1966 in Liverpool, "
-     "United Kingdom. He is an anthropologist and artist.",
-     ["Where was Lucien Castaing-Taylor born?", "When was Lucien Castaing-Taylor born?"]),
-    ("Liverpool", "Liverpool is a port city in North West England on the River Mersey.",
-     ["In which region of England is Liverpool?"]),
-    ("Ilisa Barbash", "Ilisa Barbash is an American filmmaker and museum curator at Harvard.",
-     ["What is Ilisa Barbash's profession?"]),
+    (
+        "Sweetgrass (film)",
+        "Sweetgrass is a 2009 documentary film about sheepherders in Montana, "
+        "directed by Lucien Castaing-Taylor and Ilisa Barbash.",
+        ["Who directed the documentary film Sweetgrass?", "What is Sweetgrass about?"],
+    ),
+    (
+        "Lucien Castaing-Taylor",
+        "Lucien Castaing-Taylor was born on 10 January 1966 in Liverpool, "
+        "United Kingdom. He is an anthropologist and artist.",
+        ["Where was Lucien Castaing-Taylor born?", "When was Lucien Castaing-Taylor born?"],
+    ),
+    (
+        "Liverpool",
+        "Liverpool is a port city in North West England on the River Mersey.",
+        ["In which region of England is Liverpool?"],
+    ),
+    (
+        "Ilisa Barbash",
+        "Ilisa Barbash is an American filmmaker and museum curator at Harvard.",
+        ["What is Ilisa Barbash's profession?"],
+    ),
 ]
 QUESTION = "Where was the director of the film Sweetgrass born?"
 
@@ -62,10 +74,21 @@ def kb(clean_graph, embedder):
     docs = []
     for i, (title, text, atoms) in enumerate(DOCS):
         vecs = embedder.embed([text, *atoms])
-        docs.append({"sid": f"s{i}", "sec": f"sec{i}", "c1": f"c1-{i}", "c2": f"c2-{i}",
-                     "title": title, "text": text, "vec": vecs[0].tolist(),
-                     "atoms": [{"id": f"a{i}-{j}", "text": t, "vec": vecs[j + 1].tolist()}
-                               for j, t in enumerate(atoms)]})
+        docs.append(
+            {
+                "sid": f"s{i}",
+                "sec": f"sec{i}",
+                "c1": f"c1-{i}",
+                "c2": f"c2-{i}",
+                "title": title,
+                "text": text,
+                "vec": vecs[0].tolist(),
+                "atoms": [
+                    {"id": f"a{i}-{j}", "text": t, "vec": vecs[j + 1].tolist()}
+                    for j, t in enumerate(atoms)
+                ],
+            }
+        )
     clean_graph.write_raw(BUILD, docs=docs, corpus=CORPUS)
     clean_graph.write_raw("CALL db.awaitIndexes(60)")
     return clean_graph
@@ -74,9 +97,14 @@ def kb(clean_graph, embedder):
 class Script:
     """Routes each request to its prompt by the system message; replies are consumed in order."""
 
-    KINDS = {"You decompose questions": "propose", "You choose the next piece": "select",
-             "You choose the next passage": "backup_select", "You answer questions": "answer",
-             "You grade answers": "self_feedback", "You classify questions": "classify"}
+    KINDS = {
+        "You decompose questions": "propose",
+        "You choose the next piece": "select",
+        "You choose the next passage": "backup_select",
+        "You answer questions": "answer",
+        "You grade answers": "self_feedback",
+        "You classify questions": "classify",
+    }
 
     def __init__(self, **replies: list[str]) -> None:
         self.replies = {k: list(v) for k, v in replies.items()}
@@ -116,21 +144,26 @@ def j(**kw) -> str:
 
 
 def test_decomposition_follows_algorithm_1_and_cites_the_chosen_chunks(
-        kb, embedder, fake_llm, tmp_path):
+    kb, embedder, fake_llm, tmp_path
+):
     script = Script(
-        propose=[j(thinking="need the director", sub_questions=["Who directed Sweetgrass?"]),
-                 j(thinking="need birthplace",
-                   sub_questions=["Where was Lucien Castaing-Taylor born?"]),
-                 j(thinking="enough", sub_questions=[])],
+        propose=[
+            j(thinking="need the director", sub_questions=["Who directed Sweetgrass?"]),
+            j(thinking="need birthplace", sub_questions=["Where was Lucien Castaing-Taylor born?"]),
+            j(thinking="enough", sub_questions=[]),
+        ],
         select=[j(thinking="", question_idx=1), j(thinking="", question_idx=1)],
-        answer=[j(rationale="[1] names the director, [2] his birthplace.", answer="Liverpool")])
+        answer=[j(rationale="[1] names the director, [2] his birthplace.", answer="Liverpool")],
+    )
     r = reasoner(kb, embedder, fake_llm, tmp_path, script)
     ans = r.ask(QUESTION, mode="decompose")
 
     assert script.order == ["propose", "select", "propose", "select", "propose", "answer"]
     assert ans.answer == "Liverpool" and ans.mode == "decompose"
-    assert [c.source_title for c in ans.citations] == ["Sweetgrass (film)",
-                                                       "Lucien Castaing-Taylor"]
+    assert [c.source_title for c in ans.citations] == [
+        "Sweetgrass (film)",
+        "Lucien Castaing-Taylor",
+    ]
     assert [c.n for c in ans.citations] == [1, 2] and all(c.cited for c in ans.citations)
     assert ans.citations[0].chunk_id == "c1-0" and ans.citations[0].page == 1
     assert ans.citations[0].source_uri == "test://Sweetgrass (film)"
@@ -138,7 +171,7 @@ def test_decomposition_follows_algorithm_1_and_cites_the_chosen_chunks(
     assert "Who directed the documentary film Sweetgrass?" in script.seen["select"][0]
     # round 2: the chunk already in context is dropped from the candidates
     assert "Who directed the documentary film Sweetgrass?" not in script.seen["select"][1]
-    assert "Sweetgrass is a 2009 documentary" in script.seen["propose"][1]   # context shown
+    assert "Sweetgrass is a 2009 documentary" in script.seen["propose"][1]  # context shown
     assert "Title: Sweetgrass (film)" in script.seen["answer"][0]
     # tokens: the sum of what the server reported
     assert ans.usage.calls == 6 and ans.usage.prompt_tokens > 0
@@ -154,13 +187,17 @@ def test_decomposition_follows_algorithm_1_and_cites_the_chosen_chunks(
 
 
 def test_no_candidate_above_delta_stops_and_answers_from_direct_retrieval(
-        kb, embedder, fake_llm, tmp_path):
+    kb, embedder, fake_llm, tmp_path
+):
     from kg_platform.config import DecompositionSettings
 
-    script = Script(propose=[j(thinking="", sub_questions=["Quantum chromodynamics lattice?"])],
-                    answer=[j(rationale="[1]", answer="Liverpool")])
-    r = reasoner(kb, embedder, fake_llm, tmp_path, script,
-                 decomposition=DecompositionSettings(delta=0.99))
+    script = Script(
+        propose=[j(thinking="", sub_questions=["Quantum chromodynamics lattice?"])],
+        answer=[j(rationale="[1]", answer="Liverpool")],
+    )
+    r = reasoner(
+        kb, embedder, fake_llm, tmp_path, script, decomposition=DecompositionSettings(delta=0.99)
+    )
     ans = r.ask(QUESTION, mode="decompose")
     assert script.order == ["propose", "answer"]
     assert next(e for e in ans.trace if e.step == "decompose").detail["stop"] == "no_candidates"
@@ -168,19 +205,19 @@ def test_no_candidate_above_delta_stops_and_answers_from_direct_retrieval(
     assert ans.citations and ans.citations[0].source_title
 
 
-def test_no_selection_stop_after_malformed_selection_and_backup(kb, embedder, fake_llm,
-                                                                 tmp_path):
+def test_no_selection_stop_after_malformed_selection_and_backup(kb, embedder, fake_llm, tmp_path):
     script = Script(
         propose=[j(thinking="", sub_questions=["Who directed Sweetgrass?"])],
-        select=["I think number one", "still not json"],          # invalid, repair invalid
+        select=["I think number one", "still not json"],  # invalid, repair invalid
         backup_select=[j(thinking="none helps", paragraph_idx=None)],
-        answer=[j(rationale="", answer="unknown")])
+        answer=[j(rationale="", answer="unknown")],
+    )
     r = reasoner(kb, embedder, fake_llm, tmp_path, script)
     ans = r.ask(QUESTION, mode="decompose")
     assert script.order == ["propose", "select", "select#repair", "backup_select", "answer"]
     stop = next(e for e in ans.trace if e.step == "decompose").detail["stop"]
     assert stop == "no_selection"
-    assert r.llm.usage.invalid_outputs == 1                       # recorded, not crashed
+    assert r.llm.usage.invalid_outputs == 1  # recorded, not crashed
 
 
 def test_unusable_llm_answer_is_replaced_by_marked_evidence(kb, embedder, fake_llm, tmp_path):
@@ -201,25 +238,31 @@ def test_factual_mode_with_self_feedback_rounds(kb, embedder, fake_llm, tmp_path
 
     script = Script(
         answer=[j(rationale="[2]", answer="Montana"), j(rationale="[1]", answer="Liverpool")],
-        self_feedback=["Evaluation Score: 4\nContext Adjustment: -1",
-                       "Evaluation Score: 9\nContext Adjustment: 1"])
-    r = reasoner(kb, embedder, fake_llm, tmp_path, script,
-                 sage=SageSelectSettings(min_k=4, n_candidates=4))
+        self_feedback=[
+            "Evaluation Score: 4\nContext Adjustment: -1",
+            "Evaluation Score: 9\nContext Adjustment: 1",
+        ],
+    )
+    r = reasoner(
+        kb, embedder, fake_llm, tmp_path, script, sage=SageSelectSettings(min_k=4, n_candidates=4)
+    )
     ans = r.ask(QUESTION, mode="factual", feedback=True)
     assert script.order == ["answer", "self_feedback", "answer", "self_feedback"]
     passages = [len(re.findall(r"^\[\d+\] ", p, re.M)) for p in script.seen["answer"]]
-    assert passages == [4, 3]                                     # min_k 4 -> 3 (forced)
+    assert passages == [4, 3]  # min_k 4 -> 3 (forced)
     assert ans.answer == "Liverpool" and ans.feedback_rounds == 2 and ans.feedback_score == 9
     assert len(ans.citations) == 3 and [c.cited for c in ans.citations] == [True, False, False]
     fb = next(e for e in ans.trace if e.step == "self_feedback").detail
     assert fb["accepted"] and [x["score"] for x in fb["rounds"]] == [4, 9]
-    assert ans.trajectory_id is None                              # factual runs store none
+    assert ans.trajectory_id is None  # factual runs store none
 
 
 def test_auto_mode_routes_by_task_class(kb, embedder, fake_llm, tmp_path):
-    script = Script(classify=[j(task_class="factual"), j(task_class="predictive")],
-                    answer=[j(rationale="", answer="a"), j(rationale="", answer="b")],
-                    propose=[j(thinking="", sub_questions=[])])
+    script = Script(
+        classify=[j(task_class="factual"), j(task_class="predictive")],
+        answer=[j(rationale="", answer="a"), j(rationale="", answer="b")],
+        propose=[j(thinking="", sub_questions=[])],
+    )
     r = reasoner(kb, embedder, fake_llm, tmp_path, script)
     first = r.ask("Who directed Sweetgrass?")
     assert first.task_class == "factual" and first.mode == "factual"
@@ -234,9 +277,13 @@ def test_without_llm_ask_returns_marked_evidence_sentences(kb, embedder, tmp_pat
     settings = Settings(corpus=CORPUS, cache_dir=tmp_path)
     ans = Reasoner(graph=kb, embedder=embedder, settings=settings).ask(QUESTION, feedback=True)
     assert ans.answer.startswith(NO_LLM_MARK) and not ans.llm and ans.mode == "no-llm"
-    assert "Liverpool" in ans.answer                               # the evidence is there
-    assert ans.skipped == ["task classification", "knowledge-aware decomposition",
-                           "answer generation", "self-feedback"]
+    assert "Liverpool" in ans.answer  # the evidence is there
+    assert ans.skipped == [
+        "task classification",
+        "knowledge-aware decomposition",
+        "answer generation",
+        "self-feedback",
+    ]
     assert ans.citations and all(c.quote for c in ans.citations)
     assert ans.usage.calls == 0
     assert "no LLM configured" in ans.render()

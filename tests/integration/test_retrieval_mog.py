@@ -33,9 +33,15 @@ TEXTS = {
     ],
 }
 EDGES = [  # (corpus, piece a, piece b, score) -- piece ids are f"{corpus}-p{chunk}{0|1}"
-    ("tA", "p00", "p20", 0.6), ("tA", "p00", "p10", 0.4), ("tA", "p20", "p51", 0.5),
-    ("tA", "p11", "p40", 0.7), ("tA", "p30", "p01", 0.3), ("tA", "p51", "p21", 0.9),
-    ("tB", "p00", "p20", 0.5), ("tB", "p10", "p01", 0.45), ("tB", "p21", "p30", 0.35),
+    ("tA", "p00", "p20", 0.6),
+    ("tA", "p00", "p10", 0.4),
+    ("tA", "p20", "p51", 0.5),
+    ("tA", "p11", "p40", 0.7),
+    ("tA", "p30", "p01", 0.3),
+    ("tA", "p51", "p21", 0.9),
+    ("tB", "p00", "p20", 0.5),
+    ("tB", "p10", "p01", 0.45),
+    ("tB", "p21", "p30", 0.35),
 ]
 
 
@@ -46,48 +52,91 @@ def _build(graph, embedder) -> dict:
         src = f"{corpus}-src"
         l1 = [f"{corpus}-c1-{i}" for i in range(len(texts))]
         for i, t in enumerate(texts):
-            chunks.append({"id": l1[i], "level": 1, "text": t, "corpus": corpus, "src": src,
-                           "ord": i, "parent": f"{corpus}-c2-{i // 2}"})
+            chunks.append(
+                {
+                    "id": l1[i],
+                    "level": 1,
+                    "text": t,
+                    "corpus": corpus,
+                    "src": src,
+                    "ord": i,
+                    "parent": f"{corpus}-c2-{i // 2}",
+                }
+            )
             ancestors[l1[i]] = {1: l1[i], 2: f"{corpus}-c2-{i // 2}", 3: f"{corpus}-c3-{i // 4}"}
             corpus_of[l1[i]] = corpus
             words = t.split()
             half = len(words) // 2
             for j, ptext in enumerate([" ".join(words[:half]), " ".join(words[half:])]):
                 pid = f"{corpus}-p{i}{j}"
-                pieces.append({"id": pid, "text": ptext, "corpus": corpus, "src": src,
-                               "chunk": l1[i], "doc_ord": 2 * i + j, "tokens": len(ptext.split())})
+                pieces.append(
+                    {
+                        "id": pid,
+                        "text": ptext,
+                        "corpus": corpus,
+                        "src": src,
+                        "chunk": l1[i],
+                        "doc_ord": 2 * i + j,
+                        "tokens": len(ptext.split()),
+                    }
+                )
                 infos[pid] = PieceInfo(pid, corpus, src, 2 * i + j, len(ptext.split()))
         for j in range((len(texts) + 1) // 2):
-            members = texts[2 * j: 2 * j + 2]
-            chunks.append({"id": f"{corpus}-c2-{j}", "level": 2, "text": " ".join(members),
-                           "corpus": corpus, "src": src, "ord": j, "parent": f"{corpus}-c3-{j // 2}"})
+            members = texts[2 * j : 2 * j + 2]
+            chunks.append(
+                {
+                    "id": f"{corpus}-c2-{j}",
+                    "level": 2,
+                    "text": " ".join(members),
+                    "corpus": corpus,
+                    "src": src,
+                    "ord": j,
+                    "parent": f"{corpus}-c3-{j // 2}",
+                }
+            )
         for j in range((len(texts) + 3) // 4):
-            chunks.append({"id": f"{corpus}-c3-{j}", "level": 3, "text": " ".join(texts[4 * j: 4 * j + 4]),
-                           "corpus": corpus, "src": src, "ord": j, "parent": None})
+            chunks.append(
+                {
+                    "id": f"{corpus}-c3-{j}",
+                    "level": 3,
+                    "text": " ".join(texts[4 * j : 4 * j + 4]),
+                    "corpus": corpus,
+                    "src": src,
+                    "ord": j,
+                    "parent": None,
+                }
+            )
     vecs = embedder.embed([c["text"] for c in chunks])
     for c, v in zip(chunks, vecs):
         c["vec"] = v.tolist()
     graph.write_raw(
         "UNWIND $corpora AS name MERGE (k:Corpus {name: name}) "
         "MERGE (s:Source {id: name + '-src'}) SET s.corpus = name, s.title = name + ' title' "
-        "MERGE (k)-[:HAS_SOURCE]->(s)", corpora=list(TEXTS))
+        "MERGE (k)-[:HAS_SOURCE]->(s)",
+        corpora=list(TEXTS),
+    )
     graph.write_raw(
         "UNWIND $rows AS r CREATE (c:Chunk {id: r.id, level: r.level, text: r.text, corpus: r.corpus,"
         " source_id: r.src, ord: r.ord, tokens: size(split(r.text, ' '))}) "
         "WITH c, r CALL (c, r) { WITH c, r WHERE r.level = 1 SET c:L1 } "
         "CALL (c, r) { WITH c, r WHERE r.level = 2 SET c:L2 } "
         "CALL (c, r) { WITH c, r WHERE r.level = 3 SET c:L3 } "
-        "WITH c, r CALL db.create.setNodeVectorProperty(c, 'embedding', r.vec)", rows=chunks)
+        "WITH c, r CALL db.create.setNodeVectorProperty(c, 'embedding', r.vec)",
+        rows=chunks,
+    )
     graph.write_raw(
         "UNWIND $rows AS r MATCH (a:Chunk {id: r.id}), (b:Chunk {id: r.parent}) "
-        "CREATE (a)-[:PART_OF]->(b)", rows=[c for c in chunks if c["parent"]])
+        "CREATE (a)-[:PART_OF]->(b)",
+        rows=[c for c in chunks if c["parent"]],
+    )
     for p, v in zip(pieces, embedder.embed([p["text"] for p in pieces])):
         p["vec"] = v.tolist()
     graph.write_raw(
         "UNWIND $rows AS r MATCH (c:Chunk {id: r.chunk}) CREATE (p:Piece {id: r.id, text: r.text, "
         "corpus: r.corpus, source_id: r.src, chunk_id: r.chunk, doc_ord: r.doc_ord, tokens: r.tokens})"
         "-[:IN]->(c) WITH p, r CALL db.create.setNodeVectorProperty(p, 'embedding', r.vec)",
-        rows=pieces)
+        rows=pieces,
+    )
     edges: dict[str, dict[str, float]] = {}
     rows = []
     for corpus, a, b, s in EDGES:
@@ -95,8 +144,11 @@ def _build(graph, embedder) -> dict:
         rows.append({"a": a, "b": b, "s": s})
         edges.setdefault(a, {})[b] = s
         edges.setdefault(b, {})[a] = s
-    graph.write_raw("UNWIND $rows AS r MATCH (a:Piece {id: r.a}), (b:Piece {id: r.b}) "
-                    "CREATE (a)-[:SIMILAR {score: r.s}]->(b)", rows=rows)
+    graph.write_raw(
+        "UNWIND $rows AS r MATCH (a:Piece {id: r.a}), (b:Piece {id: r.b}) "
+        "CREATE (a)-[:SIMILAR {score: r.s}]->(b)",
+        rows=rows,
+    )
     graph.write_raw("CALL db.awaitIndexes(60)")
     return {"ancestors": ancestors, "corpus_of": corpus_of, "pieces": infos, "edges": edges}
 
@@ -114,14 +166,20 @@ def _chunk_hits(graph, query: str, levels: int) -> dict:
         rows = graph.read_raw(
             "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
             "RETURN node.corpus AS corpus, node.id AS id, score",
-            index=f"chunk_text_l{g}", q=fulltext_query(query))
+            index=f"chunk_text_l{g}",
+            q=fulltext_query(query),
+        )
         for r in rows:
             hits.setdefault((r["corpus"], g), []).append((r["id"], r["score"]))
     return hits
 
 
-QUESTIONS = ["Which river flows through Dresden and Hamburg?", "bridges over the river",
-             "capital city on the Danube", "North Sea and Black Sea borders"]
+QUESTIONS = [
+    "Which river flows through Dresden and Hamburg?",
+    "bridges over the river",
+    "capital city on the Danube",
+    "North Sea and Black Sea borders",
+]
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -132,9 +190,15 @@ def test_mog_cypher_equals_python_reference(world, question, normalise):
     try:
         plans = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
         got = MoGStrategy(ctx, scoring="bm25").run(question, 3, plans)
-        want = reference_select(_chunk_hits(ctx.graph, question, 3), data["ancestors"],
-                                data["corpus_of"], plans, k_r=ctx.settings.mog.k_r, k=3,
-                                normalise=normalise)
+        want = reference_select(
+            _chunk_hits(ctx.graph, question, 3),
+            data["ancestors"],
+            data["corpus_of"],
+            plans,
+            k_r=ctx.settings.mog.k_r,
+            k=3,
+            normalise=normalise,
+        )
     finally:
         ctx.settings.mog.normalise = "minmax"
     assert want, "the reference found nothing: the test graph is wrong"
@@ -151,7 +215,9 @@ def _vector_hits(graph, qvec, levels: int) -> dict:
         rows = graph.read_raw(
             "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
             "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
-            index=f"chunk_embedding_l{g}", qv=[float(x) for x in qvec])
+            index=f"chunk_embedding_l{g}",
+            qv=[float(x) for x in qvec],
+        )
         for r in rows:
             hits.setdefault((r["corpus"], g, "vector"), []).append((r["id"], r["score"]))
     return hits
@@ -166,11 +232,17 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question):
     got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
     hits = {(c, g, "bm25"): h for (c, g), h in _chunk_hits(ctx.graph, question, 3).items()}
     hits.update(_vector_hits(ctx.graph, qvec, 3))
-    want = reference_select(hits, data["ancestors"], data["corpus_of"], plans,
-                            k_r=ctx.settings.mog.k_r, k=3)
-    bm25_only = reference_select({k[:2]: v for k, v in hits.items() if k[2] == "bm25"},
-                                 data["ancestors"], data["corpus_of"], plans,
-                                 k_r=ctx.settings.mog.k_r, k=3)
+    want = reference_select(
+        hits, data["ancestors"], data["corpus_of"], plans, k_r=ctx.settings.mog.k_r, k=3
+    )
+    bm25_only = reference_select(
+        {k[:2]: v for k, v in hits.items() if k[2] == "bm25"},
+        data["ancestors"],
+        data["corpus_of"],
+        plans,
+        k_r=ctx.settings.mog.k_r,
+        k=3,
+    )
     assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
@@ -180,7 +252,7 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question):
 def test_mog_dense_variant_and_fixed_level_without_router(world, caplog):
     ctx, _ = world
     old = ctx.settings.mog.default_router
-    ctx.settings.mog.default_router = "none"   # no default router: the fixed level
+    ctx.settings.mog.default_router = "none"  # no default router: the fixed level
     try:
         items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
         dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
@@ -198,20 +270,25 @@ def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
     out: dict = {}
     if seed_index in ("bm25", "hybrid"):
         for r in graph.read_raw(
-                "CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: 1000}) YIELD node, score "
-                "RETURN node.corpus AS corpus, node.id AS id, score", q=fulltext_query(query)):
+            "CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: 1000}) YIELD node, score "
+            "RETURN node.corpus AS corpus, node.id AS id, score",
+            q=fulltext_query(query),
+        ):
             out.setdefault(r["corpus"], {}).setdefault("bm25", []).append((r["id"], r["score"]))
     if seed_index in ("vector", "hybrid"):
         for r in graph.read_raw(
-                "CALL db.index.vector.queryNodes('piece_embedding', 1000, $qv) YIELD node, score "
-                "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
-                qv=[float(x) for x in qvec]):
+            "CALL db.index.vector.queryNodes('piece_embedding', 1000, $qv) YIELD node, score "
+            "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
+            qv=[float(x) for x in qvec],
+        ):
             out.setdefault(r["corpus"], {}).setdefault("vector", []).append((r["id"], r["score"]))
     return out
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
-@pytest.mark.parametrize("w,g_r", [((0.1, 0.8, 0.3), 2), ((0.9, 0.0, 0.0), 1), ((0.2, 0.3, 0.6), 3)])
+@pytest.mark.parametrize(
+    "w,g_r", [((0.1, 0.8, 0.3), 2), ((0.9, 0.0, 0.0), 1), ((0.2, 0.3, 0.6), 3)]
+)
 @pytest.mark.parametrize("seed_index", ["bm25", "vector", "hybrid"])
 def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index):
     ctx, data = world
@@ -226,16 +303,25 @@ def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index
         got = strat.run(question, 3, plans, qvec)
         radius = mogg_mod.radius_needed(plans, cfg.zero_weight)
         want = mogg_mod.reference_select(
-            _piece_hits(ctx.graph, question, qvec, seed_index), data["pieces"], data["edges"],
-            plans, seeds=cfg.mogg_seeds, k_r=max(cfg.k_r, 3), cap=cfg.mogg_group_tokens,
-            cand=3 * cfg.mogg_candidates_factor, k=3, radius=radius, normalise=cfg.normalise)
+            _piece_hits(ctx.graph, question, qvec, seed_index),
+            data["pieces"],
+            data["edges"],
+            plans,
+            seeds=cfg.mogg_seeds,
+            k_r=max(cfg.k_r, 3),
+            cap=cfg.mogg_group_tokens,
+            cand=3 * cfg.mogg_candidates_factor,
+            k=3,
+            radius=radius,
+            normalise=cfg.normalise,
+        )
     finally:
         cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = old
     assert want
     assert strat.last_query == f"retrieval/mogg_r{radius}"
     assert [(it.id, it.path) for it in got] == [(c, m) for c, _, m in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
-    for it in got:   # members are unique, within the cap (or the centre alone), centre included
+    for it in got:  # members are unique, within the cap (or the centre alone), centre included
         assert len(set(it.path)) == len(it.path) and it.id in it.path
     every = [m for it in got for m in it.path]
     assert len(every) == len(set(every)), "a piece appears in two returned groups"
@@ -276,11 +362,19 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
 
     ctx, _ = world
     ctx.corpus = "tA"
-    rows = [{"question": q, "answer": a} for q, a in [
-        ("Which river flows through Dresden?", "Elbe"), ("What is the capital of Saxony?", "Dresden"),
-        ("Where is the port on the Elbe?", "Hamburg"), ("Which sea borders Germany?", "North Sea"),
-        ("Where was porcelain made near Dresden?", "Meissen"), ("What does Hamburg's port handle?", "containers"),
-        ("Which countries border the North Sea?", "Denmark"), ("What architecture is Dresden famous for?", "baroque")]]
+    rows = [
+        {"question": q, "answer": a}
+        for q, a in [
+            ("Which river flows through Dresden?", "Elbe"),
+            ("What is the capital of Saxony?", "Dresden"),
+            ("Where is the port on the Elbe?", "Hamburg"),
+            ("Which sea borders Germany?", "North Sea"),
+            ("Where was porcelain made near Dresden?", "Meissen"),
+            ("What does Hamburg's port handle?", "containers"),
+            ("Which countries border the North Sea?", "Denmark"),
+            ("What architecture is Dresden famous for?", "baroque"),
+        ]
+    ]
     dataset = tmp_path / "tiny.jsonl"
     dataset.write_text("\n".join(json.dumps(r) for r in rows))
     cfg = ctx.settings.mog
@@ -291,11 +385,15 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
         assert sum(out["chosen_level_distribution"].values()) == len(rows)
         stored = ctx.graph.read("retrieval/mog_router_latest", corpus="tA", kind="mog")
         assert stored and stored[0]["id"] == out["id"]
-        assert json.loads(stored[0]["metrics"])["n_train"] + json.loads(stored[0]["metrics"])["n_val"] == 8
+        assert (
+            json.loads(stored[0]["metrics"])["n_train"] + json.loads(stored[0]["metrics"])["n_val"]
+            == 8
+        )
         items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
         assert items and "fixed_level" not in items[0].breakdown
-        assert "default_router" not in items[0].breakdown   # the corpus's own router wins
+        assert "default_router" not in items[0].breakdown  # the corpus's own router wins
         from kg_platform.retrieval.router import router_for
+
         assert router_for(ctx.graph, ctx.settings, "tA", "mog", 3)[1] == "corpus"
         assert sum(items[0].breakdown[f"w_L{g}"] for g in (1, 2, 3)) > 0
     finally:
@@ -315,13 +413,15 @@ def test_propagate_matches_the_chunk_layer_cosines(world):
     ctx, _ = world
     question = "porcelain made in Saxony"
     # the pieces have vectors too: P weighs 0 so only the chunk layer counts
-    items = PropagateStrategy(ctx, lam={"C": 0.5, "P": 0.0, "D": 0.2, "I": 0.1, "T": 0.0}).retrieve(question, 4)
+    items = PropagateStrategy(ctx, lam={"C": 0.5, "P": 0.0, "D": 0.2, "I": 0.1, "T": 0.0}).retrieve(
+        question, 4
+    )
     rows = ctx.graph.read_raw("MATCH (c:L1) RETURN c.id AS id, c.embedding AS e")
     q = ctx.embedder.embed([question])[0]
     cos = {r["id"]: float(np.dot(q, np.asarray(r["e"]))) for r in rows}
-    want = sorted(cos, key=lambda i: -cos[i])[:4]   # only the chunk layer exists in this graph
+    want = sorted(cos, key=lambda i: -cos[i])[:4]  # only the chunk layer exists in this graph
     assert items[0].id == want[0] and len(items) == 4
-    for it in items:   # S(c) = lam_C * cos(q, c); the index stores float32 (tolerance)
+    for it in items:  # S(c) = lam_C * cos(q, c); the index stores float32 (tolerance)
         assert it.score == pytest.approx(0.5 * cos[it.id], abs=5e-3)
     floor = min(cos[it.id] for it in items)
     assert all(cos[c] <= floor + 5e-3 for c in cos if c not in {it.id for it in items})
@@ -336,11 +436,15 @@ def test_propagate_lexical_layer_is_normalised_bm25(world):
     question = "porcelain Meissen"
     rows = ctx.graph.read_raw(
         "CALL db.index.fulltext.queryNodes('chunk_text_l1', $q, {limit: 10}) YIELD node, score "
-        "RETURN node.id AS id, score", q=fulltext_query(question))
+        "RETURN node.id AS id, score",
+        q=fulltext_query(question),
+    )
     lam = {"C": 0.0, "P": 0.0, "D": 0.0, "I": 0.0, "T": 1.0}
     items = PropagateStrategy(ctx, lam=lam).retrieve(question, len(rows))
     assert [it.id for it in items] == [r["id"] for r in rows]
-    assert [it.score for it in items] == pytest.approx([r["score"] / rows[0]["score"] for r in rows])
+    assert [it.score for it in items] == pytest.approx(
+        [r["score"] / rows[0]["score"] for r in rows]
+    )
     assert items[0].breakdown["rank_T"] == 1.0
     rrf = PropagateStrategy(ctx, lam=lam, aggregate="rrf").retrieve(question, 2)
     assert rrf[0].id == rows[0]["id"] and rrf[0].score == pytest.approx(1 / 61)
@@ -359,9 +463,12 @@ def test_profile_records_and_profiles_the_strategy_cypher(world):
     MoGGStrategy(rctx).run("river Elbe Dresden", 2, [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)])
     # one corpus filtered: MoGG first sizes its index over-fetch by that corpus's share
     assert [name for name, _ in recorder.calls] == [
-        "retrieval/propagate_chunks", "retrieval/corpus_share", "retrieval/mogg_r1"]
+        "retrieval/propagate_chunks",
+        "retrieval/corpus_share",
+        "retrieval/mogg_r1",
+    ]
     prof = profile_calls(ctx.graph, recorder.calls)
-    assert prof.rows == len(items) + 1 + 2    # PROFILE returns the same rows as the real run
+    assert prof.rows == len(items) + 1 + 2  # PROFILE returns the same rows as the real run
     assert prof.db_hits > 0 and prof.db_hits == sum(prof.operators.values())
     assert prof.top(1)[0][1] > 0 and prof.to_dict()["statements"] == prof.statements
 
@@ -370,11 +477,11 @@ def test_index_fetch_follows_the_corpus_share(world):
     """Over-fetch only as much as the corpus's share of the chunks needs, within [need, ceiling]."""
     ctx, _ = world
     share = ctx.graph.read("retrieval/corpus_share", corpus="tA")[0]["share"]
-    assert share == pytest.approx(11 / 18)      # tA: 6 + 3 + 2 chunks of 6 + 3 + 2 + 4 + 2 + 1
-    assert ctx.index_fetch(5, 200) == 5                          # nothing filtered
+    assert share == pytest.approx(11 / 18)  # tA: 6 + 3 + 2 chunks of 6 + 3 + 2 + 4 + 2 + 1
+    assert ctx.index_fetch(5, 200) == 5  # nothing filtered
     assert ctx.index_fetch(5, 200, ["tA"]) == int(5 * 4 / share) + 1
-    assert ctx.index_fetch(100, 200, ["tA"]) == 200              # capped at the ceiling
-    assert ctx.index_fetch(5, 200, ["tA", "tB"]) == 200          # several corpora: the ceiling
+    assert ctx.index_fetch(100, 200, ["tA"]) == 200  # capped at the ceiling
+    assert ctx.index_fetch(5, 200, ["tA", "tB"]) == 200  # several corpora: the ceiling
     assert ctx.graph.read("retrieval/corpus_share", corpus="nope")[0]["share"] == 0.0
 
 
@@ -385,10 +492,12 @@ def test_fit_weights_searches_present_layers_on_the_train_part(world):
     ctx, _ = world
     questions = ["porcelain Meissen Saxony", "Vienna capital Austria Danube"]
     targets = []
-    for q in questions:   # the lexical layer's best chunk is the one each question asks for
+    for q in questions:  # the lexical layer's best chunk is the one each question asks for
         rows = ctx.graph.read_raw(
             "CALL db.index.fulltext.queryNodes('chunk_text_l1', $q, {limit: 1}) YIELD node "
-            "RETURN node.id AS id", q=fulltext_query(q))
+            "RETURN node.id AS id",
+            q=fulltext_query(q),
+        )
         targets.append(rows[0]["id"])
 
     def recall(i, items):
@@ -396,7 +505,7 @@ def test_fit_weights_searches_present_layers_on_the_train_part(world):
 
     lam, score, cached = fit_weights(ctx, questions, recall, 3, train=[0])
     assert score == 1.0 and set(lam) == set(LAYERS) and len(cached) == 2
-    assert lam["D"] == 0.0                       # no distilled node in this graph: not searched
+    assert lam["D"] == 0.0  # no distilled node in this graph: not searched
     assert recall(0, rank_with(cached[0], lam, "wsum")) == 1.0
 
 

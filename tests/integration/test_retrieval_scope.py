@@ -19,8 +19,16 @@ CORPUS = "scope-samples"
 SAMPLES = Path(__file__).resolve().parents[2] / "ingestion" / "samples"
 SCOPED = ["bm25", "vector", "hybrid", "mog", "mog-dense", "mogg", "propagate"]
 FORMATS_QUESTION = "What file formats can MarkItDown convert to Markdown?"
-FORMATS = ["PowerPoint", "Word", "Excel", "HTML", "ZIP files", "Youtube URLs", "EPubs",
-           "Images (EXIF metadata and OCR)"]
+FORMATS = [
+    "PowerPoint",
+    "Word",
+    "Excel",
+    "HTML",
+    "ZIP files",
+    "Youtube URLs",
+    "EPubs",
+    "Images (EXIF metadata and OCR)",
+]
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +40,18 @@ def kp(graph_session, settings, embedder):
 
 
 def _sources(kp) -> dict[str, str]:
-    rows = kp.graph.read_raw("MATCH (s:Source {corpus: $c}) RETURN s.id AS id, s.uri AS uri",
-                             c=CORPUS)
+    rows = kp.graph.read_raw(
+        "MATCH (s:Source {corpus: $c}) RETURN s.id AS id, s.uri AS uri", c=CORPUS
+    )
     return {Path(r["uri"]).name: r["id"] for r in rows}
 
 
 def test_scope_resolves_ids_titles_paths_and_file_names(kp) -> None:
     ids = _sources(kp)
     md = ids["markitdown-README.md"]
-    assert resolve_scope(kp.graph, ["MarkItDown"], CORPUS) == [md]          # title, any case
+    assert resolve_scope(kp.graph, ["MarkItDown"], CORPUS) == [md]  # title, any case
     assert resolve_scope(kp.graph, ["markitdown"], CORPUS) == [md]
-    assert resolve_scope(kp.graph, [md], CORPUS) == [md]                    # id
+    assert resolve_scope(kp.graph, [md], CORPUS) == [md]  # id
     assert resolve_scope(kp.graph, ["markitdown-README.md"], CORPUS) == [md]  # file name
     assert resolve_scope(kp.graph, [str(SAMPLES / "markitdown-README.md")], CORPUS) == [md]
     assert resolve_scope(kp.graph, None, CORPUS) is None
@@ -55,15 +64,16 @@ def test_scope_resolves_ids_titles_paths_and_file_names(kp) -> None:
 @pytest.mark.parametrize("strategy", SCOPED)
 def test_every_scoped_strategy_stays_inside_the_scope(kp, strategy) -> None:
     ids = _sources(kp)
-    question = "Where is IBM headquartered?"    # its answer lies OUTSIDE the MarkItDown scope
+    question = "Where is IBM headquartered?"  # its answer lies OUTSIDE the MarkItDown scope
     unscoped = kp.retrieve(question, strategy=strategy, k=5, corpus=CORPUS)
     assert any(it.source_id == ids["ibm-wikipedia.md"] for it in unscoped)
     items = kp.retrieve(question, strategy=strategy, k=5, corpus=CORPUS, scope=["MarkItDown"])
     assert items, f"{strategy} returned nothing inside the scope"
     assert {it.source_id for it in items} == {ids["markitdown-README.md"]}
     assert all(it.text.strip() for it in items)
-    two = kp.retrieve(question, strategy=strategy, k=8, corpus=CORPUS,
-                      scope=["MarkItDown", "autogen-blog.html"])
+    two = kp.retrieve(
+        question, strategy=strategy, k=8, corpus=CORPUS, scope=["MarkItDown", "autogen-blog.html"]
+    )
     assert {it.source_id for it in two} <= {ids["markitdown-README.md"], ids["autogen-blog.html"]}
 
 
@@ -71,8 +81,9 @@ def test_peers_stay_inside_the_scope(kp) -> None:
     pytest.importorskip("neo4j_graphrag")
     ids = _sources(kp)
     for name in ("peer-neo4j-graphrag-vector", "peer-neo4j-graphrag-hybrid"):
-        items = kp.retrieve("Where is IBM headquartered?", strategy=name, k=4, corpus=CORPUS,
-                            scope=["MarkItDown"])
+        items = kp.retrieve(
+            "Where is IBM headquartered?", strategy=name, k=4, corpus=CORPUS, scope=["MarkItDown"]
+        )
         assert items and {it.source_id for it in items} == {ids["markitdown-README.md"]}, name
 
 
@@ -96,8 +107,20 @@ def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, settings, monk
     monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
     get_settings.cache_clear()
     try:
-        res = CliRunner().invoke(app, ["retrieve", FORMATS_QUESTION, "--corpus", CORPUS,
-                                       "--scope", "MarkItDown", "--k", "3", "--json"])
+        res = CliRunner().invoke(
+            app,
+            [
+                "retrieve",
+                FORMATS_QUESTION,
+                "--corpus",
+                CORPUS,
+                "--scope",
+                "MarkItDown",
+                "--k",
+                "3",
+                "--json",
+            ],
+        )
     finally:
         get_settings.cache_clear()
     assert res.exit_code == 0, res.output + repr(res.exception)
@@ -113,7 +136,8 @@ def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, settings, monk
 def test_ask_with_a_scope_cites_only_that_document(kp) -> None:
     if kp.settings.llm.base_url:
         pytest.skip("an LLM is configured; this checks the no-LLM evidence answer")
-    answer = kp.ask("Where is IBM headquartered?", corpus=CORPUS, strategy="hybrid",
-                    scope=["MarkItDown"])
+    answer = kp.ask(
+        "Where is IBM headquartered?", corpus=CORPUS, strategy="hybrid", scope=["MarkItDown"]
+    )
     assert answer.citations
     assert {Path(c.source_uri or "").name for c in answer.citations} == {"markitdown-README.md"}

@@ -15,8 +15,9 @@ from typer.testing import CliRunner
 
 BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench"
 
-pytestmark = pytest.mark.skipif(not (BENCH / "dev" / "corpus").exists(),
-                                reason="needs the shared bench data")
+pytestmark = pytest.mark.skipif(
+    not (BENCH / "dev" / "corpus").exists(), reason="needs the shared bench data"
+)
 
 
 def test_shipped_model_segments_held_out_documents(embedder):
@@ -58,16 +59,19 @@ def test_train_writes_a_loadable_artifact(tmp_path, embedder):
     assert model.meta["metrics"]["train_pairs"] > 0 and model.meta["embedder_frozen"] is True
     assert list((tmp_path / "cache" / "sage").glob("sage-emb-*.npy"))
     seg = load_segmenter(settings, model_dir=tmp_path / "model", embedder=embedder)
-    assert [s for g in seg.split(["One sentence here.", "Another one."]) for s in g] == \
-        ["One sentence here.", "Another one."]
+    assert [s for g in seg.split(["One sentence here.", "Another one."]) for s in g] == [
+        "One sentence here.",
+        "Another one.",
+    ]
 
 
 def test_bench_segment_cli_json_schema(tmp_path):
     from kg_platform.cli.main import app
 
     out = tmp_path / "seg.json"
-    result = CliRunner().invoke(app, ["bench", "segment", "--bench", str(BENCH), "--max-docs", "3",
-                                      "--json", str(out)])
+    result = CliRunner().invoke(
+        app, ["bench", "segment", "--bench", str(BENCH), "--max-docs", "3", "--json", str(out)]
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text())
     assert set(report["methods"]) == {"sage", "texttiling", "similarity", "fixed"}
@@ -83,21 +87,42 @@ def _write_fake_bench(root: Path, n_questions: int) -> Path:
     dev = root / "dev"
     (dev / "corpus").mkdir(parents=True)
     rng = random.Random(0)
-    topics = ["volcanoes erupt lava", "orchestras play symphonies", "rivers flood valleys",
-              "bees make honey", "trains cross bridges", "chess players plan moves"]
+    topics = [
+        "volcanoes erupt lava",
+        "orchestras play symphonies",
+        "rivers flood valleys",
+        "bees make honey",
+        "trains cross bridges",
+        "chess players plan moves",
+    ]
     corpus, questions = [], []
     for q in range(n_questions):
         paragraphs = []
         for j in range(4):
             doc_id = f"hotpotqa:{q:03d}{j}"
             topic = topics[(q + j) % len(topics)]
-            sentences = [f"In story {q} part {j}, {topic} again and again." for _ in
-                         range(rng.randint(2, 4))]
+            sentences = [
+                f"In story {q} part {j}, {topic} again and again." for _ in range(rng.randint(2, 4))
+            ]
             sentences = [f"{s[:-1]} {i}." for i, s in enumerate(sentences)]
-            corpus.append({"doc_id": doc_id, "dataset": "hotpotqa", "title": f"T{q}-{j}",
-                           "text": " ".join(sentences), "sentences": sentences})
-            paragraphs.append({"idx": j, "title": f"T{q}-{j}", "sentences": sentences,
-                               "is_supporting": False, "doc_id": doc_id})
+            corpus.append(
+                {
+                    "doc_id": doc_id,
+                    "dataset": "hotpotqa",
+                    "title": f"T{q}-{j}",
+                    "text": " ".join(sentences),
+                    "sentences": sentences,
+                }
+            )
+            paragraphs.append(
+                {
+                    "idx": j,
+                    "title": f"T{q}-{j}",
+                    "sentences": sentences,
+                    "is_supporting": False,
+                    "doc_id": doc_id,
+                }
+            )
         questions.append({"id": f"q{q}", "paragraphs": paragraphs})
     (dev / "corpus" / "hotpotqa.jsonl").write_text("\n".join(json.dumps(r) for r in corpus))
     (dev / "hotpotqa.jsonl").write_text("\n".join(json.dumps(r) for r in questions))

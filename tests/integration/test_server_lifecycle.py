@@ -11,8 +11,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 
 def test_start_status_stop(tmp_path):
-    server = LocalNeo4j(Settings(neo4j={"heap": "512m", "pagecache": "64m"}), ephemeral=True,
-                        home=tmp_path / "home")
+    server = LocalNeo4j(
+        Settings(neo4j={"heap": "512m", "pagecache": "64m"}), ephemeral=True, home=tmp_path / "home"
+    )
     assert not server.status().running
     status = server.start()
     try:

@@ -62,8 +62,9 @@ def _approx_tokens(text: str) -> int:
 class FakeOpenAI:
     """Scripted OpenAI-compatible server. ``base_url`` ends in ``/v1`` like the real ones."""
 
-    def __init__(self, responder: Responder | None = None, *, report_usage: bool = True,
-                 delay_s: float = 0.0) -> None:
+    def __init__(
+        self, responder: Responder | None = None, *, report_usage: bool = True, delay_s: float = 0.0
+    ) -> None:
         self.replies: queue.Queue[Reply] = queue.Queue()
         self.responder = responder
         self.report_usage = report_usage
@@ -129,8 +130,13 @@ class FakeOpenAI:
             def log_message(self, *args: Any) -> None:  # quiet
                 pass
 
-            def _send(self, code: int, body: str, ctype: str = "application/json",
-                      headers: dict[str, str] | None = None) -> None:
+            def _send(
+                self,
+                code: int,
+                body: str,
+                ctype: str = "application/json",
+                headers: dict[str, str] | None = None,
+            ) -> None:
                 data = body.encode("utf-8")
                 try:
                     self.send_response(code)
@@ -145,8 +151,17 @@ class FakeOpenAI:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    self._send(200, json.dumps({"object": "list", "data": [
-                        {"id": "fake-model", "object": "model", "owned_by": "tests"}]}))
+                    self._send(
+                        200,
+                        json.dumps(
+                            {
+                                "object": "list",
+                                "data": [
+                                    {"id": "fake-model", "object": "model", "owned_by": "tests"}
+                                ],
+                            }
+                        ),
+                    )
                 else:
                     self._send(404, json.dumps({"error": {"message": "not found"}}))
 
@@ -183,9 +198,19 @@ class FakeOpenAI:
                     headers = {}
                     if reply.retry_after is not None:
                         headers["Retry-After"] = str(reply.retry_after)
-                    self._send(reply.code, json.dumps(
-                        {"error": {"message": reply.message, "type": "scripted",
-                                   "code": reply.code}}), headers=headers)
+                    self._send(
+                        reply.code,
+                        json.dumps(
+                            {
+                                "error": {
+                                    "message": reply.message,
+                                    "type": "scripted",
+                                    "code": reply.code,
+                                }
+                            }
+                        ),
+                        headers=headers,
+                    )
                     return
                 if isinstance(reply, Raw):
                     self._send(reply.code, reply.body, reply.content_type)
@@ -195,15 +220,28 @@ class FakeOpenAI:
                     "object": "chat.completion",
                     "created": int(time.time()),
                     "model": body.get("model", "fake-model"),
-                    "choices": [{"index": 0, "finish_reason": "stop",
-                                 "message": {"role": "assistant", "content": reply}}],
+                    "choices": [
+                        {
+                            "index": 0,
+                            "finish_reason": "stop",
+                            "message": {"role": "assistant", "content": reply},
+                        }
+                    ],
                 }
                 if fake.report_usage:
-                    pt = sum(_approx_tokens(str(m.get("content") or "")) + 4
-                             for m in body.get("messages", [])) + 3
+                    pt = (
+                        sum(
+                            _approx_tokens(str(m.get("content") or "")) + 4
+                            for m in body.get("messages", [])
+                        )
+                        + 3
+                    )
                     ct = _approx_tokens(reply)
-                    payload["usage"] = {"prompt_tokens": pt, "completion_tokens": ct,
-                                        "total_tokens": pt + ct}
+                    payload["usage"] = {
+                        "prompt_tokens": pt,
+                        "completion_tokens": ct,
+                        "total_tokens": pt + ct,
+                    }
                 self._send(200, json.dumps(payload))
 
         return Handler
@@ -221,7 +259,13 @@ def llm_settings_for(server: FakeOpenAI, cache_dir: Any, **llm: Any) -> Any:
     """``Settings`` whose LLM points at ``server`` with instant retries and ``cache_dir``."""
     from kg_platform.config import Settings
 
-    cfg = {"base_url": server.base_url, "model": "fake-model", "api_key": "test",
-           "retry_base_s": 0.0, "retry_max_s": 0.0, "max_retries": 3}
+    cfg = {
+        "base_url": server.base_url,
+        "model": "fake-model",
+        "api_key": "test",
+        "retry_base_s": 0.0,
+        "retry_max_s": 0.0,
+        "max_retries": 3,
+    }
     cfg.update(llm)
     return Settings(llm=cfg, cache_dir=cache_dir)

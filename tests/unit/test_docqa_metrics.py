@@ -15,8 +15,9 @@ def words(text: str) -> int:
     return len(text.split())
 
 
-P1 = [["Alpha one is here.", "Alpha two follows now.", "Alpha three ends it.",
-       "Alpha four closes."]]
+P1 = [
+    ["Alpha one is here.", "Alpha two follows now.", "Alpha three ends it.", "Alpha four closes."]
+]
 P2 = [["Beta sentence only."]]
 
 
@@ -33,9 +34,13 @@ def test_a_paragraph_counts_when_half_of_its_sentences_are_returned() -> None:
 
 
 def test_sentences_must_sit_inside_one_result_and_rank_of_first_hit() -> None:
-    split = [Ranked("a", "noise"), Ranked("b", "Alpha one is"), Ranked("c", "here. Beta sentence only.")]
+    split = [
+        Ranked("a", "noise"),
+        Ranked("b", "Alpha one is"),
+        Ranked("c", "here. Beta sentence only."),
+    ]
     s = score_evidence(split, [P1 + P2], words)
-    assert s.evidence_recall == 0.5            # P2 found; P1 has no sentence whole inside one result
+    assert s.evidence_recall == 0.5  # P2 found; P1 has no sentence whole inside one result
     assert s.first_hit_rank == 3 and s.rr == pytest.approx(1 / 3)
     assert s.hits == [[], [], [4]]
     assert s.context_tokens == 1 + 3 + 4
@@ -54,8 +59,14 @@ def test_folder_layout_and_loading(tmp_path) -> None:
     assert not is_docqa_folder(tmp_path)
     (tmp_path / "papers").mkdir()
     (tmp_path / "papers" / "1.2.md").write_text("# T\n\nAlpha one is here.\n")
-    row = {"id": "q1", "question": "q?", "answer": "a", "doc_id": "1.2", "title": "T",
-           "evidence_sets": [["Alpha one is here."], []]}
+    row = {
+        "id": "q1",
+        "question": "q?",
+        "answer": "a",
+        "doc_id": "1.2",
+        "title": "T",
+        "evidence_sets": [["Alpha one is here."], []],
+    }
     (tmp_path / "questions.jsonl").write_text(json.dumps(row) + "\n")
     assert is_docqa_folder(tmp_path)
     (q,) = load_docqa(tmp_path)

@@ -30,7 +30,9 @@ def _bench_texts(limit: int = 160) -> list[str]:
             texts.append(q["question"])
             texts.extend(" ".join(p["sentences"]) for p in q["paragraphs"][:6])
     for md in sorted((BENCH / "documents" / "md").glob("*.md"))[:3]:
-        texts.extend(p.strip() for p in md.read_text(encoding="utf-8").split("\n\n")[:20] if p.strip())
+        texts.extend(
+            p.strip() for p in md.read_text(encoding="utf-8").split("\n\n")[:20] if p.strip()
+        )
     if not texts:
         pytest.skip("needs the shared bench data (/work/shared/bench)")
     # Edge cases: empty, whitespace only, one character, far beyond the 256 word-piece limit.
@@ -51,7 +53,9 @@ def torch_vectors(texts: list[str]) -> np.ndarray:
 
 
 def test_fp32_matches_torch_within_1e_3_cosine(texts, torch_vectors, tmp_path_factory) -> None:
-    onnx = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path_factory.mktemp("cache"), batch_size=16)
+    onnx = OnnxEmbedder(
+        "all-MiniLM-L6-v2", cache_dir=tmp_path_factory.mktemp("cache"), batch_size=16
+    )
     vectors = onnx.embed(texts)
     assert vectors.shape == torch_vectors.shape == (len(texts), 384)
     assert vectors.dtype == np.float32
@@ -59,11 +63,15 @@ def test_fp32_matches_torch_within_1e_3_cosine(texts, torch_vectors, tmp_path_fa
     cosine = (vectors * torch_vectors).sum(axis=1)
     worst = int(np.argmin(cosine))
     assert cosine.min() >= 1 - 1e-3, f"text {worst} ({texts[worst][:60]!r}): cosine {cosine[worst]}"
-    assert onnx.model_name == "all-MiniLM-L6-v2" and onnx.dimension == 384 and onnx.max_tokens == 256
+    assert (
+        onnx.model_name == "all-MiniLM-L6-v2" and onnx.dimension == 384 and onnx.max_tokens == 256
+    )
 
 
 def test_order_and_batching_do_not_change_vectors(texts, tmp_path_factory) -> None:
-    onnx = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path_factory.mktemp("cache"), batch_size=7)
+    onnx = OnnxEmbedder(
+        "all-MiniLM-L6-v2", cache_dir=tmp_path_factory.mktemp("cache"), batch_size=7
+    )
     together = onnx.embed(texts[:30])
     alone = np.vstack([onnx.embed([t]) for t in reversed(texts[:30])])[::-1]
     np.testing.assert_allclose(together, alone, atol=1e-5)

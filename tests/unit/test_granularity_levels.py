@@ -13,7 +13,7 @@ def test_each_level_pairs_adjacent_chunks_and_promotes_an_odd_tail():
     levels = build_levels(_level1(5), n_gra=5)
     assert [len(level) for level in levels] == [5, 3, 2, 1, 1]
     assert [c.children for c in levels[1]] == [[0, 1], [2, 3], [4]]
-    assert levels[1][2].text == "c4"                       # promoted alone
+    assert levels[1][2].text == "c4"  # promoted alone
     assert levels[2][0].text == JOINER.join(["c0", "c1", "c2", "c3"])
     for g in range(1, 5):
         for parent in levels[g]:
@@ -29,8 +29,12 @@ def test_a_single_chunk_exists_at_every_level():
 
 
 def test_pieces_merge_a_short_sentence_with_its_successor_only():
-    units = [Unit("Short.", 2, 0), Unit("A long enough sentence here.", 20, 1),
-             Unit("Another long sentence right here.", 20, 2), Unit("Tiny.", 2, 3)]
+    units = [
+        Unit("Short.", 2, 0),
+        Unit("A long enough sentence here.", 20, 1),
+        Unit("Another long sentence right here.", 20, 2),
+        Unit("Tiny.", 2, 3),
+    ]
     pieces = make_pieces(units, min_tokens=12)
     assert [p.sentences for p in pieces] == [(0, 1), (2,), (3,)]
     assert pieces[0].text == "Short. A long enough sentence here."

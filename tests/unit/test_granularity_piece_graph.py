@@ -60,7 +60,7 @@ def test_edges_obey_k_graph_threshold_and_max_of_both_directions():
     for key, value in expected.items():
         assert abs(got[key] - value) < 1e-9
     assert all(e.a < e.b for e in edges)
-    assert not any(7 in key for key in got)          # a stopword-only piece has no edges
+    assert not any(7 in key for key in got)  # a stopword-only piece has no edges
     assert (0, 1) in got and (4, 5) in got
 
 

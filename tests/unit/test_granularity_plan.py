@@ -9,14 +9,26 @@ from kg_platform.ingest.qa import _paragraph_input
 from kg_platform.parsing.model import Block, ParsedDocument, Section
 from kg_platform.segmenting.chunker import FixedChunker
 
-LONG = " ".join(f"Sentence number {i} talks about the topic at some length here." for i in range(40))
+LONG = " ".join(
+    f"Sentence number {i} talks about the topic at some length here." for i in range(40)
+)
 
 
 def _doc() -> ParsedDocument:
-    intro = Section("Intro", 1, [Block(LONG), Block("| a | b |\n|---|---|\n| 1 | 2 |", "table"),
-                                 Block("Figure 1: a duck.", "figure"), Block("After the table.")])
+    intro = Section(
+        "Intro",
+        1,
+        [
+            Block(LONG),
+            Block("| a | b |\n|---|---|\n| 1 | 2 |", "table"),
+            Block("Figure 1: a duck.", "figure"),
+            Block("After the table."),
+        ],
+    )
     other = Section("Other", 1, [Block("Other section text. It is short.")])
-    return ParsedDocument("/x/doc.md", "Doc", "text/markdown", Section("Doc", 0, [], [intro, other]))
+    return ParsedDocument(
+        "/x/doc.md", "Doc", "text/markdown", Section("Doc", 0, [], [intro, other])
+    )
 
 
 def _plan(doc=None, **kw):
@@ -36,7 +48,7 @@ def test_sections_tables_figures_and_levels():
     assert kinds.count("table") == 1 and kinds.count("figure") == 1
     table = next(c for c in l1 if c["props"]["kind"] == "table")
     assert table["props"]["text"] == "| a | b |\n|---|---|\n| 1 | 2 |"
-    for rel in plan.part_of:                  # never across sections
+    for rel in plan.part_of:  # never across sections
         assert by_id[rel["child"]]["section_id"] == by_id[rel["parent"]]["section_id"]
     for g in range(1, 6):
         assert any(c["level"] == g for c in plan.chunks)
@@ -65,16 +77,37 @@ def test_limits_and_empty_documents():
 
 
 def test_qa_paragraph_keeps_dataset_sentence_indexes():
-    para = {"doc_id": "hotpotqa:1", "title": "T",
-            "sentences": ["First one.", " Second one is here with more words in it, and more.",
-                          " Third."]}
-    plan = plan_source(_paragraph_input("c", "hotpotqa", para), FixedChunker(128), budget=128,
-                       n_gra=5, min_piece_tokens=12)
+    para = {
+        "doc_id": "hotpotqa:1",
+        "title": "T",
+        "sentences": [
+            "First one.",
+            " Second one is here with more words in it, and more.",
+            " Third.",
+        ],
+    }
+    plan = plan_source(
+        _paragraph_input("c", "hotpotqa", para),
+        FixedChunker(128),
+        budget=128,
+        n_gra=5,
+        min_piece_tokens=12,
+    )
     assert [p["props"]["sentences"] for p in plan.pieces] == [[0, 1], [2]]
     assert plan.source["props"]["uri"] == "qa://hotpotqa/hotpotqa:1"
-    musique = {"doc_id": "musique:1", "title": "M",
-               "sentences": ["Alpha is a town in a valley far away from the sea. It has a "
-                             "river running through it from north to south. Beta is near."]}
-    plan = plan_source(_paragraph_input("c", "musique", musique), FixedChunker(128), budget=128,
-                       n_gra=5, min_piece_tokens=12)
+    musique = {
+        "doc_id": "musique:1",
+        "title": "M",
+        "sentences": [
+            "Alpha is a town in a valley far away from the sea. It has a "
+            "river running through it from north to south. Beta is near."
+        ],
+    }
+    plan = plan_source(
+        _paragraph_input("c", "musique", musique),
+        FixedChunker(128),
+        budget=128,
+        n_gra=5,
+        min_piece_tokens=12,
+    )
     assert len(plan.pieces) == 3 and all(p["props"]["sentences"] == [0] for p in plan.pieces)

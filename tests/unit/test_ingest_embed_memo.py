@@ -21,8 +21,10 @@ class CountingEmbedder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         self.seen.extend(texts)
-        rows = [np.frombuffer((t + "#" * 8).encode()[:8], dtype=np.uint8).astype(np.float32) + 1
-                for t in texts]
+        rows = [
+            np.frombuffer((t + "#" * 8).encode()[:8], dtype=np.uint8).astype(np.float32) + 1
+            for t in texts
+        ]
         m = np.asarray(rows, dtype=np.float32).reshape(len(texts), 8)
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -32,13 +34,20 @@ def _plan() -> SourcePlan:
     return SourcePlan(
         source={"props": {"title": "Doc", "uri": "u"}},
         sections=[{"props": {"path": "Doc", "title": "Doc"}}],
-        chunks=[{"id": "c1", "level": 1, "props": {"text": s1}},
-                {"id": "c2", "level": 1, "props": {"text": f"{s1} {s2}"}},
-                {"id": "c3", "level": 2, "props": {"text": "ignored"}}],
-        part_of=[], chunk_next=[], piece_next=[], tokens=10,
-        pieces=[{"chunk_id": "c1", "props": {"text": s1, "tokens": 4}},
-                {"chunk_id": "c2", "props": {"text": s1, "tokens": 4}},
-                {"chunk_id": "c2", "props": {"text": s2, "tokens": 6}}],
+        chunks=[
+            {"id": "c1", "level": 1, "props": {"text": s1}},
+            {"id": "c2", "level": 1, "props": {"text": f"{s1} {s2}"}},
+            {"id": "c3", "level": 2, "props": {"text": "ignored"}},
+        ],
+        part_of=[],
+        chunk_next=[],
+        piece_next=[],
+        tokens=10,
+        pieces=[
+            {"chunk_id": "c1", "props": {"text": s1, "tokens": 4}},
+            {"chunk_id": "c2", "props": {"text": s1, "tokens": 4}},
+            {"chunk_id": "c2", "props": {"text": s2, "tokens": 6}},
+        ],
         children={"c3": ["c1", "c2"]},
     )
 
@@ -85,8 +94,9 @@ def test_sentences_sage_embedded_are_not_embedded_again() -> None:
     sentence_memo().clear()
     embedder = CountingEmbedder()
     head = SageModel.new(8, hidden=4)
-    segmenter = SageSegmenter(head, embedder.embed, threshold=0.5, coarse_tokens=400,
-                              count_tokens=lambda s: [3] * len(s))
+    segmenter = SageSegmenter(
+        head, embedder.embed, threshold=0.5, coarse_tokens=400, count_tokens=lambda s: [3] * len(s)
+    )
     segmenter.split(["Alpha sentence one.", "Beta sentence two."])
     embedder.seen.clear()
     plan = _plan()

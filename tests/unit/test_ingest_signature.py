@@ -20,14 +20,16 @@ def test_quantisation_changes_the_signature() -> None:
 
 
 def test_level1_vector_source_changes_the_signature() -> None:
-    assert (pipeline_signature(_settings(level1_vectors="pieces"), "m")
-            != pipeline_signature(_settings(level1_vectors="model"), "m"))
+    assert pipeline_signature(_settings(level1_vectors="pieces"), "m") != pipeline_signature(
+        _settings(level1_vectors="model"), "m"
+    )
 
 
 def test_overlap_does_not_change_the_signature() -> None:
     # the stages' overlap changes timing only, never the stored graph: no re-ingest
-    assert (pipeline_signature(_settings(pipeline_batches=0), "m")
-            == pipeline_signature(_settings(pipeline_batches=2), "m"))
+    assert pipeline_signature(_settings(pipeline_batches=0), "m") == pipeline_signature(
+        _settings(pipeline_batches=2), "m"
+    )
 
 
 def test_defaults_keep_the_signature_of_graphs_stored_before() -> None:
@@ -37,4 +39,5 @@ def test_defaults_keep_the_signature_of_graphs_stored_before() -> None:
     assert pipeline_signature(s, "all-MiniLM-L6-v2") == (
         f"v1|{s.segment.segmenter}|{s.segment.chunk_tokens}|{s.segment.n_gra}|"
         f"{s.segment.min_sentence_tokens}|{s.ingest.hard_split_factor}|"
-        f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2")
+        f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2"
+    )

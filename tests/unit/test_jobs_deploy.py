@@ -19,12 +19,15 @@ def _job_names() -> set[str]:
 
 
 def test_cron_lines_run_known_jobs() -> None:
-    lines = [ln for ln in (DEPLOY / "cron" / "kgp-jobs.crontab").read_text().splitlines()
-             if ln.strip() and not ln.startswith("#") and "=" not in ln.split()[0]]
+    lines = [
+        ln
+        for ln in (DEPLOY / "cron" / "kgp-jobs.crontab").read_text().splitlines()
+        if ln.strip() and not ln.startswith("#") and "=" not in ln.split()[0]
+    ]
     jobs = {re.search(r"kgp jobs run (\S+)", ln).group(1) for ln in lines}
     assert jobs and jobs <= _job_names()
     for ln in lines:
-        assert len(ln.split()) > 5                                  # 5 time fields + command
+        assert len(ln.split()) > 5  # 5 time fields + command
 
 
 def test_systemd_units_run_the_instance_job() -> None:

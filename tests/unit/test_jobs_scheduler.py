@@ -15,7 +15,8 @@ def _spec(folder: Path, name: str, schedule: str | None, enabled: bool = True) -
     sched = f'schedule = "{schedule}"\n' if schedule else ""
     (folder / f"{name}.toml").write_text(
         f'name = "{name}"\ncorpus = "c"\n{sched}enabled = {str(enabled).lower()}\n'
-        '[sources]\npaths = ["d"]\n')
+        '[sources]\npaths = ["d"]\n'
+    )
 
 
 def test_only_enabled_scheduled_jobs_get_cron_triggers(tmp_path: Path) -> None:

@@ -26,33 +26,43 @@ def test_shipped_specs_validate() -> None:
 
 
 def test_toml_and_yaml_read_the_same(tmp_path: Path) -> None:
-    _write(tmp_path / "a.toml", 'name = "a"\ncorpus = "c"\nschedule = "0 3 * * *"\n'
-           '[sources]\npaths = ["docs"]\ninclude = ["*.md"]\n[options]\nn_gra = 3\n')
-    _write(tmp_path / "b.yaml", "name: b\ncorpus: c\nschedule: '0 3 * * *'\n"
-           "sources: {paths: [docs], include: ['*.md']}\noptions: {n_gra: 3}\n")
+    _write(
+        tmp_path / "a.toml",
+        'name = "a"\ncorpus = "c"\nschedule = "0 3 * * *"\n'
+        '[sources]\npaths = ["docs"]\ninclude = ["*.md"]\n[options]\nn_gra = 3\n',
+    )
+    _write(
+        tmp_path / "b.yaml",
+        "name: b\ncorpus: c\nschedule: '0 3 * * *'\n"
+        "sources: {paths: [docs], include: ['*.md']}\noptions: {n_gra: 3}\n",
+    )
     a, b = load_specs(tmp_path)
     assert a.model_dump(exclude={"name"}) == b.model_dump(exclude={"name"})
     assert a.resolved_paths() == [tmp_path / "docs"]
 
 
 def test_unknown_key_is_an_error_naming_the_file(tmp_path: Path) -> None:
-    path = _write(tmp_path / "bad.toml", 'name = "x"\ncorpus = "c"\n[sources]\npaths = ["d"]\n'
-                  '[options]\nchunk_size = 5\n')
+    path = _write(
+        tmp_path / "bad.toml",
+        'name = "x"\ncorpus = "c"\n[sources]\npaths = ["d"]\n[options]\nchunk_size = 5\n',
+    )
     with pytest.raises(JobError) as err:
         load_spec(path)
     assert "bad.toml" in str(err.value) and "options.chunk_size" in str(err.value)
 
 
 def test_invalid_cron_is_rejected(tmp_path: Path) -> None:
-    path = _write(tmp_path / "c.toml", 'name = "x"\ncorpus = "c"\nschedule = "61 * * * *"\n'
-                  '[sources]\npaths = ["d"]\n')
+    path = _write(
+        tmp_path / "c.toml",
+        'name = "x"\ncorpus = "c"\nschedule = "61 * * * *"\n[sources]\npaths = ["d"]\n',
+    )
     with pytest.raises(JobError, match="schedule"):
         load_spec(path)
 
 
 def test_crontab_sunday_is_sunday() -> None:
     # APScheduler 3 numbers weekdays from Monday; crontab from Sunday (0 and 7).
-    start = datetime(2026, 11, 16, tzinfo=timezone.utc)            # a Monday
+    start = datetime(2026, 11, 16, tzinfo=timezone.utc)  # a Monday
     for expr in ("0 3 * * 0", "0 3 * * 7", "0 3 * * sun"):
         nxt = cron_trigger(expr, "UTC").get_next_fire_time(None, start)
         assert nxt.weekday() == 6 and nxt.hour == 3, expr
@@ -71,12 +81,14 @@ def test_globs_env_vars_and_unmatched_globs(tmp_path: Path, monkeypatch) -> None
     for name in ("x.md", "y.md", "z.txt"):
         (tmp_path / "docs" / name).write_text("hi")
     monkeypatch.setenv("KGP_TEST_DOCS", str(tmp_path / "docs"))
-    path = _write(tmp_path / "g.toml", 'name = "g"\ncorpus = "c"\n[sources]\n'
-                  'paths = ["${KGP_TEST_DOCS}/*.md", "nothing/*.pdf"]\n')
+    path = _write(
+        tmp_path / "g.toml",
+        'name = "g"\ncorpus = "c"\n[sources]\npaths = ["${KGP_TEST_DOCS}/*.md", "nothing/*.pdf"]\n',
+    )
     spec = load_spec(path)
     got = spec.resolved_paths()
     assert got[:2] == [tmp_path / "docs" / "x.md", tmp_path / "docs" / "y.md"]
-    assert got[2] == tmp_path / "nothing" / "*.pdf"   # kept, so ingestion reports it missing
+    assert got[2] == tmp_path / "nothing" / "*.pdf"  # kept, so ingestion reports it missing
 
 
 def test_duplicate_names_and_unknown_job(tmp_path: Path) -> None:
@@ -94,10 +106,13 @@ def test_llm_profile_overrides_settings_without_storing_keys(tmp_path: Path, mon
     from kg_platform.jobs.runner import job_settings
 
     monkeypatch.setenv("KGP_TEST_LLM_KEY", "sk-test")
-    path = _write(tmp_path / "l.toml", 'name = "l"\ncorpus = "c"\n[sources]\npaths = ["d"]\n'
-                  '[options]\nchunk_tokens = 64\nn_gra = 3\n'
-                  '[options.llm]\nmodel = "m"\nbase_url = "http://x/v1"\n'
-                  'api_key_env = "KGP_TEST_LLM_KEY"\n')
+    path = _write(
+        tmp_path / "l.toml",
+        'name = "l"\ncorpus = "c"\n[sources]\npaths = ["d"]\n'
+        "[options]\nchunk_tokens = 64\nn_gra = 3\n"
+        '[options.llm]\nmodel = "m"\nbase_url = "http://x/v1"\n'
+        'api_key_env = "KGP_TEST_LLM_KEY"\n',
+    )
     base = Settings()
     cfg = job_settings(load_spec(path), base)
     assert (cfg.segment.chunk_tokens, cfg.segment.n_gra) == (64, 3)

@@ -12,8 +12,18 @@ import sys
 
 import pytest
 
-HEAVY = ("torch", "onnxruntime", "openai", "sentence_transformers", "transformers", "fitz",
-         "pymupdf", "onnx", "neo4j", "numpy")
+HEAVY = (
+    "torch",
+    "onnxruntime",
+    "openai",
+    "sentence_transformers",
+    "transformers",
+    "fitz",
+    "pymupdf",
+    "onnx",
+    "neo4j",
+    "numpy",
+)
 
 CHILD = """
 import json, sys
@@ -29,24 +39,37 @@ sys.stderr.write("HEAVY=" + json.dumps(heavy) + "\\n")
 """
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["neo4j", "status"], ["retrieve", "--help"],
-                                  ["ingest", "--help"]])
+@pytest.mark.parametrize(
+    "argv", [["--help"], ["neo4j", "status"], ["retrieve", "--help"], ["ingest", "--help"]]
+)
 def test_command_imports_no_heavy_library(argv: list[str], tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("KGP_DATA_DIR", str(tmp_path))
     monkeypatch.delenv("NEO4J_URI", raising=False)
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(argv), json.dumps(HEAVY)],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, json.dumps(argv), json.dumps(HEAVY)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY=")]
     assert line, out.stderr[-2000:]
-    assert json.loads(line[-1][len("HEAVY="):]) == [], f"`kgp {' '.join(argv)}` imported them"
+    assert json.loads(line[-1][len("HEAVY=") :]) == [], f"`kgp {' '.join(argv)}` imported them"
 
 
 def test_help_does_not_even_load_the_settings(tmp_path, monkeypatch) -> None:
     """Listing the commands needs typer only: settings and the server manager load on use."""
     monkeypatch.setenv("KGP_DATA_DIR", str(tmp_path))
-    out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(["--help"]),
-                          json.dumps(["pydantic_settings", "kg_platform.config",
-                                      "kg_platform.neo4j_server"])],
-                         capture_output=True, text=True, timeout=120)
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            CHILD,
+            json.dumps(["--help"]),
+            json.dumps(["pydantic_settings", "kg_platform.config", "kg_platform.neo4j_server"]),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY=")]
-    assert line and json.loads(line[-1][len("HEAVY="):]) == [], out.stderr[-2000:]
+    assert line and json.loads(line[-1][len("HEAVY=") :]) == [], out.stderr[-2000:]

@@ -49,8 +49,8 @@ def test_429_then_success_is_retried_honouring_retry_after(fake_llm, tmp_path):
     res = client.chat(MSG)
     assert res.text == "ok"
     assert fake_llm.calls == 3
-    assert slept[0] == 1.5                       # Retry-After honoured
-    assert 0.01 <= slept[1] <= 0.05              # then exponential backoff (attempt 2)
+    assert slept[0] == 1.5  # Retry-After honoured
+    assert 0.01 <= slept[1] <= 0.05  # then exponential backoff (attempt 2)
     assert client.usage.retries == 2 and client.usage.calls == 1
 
 
@@ -91,22 +91,24 @@ def test_cache_makes_second_run_issue_zero_calls(fake_llm, tmp_path):
     first = get_llm(settings)
     out1 = first.structured("atomize", {"title": "T", "text": "X is Y.", "max_questions": 3})
     first.close()
-    second = get_llm(settings)              # a new process-like client on the same cache dir
+    second = get_llm(settings)  # a new process-like client on the same cache dir
     out2 = second.structured("atomize", {"title": "T", "text": "X is Y.", "max_questions": 3})
     assert out1 == out2
     assert fake_llm.calls == 1
     assert second.usage.calls == 0 and second.usage.cache_hits == 1
     # different parameters miss the cache
     fake_llm.script(json.dumps({"questions": ["Other?"]}))
-    second.structured("atomize", {"title": "T", "text": "X is Y.", "max_questions": 3},
-                      temperature=0.0)
+    second.structured(
+        "atomize", {"title": "T", "text": "X is Y.", "max_questions": 3}, temperature=0.0
+    )
     assert fake_llm.calls == 2
 
 
 def test_malformed_structured_output_is_repaired(fake_llm, llm):
     fake_llm.script("Sure! here are questions: [oops", '{"questions": ["Who founded Acme?"]}')
-    out = llm.structured("atomize", {"title": "", "text": "Acme was founded by Ann.",
-                                     "max_questions": 2})
+    out = llm.structured(
+        "atomize", {"title": "", "text": "Acme was founded by Ann.", "max_questions": 2}
+    )
     assert isinstance(out, AtomicQuestions) and out.questions == ["Who founded Acme?"]
     assert fake_llm.calls == 2
     repair = fake_llm.requests[1]["messages"]
@@ -135,7 +137,7 @@ def test_map_structured_respects_concurrency_and_keeps_order(tmp_path):
             outs = client.map_structured("atomize", items)
         assert [o.questions[0] for o in outs] == [f"Q about item{i}?" for i in range(8)]
         assert server.max_in_flight == 2
-        assert run.calls == 8                      # meter propagated into worker threads
+        assert run.calls == 8  # meter propagated into worker threads
         assert run.by_prompt["atomize@1"]["calls"] == 8
         client.close()
 
@@ -159,8 +161,9 @@ def test_meters_are_per_context(fake_llm, llm):
 
 def test_usage_counted_offline_when_server_reports_none(tmp_path):
     with FakeOpenAI(lambda b: "one two three", report_usage=False) as server:
-        client = get_llm(llm_settings_for(server, tmp_path, price_input_per_1m=10,
-                                          price_output_per_1m=30))
+        client = get_llm(
+            llm_settings_for(server, tmp_path, price_input_per_1m=10, price_output_per_1m=30)
+        )
         res = client.chat(MSG)
         assert res.completion_tokens == 3 and res.prompt_tokens >= 3
         assert res.cost_usd == pytest.approx((res.prompt_tokens * 10 + 3 * 30) / 1e6)
@@ -179,9 +182,10 @@ def test_feedback_prompt_parses_paper_format_and_bare_list_wraps():
     fb = parse_reply(get_prompt("self_feedback"), "Evaluation Score: 7\nContext Adjustment: -1")
     assert isinstance(fb, Feedback) and fb.score == 7 and fb.adjustment == -1
     qs = parse_reply(get_prompt("atomize"), '["A?", "a?", " B? "]')
-    assert qs.questions == ["A?", "B?"]          # dedup, strip
-    dec = parse_reply(get_prompt("decompose"),
-                      "<decompose>True</decompose><sub-question>Who is X?</sub-question>")
+    assert qs.questions == ["A?", "B?"]  # dedup, strip
+    dec = parse_reply(
+        get_prompt("decompose"), "<decompose>True</decompose><sub-question>Who is X?</sub-question>"
+    )
     assert dec.decompose and dec.sub_question == "Who is X?"
 
 

@@ -36,23 +36,38 @@ def test_merge_guard_types_numbers_initials():
 
 
 def test_mentions_dedupe_and_relations_add_their_endpoints():
-    out = EntityGraph.model_validate({
-        "entities": [{"name": "Ada Lovelace", "type": "Person"}, {"name": "ada lovelace."},
-                     {"name": "X"}],
-        "relations": [{"source": "Ada Lovelace", "target": "Analytical Engine",
-                       "type": "wrote notes on"},
-                      {"source": "Ada Lovelace", "target": "ada lovelace", "type": "is"}]})
+    out = EntityGraph.model_validate(
+        {
+            "entities": [
+                {"name": "Ada Lovelace", "type": "Person"},
+                {"name": "ada lovelace."},
+                {"name": "X"},
+            ],
+            "relations": [
+                {"source": "Ada Lovelace", "target": "Analytical Engine", "type": "wrote notes on"},
+                {"source": "Ada Lovelace", "target": "ada lovelace", "type": "is"},
+            ],
+        }
+    )
     ments, rels = mentions_of(out, max_entities=5)
     assert [(m.key, m.name, m.type) for m in ments] == [
-        ("ada lovelace", "Ada Lovelace", "person"), ("analytical engine", "Analytical Engine",
-                                                     "thing")]
-    assert rels == [{"src": "ada lovelace", "dst": "analytical engine", "type": "wrote_notes_on",
-                     "evidence": ""}]
+        ("ada lovelace", "Ada Lovelace", "person"),
+        ("analytical engine", "Analytical Engine", "thing"),
+    ]
+    assert rels == [
+        {
+            "src": "ada lovelace",
+            "dst": "analytical engine",
+            "type": "wrote_notes_on",
+            "evidence": "",
+        }
+    ]
 
 
 def test_tag_rows_keep_only_known_classes():
-    tags = ChunkTags.model_validate({"tags": {"Person": ["Ada Lovelace", "ada lovelace"],
-                                              "colour": ["red"]}})
+    tags = ChunkTags.model_validate(
+        {"tags": {"Person": ["Ada Lovelace", "ada lovelace"], "colour": ["red"]}}
+    )
     rows = tag_rows(tags, [{"name": "person"}], "c", "chunk1")
     assert [(r["class"], r["name"]) for r in rows] == [("person", "Ada Lovelace")]
 
@@ -76,9 +91,14 @@ def _resplit_responder(body):
         # end the chunk at the last line of the first topic seen in the window
         first_topic = lines[0].rsplit(" ", 1)[-1]
         end = max(i + 1 for i, ln in enumerate(lines) if ln.endswith(first_topic))
-        return json.dumps({"reasoning": "topic change", "end_line": end,
-                           "summary_first": f"about topic {first_topic}",
-                           "summary_second": "the rest"})
+        return json.dumps(
+            {
+                "reasoning": "topic change",
+                "end_line": end,
+                "summary_first": f"about topic {first_topic}",
+                "summary_second": "the rest",
+            }
+        )
     return json.dumps({"summary": "summary"})
 
 
@@ -87,12 +107,16 @@ def test_forward_summary_chunker_follows_llm_cuts_and_loses_no_text(tmp_path):
     per = units[0].tokens
     with FakeOpenAI(_resplit_responder) as server:
         llm = get_llm(llm_settings_for(server, tmp_path))
-        chunker = ForwardSummaryChunker(llm, budget=per * 8)       # base = 4 sentences
+        chunker = ForwardSummaryChunker(llm, budget=per * 8)  # base = 4 sentences
         groups = chunker.chunk(units)
         llm.close()
-    assert [u for g in groups for u in g] == units                    # nothing lost or moved
+    assert [u for g in groups for u in g] == units  # nothing lost or moved
     assert [[u.index for u in g] for g in groups] == [
-        [0, 1, 2], [3, 4, 5], [6, 7, 8], [9, 10, 11]]                  # cut at topic changes
+        [0, 1, 2],
+        [3, 4, 5],
+        [6, 7, 8],
+        [9, 10, 11],
+    ]  # cut at topic changes
     assert chunker.summaries[0] == "about topic 0." and chunker.summaries[3] == "about topic 1."
     assert chunker.fallbacks == 0
 
@@ -106,7 +130,7 @@ def test_forward_summary_chunker_falls_back_on_bad_replies(tmp_path):
         groups = chunker.chunk(units)
         llm.close()
     assert [u for g in groups for u in g] == units
-    assert chunker.fallbacks >= 1 and all(len(g) <= 4 for g in groups)   # fixed base chunks
+    assert chunker.fallbacks >= 1 and all(len(g) <= 4 for g in groups)  # fixed base chunks
 
 
 def test_forward_summary_needs_an_llm():

@@ -14,9 +14,9 @@ def test_only_a_dead_process_of_this_host_is_a_dead_owner():
     done.wait()
     host = socket.gethostname()
     assert dead_local_owner(f"{host}:{done.pid}:abcd1234")
-    assert not dead_local_owner(f"{host}:{os.getpid()}:abcd1234")       # ourselves
-    assert not dead_local_owner(f"{host}:{os.getppid()}:abcd1234")      # alive
-    assert not dead_local_owner(f"other-{host}:{done.pid}:abcd1234")    # another host
+    assert not dead_local_owner(f"{host}:{os.getpid()}:abcd1234")  # ourselves
+    assert not dead_local_owner(f"{host}:{os.getppid()}:abcd1234")  # alive
+    assert not dead_local_owner(f"other-{host}:{done.pid}:abcd1234")  # another host
     for odd in (None, "", "nohost", "a:b", f"{host}:x:y", f"{host}::y"):
         assert not dead_local_owner(odd)
 

@@ -44,8 +44,10 @@ def test_containment_ignores_whitespace_differences() -> None:
 
 
 def test_perfect_ranking() -> None:
-    ranking = [Ranked("c1", "Alpha is a city in Spain. It has two rivers."),
-               Ranked("c2", "Beta was born in Alpha.")]
+    ranking = [
+        Ranked("c1", "Alpha is a city in Spain. It has two rivers."),
+        Ranked("c2", "Beta was born in Alpha."),
+    ]
     s = score_question(ranking, GOLD, words)
     assert (s.sentence_recall, s.paragraph_recall, s.all_supporting_found, s.rr) == (1, 1, 1, 1)
     assert s.hits == [[0, 1], [2]]
@@ -53,10 +55,13 @@ def test_perfect_ranking() -> None:
 
 
 def test_partial_ranking_sentence_vs_paragraph_recall_and_mrr() -> None:
-    ranking = [Ranked("x", "Nothing relevant here."), Ranked("y", "Noise."),
-               Ranked("z", "Alpha is a city in Spain.")]
+    ranking = [
+        Ranked("x", "Nothing relevant here."),
+        Ranked("y", "Noise."),
+        Ranked("z", "Alpha is a city in Spain."),
+    ]
     s = score_question(ranking, GOLD, words)
-    assert s.sentence_recall == pytest.approx(1 / 3)   # A1 of A1, A2, B1
+    assert s.sentence_recall == pytest.approx(1 / 3)  # A1 of A1, A2, B1
     assert s.paragraph_recall == pytest.approx(1 / 2)  # paragraph A of A, B
     assert s.all_supporting_found == 0.0
     assert s.rr == pytest.approx(1 / 3)
@@ -87,9 +92,12 @@ def test_ties_keep_the_strategy_order() -> None:
 
 
 def test_duplicates_are_collapsed_before_the_cut() -> None:
-    ranking = [Ranked("c1", "Alpha is a city in Spain."), Ranked("c1", "Alpha is a city in Spain."),
-               Ranked("c9", " Alpha is a  city in Spain. "),  # same text, other id
-               Ranked("c2", "Beta was born in Alpha.")]
+    ranking = [
+        Ranked("c1", "Alpha is a city in Spain."),
+        Ranked("c1", "Alpha is a city in Spain."),
+        Ranked("c9", " Alpha is a  city in Spain. "),  # same text, other id
+        Ranked("c2", "Beta was born in Alpha."),
+    ]
     unique = dedupe(ranking)
     assert [r.id for r in unique] == ["c1", "c2"]
     s = score_question(cut_at_k(unique, 2), GOLD, words)
@@ -115,8 +123,11 @@ def test_cut_at_k_and_invalid_k() -> None:
 
 
 def test_budget_cut_truncates_the_crossing_result() -> None:
-    ranking = [Ranked("a", "one two three"), Ranked("b", "four five six seven"),
-               Ranked("c", "eight")]
+    ranking = [
+        Ranked("a", "one two three"),
+        Ranked("b", "four five six seven"),
+        Ranked("c", "eight"),
+    ]
     kept = cut_at_budget(ranking, 5, words, first_words)
     assert [(r.id, r.text) for r in kept] == [("a", "one two three"), ("b", "four five")]
     assert sum(words(r.text) for r in kept) == 5
@@ -156,14 +167,24 @@ def test_aggregate_means_and_latency() -> None:
 
 # ----------------------------------------------------------------- gold resolution from rows
 def _row(dataset: str, paragraphs: list[tuple[str, list[str], bool]], facts: list[list]) -> dict:
-    return {"id": "q", "dataset": dataset, "question": "?", "supporting_facts": facts,
-            "paragraphs": [{"idx": i, "title": t, "sentences": s, "is_supporting": g}
-                           for i, (t, s, g) in enumerate(paragraphs)]}
+    return {
+        "id": "q",
+        "dataset": dataset,
+        "question": "?",
+        "supporting_facts": facts,
+        "paragraphs": [
+            {"idx": i, "title": t, "sentences": s, "is_supporting": g}
+            for i, (t, s, g) in enumerate(paragraphs)
+        ],
+    }
 
 
 def test_sentence_level_gold_keeps_the_whole_sentence() -> None:
-    row = _row("hotpotqa", [("A", ["Alpha is in Spain.", " It has Dr. Who fans."], True),
-                            ("B", ["Beta."], False)], [["A", 1]])
+    row = _row(
+        "hotpotqa",
+        [("A", ["Alpha is in Spain.", " It has Dr. Who fans."], True), ("B", ["Beta."], False)],
+        [["A", 1]],
+    )
     [fact] = resolve_gold(row)
     assert fact.units == ("It has Dr. Who fans.",)
     assert fact.paragraph == "0:A"
@@ -172,14 +193,23 @@ def test_sentence_level_gold_keeps_the_whole_sentence() -> None:
 def test_musique_repeated_titles_resolve_to_distinct_supporting_paragraphs() -> None:
     text_1 = "Kim is a singer from Seoul. She released three albums in the nineties."
     text_2 = "Kim is also a river in Korea. It flows into the Yellow Sea near Incheon."
-    row = _row("musique", [("Kim", ["Kim is an unrelated distractor paragraph."], False),
-                           ("Kim", [text_1], True), ("Other", ["Noise paragraph text."], False),
-                           ("Kim", [text_2], True)], [["Kim", 0], ["Kim", 0]])
+    row = _row(
+        "musique",
+        [
+            ("Kim", ["Kim is an unrelated distractor paragraph."], False),
+            ("Kim", [text_1], True),
+            ("Other", ["Noise paragraph text."], False),
+            ("Kim", [text_2], True),
+        ],
+        [["Kim", 0], ["Kim", 0]],
+    )
     facts = resolve_gold(row)
     assert [f.paragraph for f in facts] == ["1:Kim", "3:Kim"]
     # Paragraph-level gold: any one sentence of the gold paragraph covers it.
-    assert facts[0].units == ("Kim is a singer from Seoul.",
-                              "She released three albums in the nineties.")
+    assert facts[0].units == (
+        "Kim is a singer from Seoul.",
+        "She released three albums in the nineties.",
+    )
     s = score_question([Ranked("p", "It flows into the Yellow Sea near Incheon.")], facts, words)
     assert s.sentence_recall == 0.5 and s.paragraph_recall == 0.5
 
@@ -189,7 +219,9 @@ def test_paragraph_units_merge_short_fragments() -> None:
     # "Yes." joins its successor; the short tail "It is long." joins its predecessor.
     assert units == ["Yes. The bridge opened in 1932 after four years of work. It is long."]
     assert split_sentences("The first sentence is long enough. The second one is long too.") == [
-        "The first sentence is long enough.", "The second one is long too."]
+        "The first sentence is long enough.",
+        "The second one is long too.",
+    ]
 
 
 def test_unresolvable_fact_is_an_error_with_a_hint() -> None:
@@ -206,8 +238,13 @@ def test_empty_supporting_facts_give_empty_gold() -> None:
 
 
 def test_validate_report_checks_the_stable_keys() -> None:
-    good = {"dataset": "x", "questions": 2, "k": 5, "budget_tokens": None,
-            "strategies": {"bm25": aggregate([], [])}}
+    good = {
+        "dataset": "x",
+        "questions": 2,
+        "k": 5,
+        "budget_tokens": None,
+        "strategies": {"bm25": aggregate([], [])},
+    }
     assert validate_report(good) == []
     bad = {"dataset": "x", "questions": 2, "k": 5, "strategies": {"bm25": {"mrr": 1}}}
     problems = validate_report(bad)

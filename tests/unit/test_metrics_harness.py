@@ -15,13 +15,25 @@ from kg_platform.lab.evaluation.datasets import QAExample
 def test_config_defaults_and_fetch_size() -> None:
     cfg = EvalConfig(dataset=Path("x/hotpotqa.jsonl"), strategies=["bm25"])
     assert cfg.corpus == "qa-hotpotqa" and cfg.k == 5 and cfg.fetch_size() == 5
-    assert EvalConfig(dataset=Path("a.jsonl"), strategies=["bm25"], budget_tokens=512).fetch_size() == 32
-    assert EvalConfig(dataset=Path("a.jsonl"), strategies=["bm25"], budget_tokens=10**6).fetch_size() == 100
+    assert (
+        EvalConfig(dataset=Path("a.jsonl"), strategies=["bm25"], budget_tokens=512).fetch_size()
+        == 32
+    )
+    assert (
+        EvalConfig(dataset=Path("a.jsonl"), strategies=["bm25"], budget_tokens=10**6).fetch_size()
+        == 100
+    )
     assert EvalConfig(dataset=Path("a.jsonl"), strategies=["bm25"], fetch_k=7).fetch_size() == 7
 
 
-@pytest.mark.parametrize("kwargs", [{"strategies": []}, {"strategies": ["bm25"], "k": 0},
-                                    {"strategies": ["bm25"], "budget_tokens": 0}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"strategies": []},
+        {"strategies": ["bm25"], "k": 0},
+        {"strategies": ["bm25"], "budget_tokens": 0},
+    ],
+)
 def test_config_rejects_bad_options_with_a_clear_error(kwargs) -> None:
     with pytest.raises(EvaluationError):
         EvalConfig(dataset=Path("a.jsonl"), **kwargs)
@@ -31,9 +43,9 @@ def test_cut_uses_budget_then_k_and_leaves_selection_alone() -> None:
     ranking = [Ranked(str(i), "word " * 10) for i in range(8)]
     assert len(cut(ranking, EvalConfig(dataset=Path("a.jsonl"), strategies=["s"], k=3))) == 3
     kept = cut(ranking, EvalConfig(dataset=Path("a.jsonl"), strategies=["s"], budget_tokens=25))
-    assert [r.id for r in kept] == ["0", "1", "2"]   # 10 + 10 + 5 tokens (the third truncated)
+    assert [r.id for r in kept] == ["0", "1", "2"]  # 10 + 10 + 5 tokens (the third truncated)
     sel = EvalConfig(dataset=Path("a.jsonl"), strategies=["s"], k=3, select="sage")
-    assert len(cut(ranking, sel)) == 8               # the selection already decided
+    assert len(cut(ranking, sel)) == 8  # the selection already decided
 
 
 def test_curve_is_monotone_in_k() -> None:
@@ -49,5 +61,5 @@ def test_curve_is_monotone_in_k() -> None:
 def test_selection_hook() -> None:
     apply, needed = load_selector(None)
     assert apply is None and needed(5, None) == 5
-    apply, _ = load_selector("sage")   # kg_platform.retrieval.selection is in this build
+    apply, _ = load_selector("sage")  # kg_platform.retrieval.selection is in this build
     assert callable(apply)

@@ -4,8 +4,10 @@ from kg_platform.graph.lucene import escape_lucene, fulltext_query
 
 
 def test_special_characters_are_escaped():
-    assert escape_lucene('a+b (c) "d" e:f g/h ~i* j? k!') == \
-        'a\\+b \\(c\\) \\"d\\" e\\:f g\\/h \\~i\\* j\\? k\\!'
+    assert (
+        escape_lucene('a+b (c) "d" e:f g/h ~i* j? k!')
+        == 'a\\+b \\(c\\) \\"d\\" e\\:f g\\/h \\~i\\* j\\? k\\!'
+    )
     assert escape_lucene("x && y || z \\") == "x \\&\\& y \\|\\| z \\\\"
     assert escape_lucene("[1 TO 5] {a} ^2 -x") == "\\[1 to 5\\] \\{a\\} \\^2 \\-x"
 

@@ -10,8 +10,15 @@ from kg_platform.reasoning.types import NO_LLM_MARK, Answer, Evidence, Usage
 
 
 def ev(i: int, **kw) -> Evidence:
-    return Evidence(chunk_id=f"c{i}", text=f"Sentence number {i}.", source_title=f"Doc {i}",
-                    source_uri=f"file:///d{i}.md", section="Intro", page=i, **kw)
+    return Evidence(
+        chunk_id=f"c{i}",
+        text=f"Sentence number {i}.",
+        source_title=f"Doc {i}",
+        source_uri=f"file:///d{i}.md",
+        section="Intro",
+        page=i,
+        **kw,
+    )
 
 
 def test_cited_numbers_reads_single_and_grouped_references():
@@ -27,9 +34,13 @@ def test_every_passage_becomes_a_numbered_citation_and_cited_ones_are_marked():
 
 
 def test_render_and_json_carry_answer_sources_and_totals():
-    ans = Answer(question="q", answer="Liverpool [1]", citations=citations_for([ev(1)], "[1]"),
-                 mode="factual", usage=Usage(calls=2, prompt_tokens=100, completion_tokens=20,
-                                             cost_usd=0.0012))
+    ans = Answer(
+        question="q",
+        answer="Liverpool [1]",
+        citations=citations_for([ev(1)], "[1]"),
+        mode="factual",
+        usage=Usage(calls=2, prompt_tokens=100, completion_tokens=20, cost_usd=0.0012),
+    )
     text = ans.render()
     assert "A: Liverpool [1]" in text and "*[1] Doc 1" in text
     assert "tokens 100 in + 20 out" in text and "$0.0012" in text
@@ -68,12 +79,17 @@ def test_gemma3_chat_format_folds_the_system_message_into_the_first_turn():
     _register_gemma3_format()
     assert get_chat_completion_handler(GEMMA_CHAT_FORMAT) is not None
 
-    out = local_server._format_gemma3([
-        {"role": "system", "content": "Reply with JSON."},
-        {"role": "user", "content": "Hi"},
-        {"role": "assistant", "content": "{}"},
-        {"role": "user", "content": "Again"}])
-    assert out.prompt == ("<start_of_turn>user\nReply with JSON.\n\nHi<end_of_turn>\n"
-                          "<start_of_turn>model\n{}<end_of_turn>\n"
-                          "<start_of_turn>user\nAgain<end_of_turn>\n<start_of_turn>model\n")
+    out = local_server._format_gemma3(
+        [
+            {"role": "system", "content": "Reply with JSON."},
+            {"role": "user", "content": "Hi"},
+            {"role": "assistant", "content": "{}"},
+            {"role": "user", "content": "Again"},
+        ]
+    )
+    assert out.prompt == (
+        "<start_of_turn>user\nReply with JSON.\n\nHi<end_of_turn>\n"
+        "<start_of_turn>model\n{}<end_of_turn>\n"
+        "<start_of_turn>user\nAgain<end_of_turn>\n<start_of_turn>model\n"
+    )
     assert out.stop == ["<end_of_turn>"]

@@ -8,8 +8,14 @@ from dataclasses import dataclass, field
 
 from kg_platform.reasoning.candidates import Candidate, dedupe_atoms
 from kg_platform.reasoning.decompose import (
-    STOP_MAX_ROUNDS, STOP_NO_CANDIDATES, STOP_NO_PROPOSALS, STOP_NO_SELECTION, STOP_SUFFICIENT,
-    Decomposer, clean_proposals)
+    STOP_MAX_ROUNDS,
+    STOP_NO_CANDIDATES,
+    STOP_NO_PROPOSALS,
+    STOP_NO_SELECTION,
+    STOP_SUFFICIENT,
+    Decomposer,
+    clean_proposals,
+)
 from kg_platform.reasoning.steps import Draft, Feedback, Proposal, Selection
 from kg_platform.reasoning.types import Usage
 
@@ -55,25 +61,32 @@ class ScriptedSteps:
 class MemorySource:
     """A knowledge base of (atomic question, chunk, cosine-to-any-query) triples."""
 
-    atoms: dict[str, list[Candidate]] = field(default_factory=dict)   # query -> hits
+    atoms: dict[str, list[Candidate]] = field(default_factory=dict)  # query -> hits
     chunks: dict[str, list[Candidate]] = field(default_factory=dict)
     calls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def via_atoms(self, queries, chosen, *, k, delta, path="atom"):
         self.calls.append((path, tuple(queries)))
         hits = [c for q in queries for c in self.atoms.get(q, [])[:k]]
-        return dedupe_atoms([Candidate(**{**c.__dict__, "path": path}) for c in hits
-                             if c.cos >= delta and c.chunk_id not in chosen])
+        return dedupe_atoms(
+            [
+                Candidate(**{**c.__dict__, "path": path})
+                for c in hits
+                if c.cos >= delta and c.chunk_id not in chosen
+            ]
+        )
 
     def via_chunks(self, query, chosen, *, k, delta):
         self.calls.append(("chunk", (query,)))
-        return [c for c in self.chunks.get(query, [])[:k]
-                if c.cos >= delta and c.chunk_id not in chosen]
+        return [
+            c for c in self.chunks.get(query, [])[:k] if c.cos >= delta and c.chunk_id not in chosen
+        ]
 
 
 def atom(chunk: str, text: str, cos: float) -> Candidate:
-    return Candidate(chunk_id=chunk, chunk_text=f"text of {chunk}", cos=cos, atom_id=f"a-{text}",
-                     atom=text)
+    return Candidate(
+        chunk_id=chunk, chunk_text=f"text of {chunk}", cos=cos, atom_id=f"a-{text}", atom=text
+    )
 
 
 Q = "Where was the director of Sweetgrass born?"
@@ -97,7 +110,8 @@ def test_no_usable_proposal_stops():
 def test_no_candidate_reaching_delta_stops_after_both_fallbacks():
     source = MemorySource(
         atoms={"Who directed Sweetgrass?": [atom("c1", "Who directed Sweetgrass?", 0.49)]},
-        chunks={Q: [atom("c9", "x", 0.2)]})
+        chunks={Q: [atom("c9", "x", 0.2)]},
+    )
     steps = ScriptedSteps(proposals=[Proposal(["Who directed Sweetgrass?"])])
     run = Decomposer(steps, source, delta=0.5).run(Q)
     assert run.stop_reason == STOP_NO_CANDIDATES
@@ -116,15 +130,18 @@ def test_without_fallbacks_only_the_proposals_are_searched():
 
 def test_fallback_one_and_two_supply_candidates():
     source = MemorySource(atoms={Q: [atom("c2", "Where was Lucien born?", 0.7)]})
-    steps = ScriptedSteps(proposals=[Proposal(["unknown"]), Proposal([], sufficient=True)],
-                          selections=[Selection(0)])
+    steps = ScriptedSteps(
+        proposals=[Proposal(["unknown"]), Proposal([], sufficient=True)], selections=[Selection(0)]
+    )
     run = Decomposer(steps, source).run(Q)
     assert [c.chunk_id for c in run.chosen] == ["c2"] and run.chosen[0].path == "atom-question"
 
-    source2 = MemorySource(chunks={Q: [Candidate("c3", "chunk three", 0.6, None, None, Q,
-                                                 "chunk")]})
-    steps2 = ScriptedSteps(proposals=[Proposal(["unknown"]), Proposal([], sufficient=True)],
-                           selections=[Selection(0)])
+    source2 = MemorySource(
+        chunks={Q: [Candidate("c3", "chunk three", 0.6, None, None, Q, "chunk")]}
+    )
+    steps2 = ScriptedSteps(
+        proposals=[Proposal(["unknown"]), Proposal([], sufficient=True)], selections=[Selection(0)]
+    )
     run2 = Decomposer(steps2, source2).run(Q)
     assert [c.path for c in run2.chosen] == ["chunk"]
     # a chunk without atomic question is shown to the selector by its opening
@@ -132,10 +149,12 @@ def test_fallback_one_and_two_supply_candidates():
 
 
 def test_no_selection_after_backup_stops():
-    source = MemorySource(atoms={"p": [atom("c1", "q1", 0.8), atom("c1", "q1b", 0.7),
-                                       atom("c2", "q2", 0.6)]})
-    steps = ScriptedSteps(proposals=[Proposal(["p"])], selections=[Selection(None)],
-                          backups=[Selection(None)])
+    source = MemorySource(
+        atoms={"p": [atom("c1", "q1", 0.8), atom("c1", "q1b", 0.7), atom("c2", "q2", 0.6)]}
+    )
+    steps = ScriptedSteps(
+        proposals=[Proposal(["p"])], selections=[Selection(None)], backups=[Selection(None)]
+    )
     run = Decomposer(steps, source).run(Q)
     assert run.stop_reason == STOP_NO_SELECTION and run.chosen == []
     # the backup prompt sees one paragraph per distinct chunk
@@ -144,9 +163,11 @@ def test_no_selection_after_backup_stops():
 
 def test_backup_selection_picks_a_paragraph_when_atom_selection_fails():
     source = MemorySource(atoms={"p": [atom("c1", "q1", 0.8), atom("c2", "q2", 0.6)]})
-    steps = ScriptedSteps(proposals=[Proposal(["p"]), Proposal([], sufficient=True)],
-                          selections=[Selection(7)],                # out of range = failed
-                          backups=[Selection(1)])
+    steps = ScriptedSteps(
+        proposals=[Proposal(["p"]), Proposal([], sufficient=True)],
+        selections=[Selection(7)],  # out of range = failed
+        backups=[Selection(1)],
+    )
     run = Decomposer(steps, source).run(Q)
     assert [c.chunk_id for c in run.chosen] == ["c2"]
     assert run.rounds[0].selected_by == "backup_select"
@@ -157,7 +178,8 @@ def test_context_grows_by_the_chosen_chunk_and_chosen_chunks_are_dropped():
     source = MemorySource(atoms={"p": [atom("c1", "q1", 0.9), atom("c2", "q2", 0.8)]})
     steps = ScriptedSteps(
         proposals=[Proposal(["p"]), Proposal(["p"]), Proposal(["p"])],
-        selections=[Selection(0), Selection(0)])
+        selections=[Selection(0), Selection(0)],
+    )
     run = Decomposer(steps, source, max_rounds=3).run(Q)
     assert [e.chunk_id for e in run.context] == ["c1", "c2"]
     # the proposer sees the context grow, the selector never sees a chunk already in context
@@ -165,7 +187,7 @@ def test_context_grows_by_the_chosen_chunk_and_chosen_chunks_are_dropped():
     assert proposes == [[], ["c1"], ["c1", "c2"]]
     selects = [s[1] for s in steps.seen if s[0] == "select"]
     assert selects == [["q1", "q2"], ["q2"]]
-    assert run.stop_reason == STOP_NO_CANDIDATES        # round 3: every candidate is in context
+    assert run.stop_reason == STOP_NO_CANDIDATES  # round 3: every candidate is in context
 
 
 def test_n_rounds_then_stop():
@@ -180,5 +202,7 @@ def test_n_rounds_then_stop():
 
 
 def test_clean_proposals_dedupes_and_caps():
-    assert clean_proposals(["Who is A?", "who is a", " ", "Who is B?", "C?"], 2) == \
-        ["Who is A?", "Who is B?"]
+    assert clean_proposals(["Who is A?", "who is a", " ", "Who is B?", "C?"], 2) == [
+        "Who is A?",
+        "Who is B?",
+    ]

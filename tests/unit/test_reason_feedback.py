@@ -31,8 +31,7 @@ def run(feedbacks: list[Feedback], r: Ranked | None = None, min_k: int = 7, roun
         shown.append(len(ctx))
         return feedbacks.pop(0)
 
-    out = self_feedback_loop(r.items, min_k, r.cut, answer, feedback, threshold=9,
-                             rounds=rounds)
+    out = self_feedback_loop(r.items, min_k, r.cut, answer, feedback, threshold=9, rounds=rounds)
     return out, answered, shown
 
 
@@ -69,7 +68,7 @@ def test_at_most_three_feedback_rounds():
 def test_min_k_is_clamped_and_an_exhausted_direction_stops():
     r = ranked([5.0, 4.0])
     out, answered, _ = run([Feedback(2, 1), Feedback(2, 1)], r=r, min_k=7)
-    assert answered == [2]                     # min_k clamped to N = 2; growing cannot change it
+    assert answered == [2]  # min_k clamped to N = 2; growing cannot change it
     assert out.stop == "exhausted" and len(out.rounds) == 1
 
 

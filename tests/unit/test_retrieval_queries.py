@@ -15,7 +15,8 @@ from kg_platform.retrieval.propagate import rank_with, rescore
 def test_per_radius_files_are_the_rendered_template(radius):
     path = resources.files("kg_platform").joinpath("cypher", "retrieval", f"mogg_r{radius}.cypher")
     assert path.read_text(encoding="utf-8") == mogg.render_query(radius), (
-        "edit cypher/retrieval/mogg.cypher.template, then run `python -m kg_platform.retrieval.mogg`")
+        "edit cypher/retrieval/mogg.cypher.template, then run `python -m kg_platform.retrieval.mogg`"
+    )
     text = mogg.render_query(radius)
     assert f"[:SIMILAR*0..{radius}]" in text and f"UNWIND range(1, {radius + 1}) AS g" in text
     assert "{radius}" not in text and "{levels}" not in text
@@ -29,8 +30,10 @@ def test_render_refuses_unsupported_radius():
 
 
 def test_seed_scores_sum_normalised_index_scores():
-    hits = {"bm25": [("a", 10.0), ("b", 6.0), ("c", 2.0)],
-            "vector": [("c", 0.9), ("d", 0.7), ("a", 0.5)]}
+    hits = {
+        "bm25": [("a", 10.0), ("b", 6.0), ("c", 2.0)],
+        "vector": [("c", 0.9), ("d", 0.7), ("a", 0.5)],
+    }
     # min-max per index: bm25 a 1, b 0.5, c 0; vector c 1, d 0.5, a 0
     assert mogg.seed_scores(hits, seeds=3, normalise="minmax") == {"a": 1.0, "c": 1.0, "b": 0.5}
     # each index is cut to `seeds` before normalising, then the sum is cut again
@@ -58,7 +61,10 @@ def test_rank_with_reorders_by_weights():
     items = [lexical_only, dense_only]
     assert [it.id for it in rank_with(items, {"C": 1.0, "T": 0.35}, "wsum")] == ["y", "x"]
     assert [it.id for it in rank_with(items, {"C": 0.5, "T": 1.0}, "wsum")] == ["x", "y"]
-    assert [it.id for it in rank_with(items, {"C": 1.0, "T": 1.0}, "rrf")] == ["x", "y"]  # tie -> id
+    assert [it.id for it in rank_with(items, {"C": 1.0, "T": 1.0}, "rrf")] == [
+        "x",
+        "y",
+    ]  # tie -> id
 
 
 def test_mog_two_step_selection_on_hand_made_scores():
@@ -71,13 +77,23 @@ def test_mog_two_step_selection_on_hand_made_scores():
     from kg_platform.retrieval.mog import CorpusPlan, reference_select
 
     hits = {("K", 1): [("a", 10.0), ("c", 6.0), ("d", 2.0)], ("K", 2): [("CD", 8.0), ("AB", 4.0)]}
-    ancestors = {"a": {1: "a", 2: "AB"}, "b": {1: "b", 2: "AB"},
-                 "c": {1: "c", 2: "CD"}, "d": {1: "d", 2: "CD"}}
+    ancestors = {
+        "a": {1: "a", 2: "AB"},
+        "b": {1: "b", 2: "AB"},
+        "c": {1: "c", 2: "CD"},
+        "d": {1: "d", 2: "CD"},
+    }
     corpus_of = dict.fromkeys(ancestors, "K")
-    at_2 = reference_select(hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 2)], k_r=3, k=2)
+    at_2 = reference_select(
+        hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 2)], k_r=3, k=2
+    )
     assert [(cid, round(s, 9), c) for cid, s, c in at_2] == [("CD", 0.85, "c"), ("AB", 0.3, "a")]
-    at_1 = reference_select(hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 1)], k_r=3, k=2)
+    at_1 = reference_select(
+        hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 1)], k_r=3, k=2
+    )
     assert [(cid, round(s, 9)) for cid, s, _ in at_1] == [("c", 0.85), ("d", 0.7)]
     # k_r = 1 keeps only the best hit per level: a (level 1) and CD (level 2), both normalised to 1
-    top1 = reference_select(hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 1)], k_r=1, k=4)
+    top1 = reference_select(
+        hits, ancestors, corpus_of, [CorpusPlan("K", (0.3, 0.7), 1)], k_r=1, k=4
+    )
     assert [(cid, round(s, 9)) for cid, s, _ in top1] == [("c", 0.7), ("d", 0.7), ("a", 0.3)]

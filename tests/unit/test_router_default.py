@@ -36,15 +36,27 @@ def _records():
         for i in range(12):
             sims = [0.1] * 5
             sims[best] = 0.9
-            recs.append({"dataset": ds, "kind": "mog", "question": f"{ds} question {i} about {ds}",
-                         "sims": sims})
+            recs.append(
+                {
+                    "dataset": ds,
+                    "kind": "mog",
+                    "question": f"{ds} question {i} about {ds}",
+                    "sims": sims,
+                }
+            )
     return recs
 
 
 def test_train_default_pools_datasets_and_leaves_one_out(tmp_path):
     pytest.importorskip("torch")
-    settings = Settings(mog={"router_max_epochs": 400, "router_patience": 400, "router_hidden": 32,
-                                 "router_lr": 0.01})
+    settings = Settings(
+        mog={
+            "router_max_epochs": 400,
+            "router_patience": 400,
+            "router_hidden": 32,
+            "router_lr": 0.01,
+        }
+    )
     emb = _HashEmbedder()
     meta = train_default(_records(), "mog", tmp_path / "all", settings, emb)
     assert meta["trained_on"] == ["alpha", "beta", "gamma"]
@@ -61,7 +73,7 @@ def test_train_default_pools_datasets_and_leaves_one_out(tmp_path):
     assert choose_level(w, settings.mog.zero_weight) == meta["probe"]["level"]
 
 
-_CHILD = textwrap.dedent('''
+_CHILD = textwrap.dedent("""
     import json, sys
     BLOCKED = ("torch", "sentence_transformers", "transformers")
 
@@ -87,7 +99,7 @@ _CHILD = textwrap.dedent('''
                      "meta": r.meta}
     out["torch_loaded"] = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
     print(json.dumps(out))
-''')
+""")
 
 
 def test_shipped_default_routers_load_without_torch_and_decide_as_recorded(tmp_path):
@@ -96,8 +108,9 @@ def test_shipped_default_routers_load_without_torch_and_decide_as_recorded(tmp_p
     env = {k: v for k, v in os.environ.items() if not k.startswith("KGP_MOG__")}
     runs = []
     for _ in range(2):
-        proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                              timeout=300, env=env)
+        proc = subprocess.run(
+            [sys.executable, str(script)], capture_output=True, text=True, timeout=300, env=env
+        )
         assert proc.returncode == 0, proc.stderr[-3000:]
         runs.append(json.loads(proc.stdout.strip().splitlines()[-1]))
     a, b = runs
@@ -114,5 +127,5 @@ def test_default_router_off_or_mismatched_gives_none(tmp_path):
     assert load_default_router(Settings(mog={"default_router": "none"}), "mog", 5) is None
     assert load_default_router(Settings(mog={"default_router": str(tmp_path)}), "mog", 5) is None
     s = Settings()
-    if load_default_router(s, "mog", s.segment.n_gra) is not None:   # shipped: level count checked
+    if load_default_router(s, "mog", s.segment.n_gra) is not None:  # shipped: level count checked
         assert load_default_router(s, "mog", s.segment.n_gra + 1) is None

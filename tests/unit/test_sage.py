@@ -84,7 +84,11 @@ def test_pair_generation_is_deterministic_and_capped():
 def test_split_sentences_keeps_abbreviations_and_initials():
     text = "J. R. R. Tolkien wrote books. Dr. Smith met him in the U.S. Army. Was it 1917? Yes."
     assert split_sentences(text) == [
-        "J. R. R. Tolkien wrote books.", "Dr. Smith met him in the U.S. Army.", "Was it 1917?", "Yes."]
+        "J. R. R. Tolkien wrote books.",
+        "Dr. Smith met him in the U.S. Army.",
+        "Was it 1917?",
+        "Yes.",
+    ]
 
 
 def _write_fake_bench(root, n_questions=30):
@@ -97,10 +101,24 @@ def _write_fake_bench(root, n_questions=30):
         for j in range(4):
             doc_id = f"hotpotqa:{q:03d}{j}"
             sentences = [f"Topic {q} {j} sentence {i} is here." for i in range(rng.randint(2, 4))]
-            corpus.append({"doc_id": doc_id, "dataset": "hotpotqa", "title": f"T{q}-{j}",
-                           "text": " ".join(sentences), "sentences": sentences})
-            paragraphs.append({"idx": j, "title": f"T{q}-{j}", "sentences": sentences,
-                               "is_supporting": False, "doc_id": doc_id})
+            corpus.append(
+                {
+                    "doc_id": doc_id,
+                    "dataset": "hotpotqa",
+                    "title": f"T{q}-{j}",
+                    "text": " ".join(sentences),
+                    "sentences": sentences,
+                }
+            )
+            paragraphs.append(
+                {
+                    "idx": j,
+                    "title": f"T{q}-{j}",
+                    "sentences": sentences,
+                    "is_supporting": False,
+                    "doc_id": doc_id,
+                }
+            )
         questions.append({"id": f"q{q}", "paragraphs": paragraphs})
     (dev / "corpus" / "hotpotqa.jsonl").write_text("\n".join(json.dumps(r) for r in corpus))
     (dev / "hotpotqa.jsonl").write_text("\n".join(json.dumps(r) for r in questions))
@@ -119,7 +137,9 @@ def test_split_holds_out_whole_documents(tmp_path):
         assert not held & train_keys
         for doc in data.documents[split]:
             assert sum(doc.sizes) == len(doc.sentences)
-            assert not set(doc.sentences) & {s for p in data.paragraphs["train"] for s in p.sentences}
+            assert not set(doc.sentences) & {
+                s for p in data.paragraphs["train"] for s in p.sentences
+            }
 
 
 # --------------------------------------------------------------------------- model
@@ -155,8 +175,9 @@ def test_artifact_round_trip(tmp_path):
     assert loaded.meta["threshold"] == 0.42 and loaded.dim == 6
     assert np.allclose(loaded.score_pairs(x1, x2), model.score_pairs(x1, x2), atol=5e-3)
     save_model(loaded, tmp_path / "m2")
-    assert (tmp_path / "m" / "head.safetensors").read_bytes() == \
-        (tmp_path / "m2" / "head.safetensors").read_bytes()
+    assert (tmp_path / "m" / "head.safetensors").read_bytes() == (
+        tmp_path / "m2" / "head.safetensors"
+    ).read_bytes()
 
 
 def test_missing_artifact_says_how_to_train(tmp_path):
@@ -195,9 +216,14 @@ class _FixedScores:
 
 
 def _segmenter(scores, coarse_tokens, mode):
-    return SageSegmenter(_FixedScores(scores), lambda texts: np.ones((len(texts), 2), np.float32),
-                         threshold=0.5, coarse_tokens=coarse_tokens, coarse_mode=mode,
-                         count_tokens=lambda texts: [10] * len(texts))
+    return SageSegmenter(
+        _FixedScores(scores),
+        lambda texts: np.ones((len(texts), 2), np.float32),
+        threshold=0.5,
+        coarse_tokens=coarse_tokens,
+        coarse_mode=mode,
+        count_tokens=lambda texts: [10] * len(texts),
+    )
 
 
 def test_segmenter_greedy_mode_keeps_coarse_boundaries():
@@ -215,8 +241,11 @@ def test_segmenter_adaptive_mode_splits_long_chunks_at_weakest_pair():
     # model cut after s1; s2..s5 = 40 tokens fits 40, so no size cut
     assert _segmenter([0.9, 0.1, 0.8, 0.9, 0.7], 40, "adaptive").cuts(sentences) == [1]
     # with l = 30, s2..s5 is too long and splits at its lowest pair (0.7, after s4)
-    assert _segmenter([0.9, 0.1, 0.8, 0.9, 0.7], 30, "adaptive").split(sentences) == \
-        [["s0", "s1"], ["s2", "s3", "s4"], ["s5"]]
+    assert _segmenter([0.9, 0.1, 0.8, 0.9, 0.7], 30, "adaptive").split(sentences) == [
+        ["s0", "s1"],
+        ["s2", "s3", "s4"],
+        ["s5"],
+    ]
     # every chunk respects the bound whatever the scores
     scores = list(np.random.default_rng(0).uniform(0.6, 1.0, 19))
     cuts = sage_cuts(scores, [10] * 20, 0.5, 35)
@@ -276,10 +305,14 @@ def test_cuts_to_sizes_and_threshold_calibration():
 def test_baselines_cut_sentences():
     fixed = FixedSegmenter(20, count_tokens=lambda texts: [10] * len(texts))
     assert fixed.cuts([f"s{i}" for i in range(5)]) == [1, 3]
-    topic_a = [f"The volcano erupted lava and ash over the island village number {i} today."
-               for i in range(8)]
-    topic_b = [f"The orchestra performed a symphony with violins and cellos in concert hall {i}."
-               for i in range(8)]
+    topic_a = [
+        f"The volcano erupted lava and ash over the island village number {i} today."
+        for i in range(8)
+    ]
+    topic_b = [
+        f"The orchestra performed a symphony with violins and cellos in concert hall {i}."
+        for i in range(8)
+    ]
     cuts = TextTilingSegmenter(w=6, k=3).cuts(topic_a + topic_b)
     assert all(0 <= c < 15 for c in cuts)
     assert 7 in cuts
@@ -298,12 +331,16 @@ def test_numpy_head_makes_the_torch_heads_decisions(tmp_path):
     loaded = load_model()  # the shipped model
     assert isinstance(loaded.head, NumpySageHead)
     torch_ref = SageModel.new(loaded.dim, hidden=int(loaded.meta["hidden"]))
-    torch_ref.head.load_state_dict({k: v.float() for k, v in
-                                    load_file(str(default_model_dir() / "head.safetensors")).items()})
+    torch_ref.head.load_state_dict(
+        {k: v.float() for k, v in load_file(str(default_model_dir() / "head.safetensors")).items()}
+    )
     rng = np.random.default_rng(3)
     x = rng.normal(size=(300, 384)).astype(np.float32)
     x /= np.linalg.norm(x, axis=1, keepdims=True)
-    ours, theirs = loaded.score_pairs(x[:-1], x[1:], batch_size=64), torch_ref.score_pairs(x[:-1], x[1:])
+    ours, theirs = (
+        loaded.score_pairs(x[:-1], x[1:], batch_size=64),
+        torch_ref.score_pairs(x[:-1], x[1:]),
+    )
     assert np.abs(ours - theirs).max() < 1e-5
     threshold = 0.44  # the calibrated default (segment.sage_threshold)
     cuts = cut_by_scores(theirs, threshold)
@@ -315,19 +352,21 @@ def test_shipped_model_loads_without_torch():
     import subprocess
     import sys
 
-    code = ("import sys\n"
-            "class Block:\n"
-            "    def find_spec(self, name, path=None, target=None):\n"
-            "        if name == 'torch' or name.startswith('torch.'):\n"
-            "            raise ImportError('torch is blocked in this test')\n"
-            "sys.meta_path.insert(0, Block())\n"
-            "import numpy as np\n"
-            "from kg_platform.segmenting.sage import load_model\n"
-            "m = load_model()\n"
-            "x = np.eye(384, dtype=np.float32)[:5]\n"
-            "s = m.score_pairs(x[:-1], x[1:])\n"
-            "assert s.shape == (4,) and ((s >= 0) & (s <= 1)).all(), s\n"
-            "assert 'torch' not in sys.modules\n"
-            "print('ok')\n")
+    code = (
+        "import sys\n"
+        "class Block:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name == 'torch' or name.startswith('torch.'):\n"
+        "            raise ImportError('torch is blocked in this test')\n"
+        "sys.meta_path.insert(0, Block())\n"
+        "import numpy as np\n"
+        "from kg_platform.segmenting.sage import load_model\n"
+        "m = load_model()\n"
+        "x = np.eye(384, dtype=np.float32)[:5]\n"
+        "s = m.score_pairs(x[:-1], x[1:])\n"
+        "assert s.shape == (4,) and ((s >= 0) & (s <= 1)).all(), s\n"
+        "assert 'torch' not in sys.modules\n"
+        "print('ok')\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]

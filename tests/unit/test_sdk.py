@@ -14,11 +14,14 @@ import kg_platform
 
 
 def test_import_is_light_and_all_names_resolve() -> None:
-    code = ("import sys, kg_platform; "
-            "heavy = [m for m in ('torch', 'neo4j', 'sentence_transformers') if m in sys.modules]; "
-            "print(heavy)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
+    code = (
+        "import sys, kg_platform; "
+        "heavy = [m for m in ('torch', 'neo4j', 'sentence_transformers') if m in sys.modules]; "
+        "print(heavy)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "[]"
     for name in kg_platform.__all__:
         assert getattr(kg_platform, name) is not None, name

@@ -33,10 +33,11 @@ def test_sentence_far_over_budget_is_cut_at_the_budget_keeping_its_index():
 
 
 def test_fixed_chunker_measured_tokens_stay_in_budget():
-    sentences = [f"This is sentence number {i} of a longer test document about chunking."
-                 for i in range(60)]
+    sentences = [
+        f"This is sentence number {i} of a longer test document about chunking." for i in range(60)
+    ]
     chunks = FixedChunker(128).chunk(make_units(sentences))
     assert len(chunks) > 3
-    assert [u.text for c in chunks for u in c] == sentences          # order kept, nothing lost
+    assert [u.text for c in chunks for u in c] == sentences  # order kept, nothing lost
     for chunk in chunks:
         assert count_tokens(" ".join(u.text for u in chunk)) <= 128

@@ -47,7 +47,7 @@ class _FakeEmbedder:
 
     def __init__(self, cosines: dict[str, float]):
         self.cosines = cosines
-        self.model_name = f"fake-{id(self)}"   # the rerank cache is keyed by model name
+        self.model_name = f"fake-{id(self)}"  # the rerank cache is keyed by model name
         self.embedded: list[str] = []
 
     def embed(self, texts):
@@ -82,6 +82,8 @@ def test_rerank_embeds_each_text_once_per_process():
     items = [RetrievedItem(id=t, text=t, score=1.0) for t in "abc"]
     first = apply_selection("sage", "query", items, ctx)
     assert sorted(embedder.embedded) == ["a", "b", "c", "query"]
-    again = apply_selection("sage", "query", items + [RetrievedItem(id="d", text="d", score=0.1)], ctx)
-    assert sorted(embedder.embedded) == ["a", "b", "c", "d", "query"]   # only the new text
+    again = apply_selection(
+        "sage", "query", items + [RetrievedItem(id="d", text="d", score=0.1)], ctx
+    )
+    assert sorted(embedder.embedded) == ["a", "b", "c", "d", "query"]  # only the new text
     assert [it.id for it in again][:2] == [it.id for it in first][:2] == ["b", "c"]

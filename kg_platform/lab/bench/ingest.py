@@ -34,6 +34,7 @@ from kg_platform.ingest.qa import _paragraph_input, ingest_qa, read_questions
 from kg_platform.ingest.writer import drop_corpus
 from kg_platform.segmenting.chunker import get_chunker
 
+
 def default_qa_file(settings: Settings) -> Path:
     """The bench's HotpotQA dev file under ``settings.bench_dir`` (``KGP_BENCH_DIR``)."""
     return settings.bench_dir / "dev" / "hotpotqa.jsonl"
@@ -43,8 +44,9 @@ def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
-def _baseline_texts(settings: Settings, qa_file: Path, limit: int,
-                    corpus: str) -> tuple[list[str], list[str], int]:
+def _baseline_texts(
+    settings: Settings, qa_file: Path, limit: int, corpus: str
+) -> tuple[list[str], list[str], int]:
     """(texts the pipeline embeds, each paragraph's plain text, paragraphs) for the QA slice."""
     seg = settings.segment
     chunker = get_chunker(settings)
@@ -52,12 +54,23 @@ def _baseline_texts(settings: Settings, qa_file: Path, limit: int,
     for q in read_questions(qa_file, limit):
         for para in q["paragraphs"]:
             paragraphs.setdefault(para["doc_id"], _paragraph_input(corpus, q["dataset"], para))
-    plans = [plan_source(inp, chunker, budget=seg.chunk_tokens, n_gra=seg.n_gra,
-                         min_piece_tokens=seg.min_sentence_tokens) for inp in paragraphs.values()]
-    same = texts_to_embed(plans, settings.ingest.embed_higher_levels,
-                          settings.ingest.level1_vectors)
-    plain = [" ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
-             for inp in paragraphs.values()]
+    plans = [
+        plan_source(
+            inp,
+            chunker,
+            budget=seg.chunk_tokens,
+            n_gra=seg.n_gra,
+            min_piece_tokens=seg.min_sentence_tokens,
+        )
+        for inp in paragraphs.values()
+    ]
+    same = texts_to_embed(
+        plans, settings.ingest.embed_higher_levels, settings.ingest.level1_vectors
+    )
+    plain = [
+        " ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
+        for inp in paragraphs.values()
+    ]
     meta = [{"title": inp.title, "uri": inp.uri} for inp in paragraphs.values()]
     return same, plain, meta
 
@@ -68,8 +81,14 @@ def _timed_embed(embedder: Any, texts: list[str]) -> float:
     return time.perf_counter() - started
 
 
-def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | None = None,
-                     documents: list[Path] | None = None, peer: bool = False) -> dict[str, Any]:
+def run_ingest_bench(
+    settings: Settings,
+    *,
+    limit: int = 20,
+    qa_file: Path | None = None,
+    documents: list[Path] | None = None,
+    peer: bool = False,
+) -> dict[str, Any]:
     """Embed-only baselines run before AND after the pipeline (the mean is used), because the
     machine's load drifts during a run."""
     qa_file = Path(qa_file or default_qa_file(settings))
@@ -79,12 +98,16 @@ def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | Non
     same, plain, meta = _baseline_texts(settings, qa_file, limit, corpus)
     n_paragraphs = len(plain)
     same_before, plain_before = _timed_embed(embedder, same), _timed_embed(embedder, plain)
-    out: dict[str, Any] = {"qa_file": str(qa_file), "questions": limit, "corpus": corpus,
-                           "embedder": f"{settings.embedding.provider}:{settings.embedding.model}"
-                           f" ({getattr(embedder, 'quantize', 'none')})",
-                           "segmenter": settings.segment.segmenter,
-                           "level1_vectors": settings.ingest.level1_vectors,
-                           "pipeline_batches": settings.ingest.pipeline_batches}
+    out: dict[str, Any] = {
+        "qa_file": str(qa_file),
+        "questions": limit,
+        "corpus": corpus,
+        "embedder": f"{settings.embedding.provider}:{settings.embedding.model}"
+        f" ({getattr(embedder, 'quantize', 'none')})",
+        "segmenter": settings.segment.segmenter,
+        "level1_vectors": settings.ingest.level1_vectors,
+        "pipeline_batches": settings.ingest.pipeline_batches,
+    }
     with GraphClient.from_settings(settings) as graph:
         try:
             started = time.perf_counter()
@@ -100,40 +123,49 @@ def run_ingest_bench(settings: Settings, *, limit: int = 20, qa_file: Path | Non
                 started = time.perf_counter()
                 doc_report = ingest_paths(graph, settings, documents, corpus, embedder=embedder)
                 doc_wall = time.perf_counter() - started
-                doc_part = {"documents": len(doc_report.added), "documents_s": round(doc_wall, 2),
-                            "documents_chunks": doc_report.counts.get("chunks", 0),
-                            "documents_pieces": doc_report.counts.get("pieces", 0),
-                            "documents_phase_s": doc_report.timings,
-                            "documents_errors": [e.model_dump() for e in doc_report.errors]}
+                doc_part = {
+                    "documents": len(doc_report.added),
+                    "documents_s": round(doc_wall, 2),
+                    "documents_chunks": doc_report.counts.get("chunks", 0),
+                    "documents_pieces": doc_report.counts.get("pieces", 0),
+                    "documents_phase_s": doc_report.timings,
+                    "documents_errors": [e.model_dump() for e in doc_report.errors],
+                }
         finally:
             drop_corpus(graph, corpus)
     same_after, plain_after = _timed_embed(embedder, same), _timed_embed(embedder, plain)
     same_s, plain_s = (same_before + same_after) / 2, (plain_before + plain_after) / 2
     sources = len(report.added) + len(report.replaced)
-    out.update({
-        "sources": sources, "chunks": report.counts.get("chunks", 0),
-        "pieces": report.counts.get("pieces", 0), "tokens": report.tokens,
-        "texts_embedded": report.texts_embedded,
-        "similar_edges": report.counts.get("similar_edges", 0),
-        "pipeline_s": round(wall, 2), "phase_s": report.timings,
-        "documents_per_s": round(sources / wall, 2),
-        "chunks_per_s": round(report.counts.get("chunks", 0) / wall, 2),
-        "pieces_per_s": round(report.counts.get("pieces", 0) / wall, 2),
-        "embed_only_same_texts": len(same),
-        "embed_only_same_texts_s": [round(same_before, 2), round(same_after, 2)],
-        "embed_only_plain_text_s": [round(plain_before, 2), round(plain_after, 2)],
-        "ceiling_documents_per_s": round(n_paragraphs / same_s, 2),
-        "plain_documents_per_s": round(n_paragraphs / plain_s, 2),
-        "ratio_vs_plain_text": round(plain_s / wall, 3),
-        "ratio_vs_same_texts": round(same_s / wall, 3),
-        "target": "ratio_vs_plain_text >= 0.8 (issue 14: the pipeline vs the model embedding "
-                  "each paragraph once)",
-        "peak_rss_mb": pipeline_rss,
-        **doc_part,
-    })
+    out.update(
+        {
+            "sources": sources,
+            "chunks": report.counts.get("chunks", 0),
+            "pieces": report.counts.get("pieces", 0),
+            "tokens": report.tokens,
+            "texts_embedded": report.texts_embedded,
+            "similar_edges": report.counts.get("similar_edges", 0),
+            "pipeline_s": round(wall, 2),
+            "phase_s": report.timings,
+            "documents_per_s": round(sources / wall, 2),
+            "chunks_per_s": round(report.counts.get("chunks", 0) / wall, 2),
+            "pieces_per_s": round(report.counts.get("pieces", 0) / wall, 2),
+            "embed_only_same_texts": len(same),
+            "embed_only_same_texts_s": [round(same_before, 2), round(same_after, 2)],
+            "embed_only_plain_text_s": [round(plain_before, 2), round(plain_after, 2)],
+            "ceiling_documents_per_s": round(n_paragraphs / same_s, 2),
+            "plain_documents_per_s": round(n_paragraphs / plain_s, 2),
+            "ratio_vs_plain_text": round(plain_s / wall, 3),
+            "ratio_vs_same_texts": round(same_s / wall, 3),
+            "target": "ratio_vs_plain_text >= 0.8 (issue 14: the pipeline vs the model embedding "
+            "each paragraph once)",
+            "peak_rss_mb": pipeline_rss,
+            **doc_part,
+        }
+    )
     if "peer" in out and out["peer"].get("documents_per_s"):
         out["peer"]["our_documents_per_s_over_peer"] = round(
-            out["documents_per_s"] / out["peer"]["documents_per_s"], 3)
+            out["documents_per_s"] / out["peer"]["documents_per_s"], 3
+        )
     return out
 
 
@@ -156,16 +188,20 @@ def format_ingest_bench(out: dict[str, Any]) -> list[str]:
     ]
     graph = out.get("graph")
     if graph:
-        lines.append(f"kg-platform graph: {graph['nodes']} nodes, {graph['relationships']} "
-                     f"relationships, {graph['vectors']} vectors")
+        lines.append(
+            f"kg-platform graph: {graph['nodes']} nodes, {graph['relationships']} "
+            f"relationships, {graph['vectors']} vectors"
+        )
         lines.append(f"  nodes {graph['nodes_by_label']}")
         lines.append(f"  relationships {graph['relationships_by_type']}")
     peer = out.get("peer")
     if peer:
-        lines.append(f"peer ({peer['peer']}): {peer['peer_s']} s, {peer['documents_per_s']} "
-                     f"docs/s; {peer['nodes']} nodes, {peer['relationships']} relationships, "
-                     f"{peer['vectors']} vectors; ours/peer docs/s "
-                     f"{peer.get('our_documents_per_s_over_peer')}")
+        lines.append(
+            f"peer ({peer['peer']}): {peer['peer_s']} s, {peer['documents_per_s']} "
+            f"docs/s; {peer['nodes']} nodes, {peer['relationships']} relationships, "
+            f"{peer['vectors']} vectors; ours/peer docs/s "
+            f"{peer.get('our_documents_per_s_over_peer')}"
+        )
         lines.append(f"  peer stores {peer['stores']}")
     for key in ("documents", "documents_s", "documents_errors"):
         if key in out:

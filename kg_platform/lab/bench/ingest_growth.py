@@ -33,8 +33,11 @@ _LABELS = ("Piece", "Chunk", "Section", "Source")
 def _drop_replicas(graph: GraphClient, corpus: str) -> None:
     """Delete the replicated nodes in bounded transactions (labels are our constants)."""
     for label in _LABELS:
-        while graph.write_raw(f"MATCH (n:{label} {{corpus: $c}}) WITH n LIMIT 5000 "
-                              "DETACH DELETE n RETURN count(*) AS n", c=corpus)[0]["n"]:
+        while graph.write_raw(
+            f"MATCH (n:{label} {{corpus: $c}}) WITH n LIMIT 5000 "
+            "DETACH DELETE n RETURN count(*) AS n",
+            c=corpus,
+        )[0]["n"]:
             pass
     graph.write("ingest/delete_corpus_meta", corpus=corpus)
 
@@ -54,8 +57,14 @@ def _new_paragraphs(qa_file: Path, skip_questions: int, n: int) -> list[tuple[st
     return list(out.values())[:n]
 
 
-def run_growth_bench(settings: Settings, *, sizes: list[int], add: int = 5,
-                     seed_questions: int = 10, qa_file: Path | None = None) -> dict[str, Any]:
+def run_growth_bench(
+    settings: Settings,
+    *,
+    sizes: list[int],
+    add: int = 5,
+    seed_questions: int = 10,
+    qa_file: Path | None = None,
+) -> dict[str, Any]:
     from kg_platform.lab.bench.retrieval import _copy, _read_corpus
 
     qa_file = Path(qa_file or default_qa_file(settings))
@@ -83,7 +92,7 @@ def run_growth_bench(settings: Settings, *, sizes: list[int], add: int = 5,
                 full = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph)
                 full_s = time.perf_counter() - started
                 walls, embeds, graphs = [], [], []
-                for j, (title, text) in enumerate(paragraphs[step * add:(step + 1) * add]):
+                for j, (title, text) in enumerate(paragraphs[step * add : (step + 1) * add]):
                     path = Path(tmp) / f"add-{step}-{j}.md"
                     path.write_text(f"# {title}\n\n{text}\n", encoding="utf-8")
                     started = time.perf_counter()
@@ -92,12 +101,16 @@ def run_growth_bench(settings: Settings, *, sizes: list[int], add: int = 5,
                     embeds.append(report.timings.get("embed", 0.0))
                     graphs.append(report.timings.get("piece_graph", 0.0))
                 wall, emb = statistics.median(walls), statistics.median(embeds)
-                rows.append({
-                    "pieces": full.pieces, "full_sync_s": round(full_s, 2),
-                    "per_source_s": round(wall, 3), "embed_only_s": round(emb, 3),
-                    "piece_graph_s": round(statistics.median(graphs), 3),
-                    "ratio_vs_embed": round(wall / emb, 1) if emb > 0 else None,
-                })
+                rows.append(
+                    {
+                        "pieces": full.pieces,
+                        "full_sync_s": round(full_s, 2),
+                        "per_source_s": round(wall, 3),
+                        "embed_only_s": round(emb, 3),
+                        "piece_graph_s": round(statistics.median(graphs), 3),
+                        "ratio_vs_embed": round(wall / emb, 1) if emb > 0 else None,
+                    }
+                )
         finally:
             _drop_replicas(graph, corpus)
             drop_corpus(graph, seed)

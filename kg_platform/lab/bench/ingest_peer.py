@@ -32,11 +32,17 @@ def corpus_graph_size(graph: GraphClient, corpus: str) -> dict[str, Any]:
         key = ":".join(sorted(row["labels"]))
         nodes[key] = nodes.get(key, 0) + int(row["nodes"])
         vectors += int(row["vectors"])
-    rels = {r["type"]: int(r["relationships"])
-            for r in graph.read("bench/bench_graph_relationships", corpus=corpus)}
-    return {"nodes": sum(nodes.values()), "relationships": sum(rels.values()),
-            "vectors": vectors, "nodes_by_label": dict(sorted(nodes.items())),
-            "relationships_by_type": dict(sorted(rels.items()))}
+    rels = {
+        r["type"]: int(r["relationships"])
+        for r in graph.read("bench/bench_graph_relationships", corpus=corpus)
+    }
+    return {
+        "nodes": sum(nodes.values()),
+        "relationships": sum(rels.values()),
+        "vectors": vectors,
+        "nodes_by_label": dict(sorted(nodes.items())),
+        "relationships_by_type": dict(sorted(rels.items())),
+    }
 
 
 def _drop_peer_schema(graph: GraphClient) -> None:
@@ -46,23 +52,31 @@ def _drop_peer_schema(graph: GraphClient) -> None:
     from ``SHOW CONSTRAINTS`` and are checked to be plain identifiers before use.
     """
     graph.write_raw(f"DROP INDEX {PEER_INDEX} IF EXISTS")
-    rows = graph.read_raw("SHOW CONSTRAINTS YIELD name, labelsOrTypes "
-                          "WHERE labelsOrTypes = [$label] RETURN name", label=PEER_LABEL)
+    rows = graph.read_raw(
+        "SHOW CONSTRAINTS YIELD name, labelsOrTypes WHERE labelsOrTypes = [$label] RETURN name",
+        label=PEER_LABEL,
+    )
     for row in rows:
         name = str(row["name"])
         if re.fullmatch(r"[A-Za-z0-9_]+", name):
             graph.write_raw(f"DROP CONSTRAINT {name} IF EXISTS")
 
 
-def run_langchain_peer(settings: Settings, graph: GraphClient, embedder: Any,
-                       texts: list[str], metadatas: list[dict[str, Any]],
-                       run: str) -> dict[str, Any]:
+def run_langchain_peer(
+    settings: Settings,
+    graph: GraphClient,
+    embedder: Any,
+    texts: list[str],
+    metadatas: list[dict[str, Any]],
+    run: str,
+) -> dict[str, Any]:
     """Ingest ``texts`` with ``Neo4jVector.from_texts``; return its rate and graph size."""
     try:
         from langchain_neo4j import Neo4jVector
     except ImportError as exc:
-        raise ConfigError("the ingestion peer needs langchain-neo4j",
-                          hint="pip install 'kg-platform[peers]'") from exc
+        raise ConfigError(
+            "the ingestion peer needs langchain-neo4j", hint="pip install 'kg-platform[peers]'"
+        ) from exc
     from kg_platform.integrations.langchain import KGPlatformEmbeddings
 
     uri, (user, password), database = resolve_connection(settings)
@@ -70,20 +84,30 @@ def run_langchain_peer(settings: Settings, graph: GraphClient, embedder: Any,
     try:
         started = time.perf_counter()
         store = Neo4jVector.from_texts(
-            texts, KGPlatformEmbeddings(embedder), metadatas=tagged, url=uri, username=user,
-            password=password, database=database, index_name=PEER_INDEX, node_label=PEER_LABEL,
-            embedding_dimension=embedder.dimension)
+            texts,
+            KGPlatformEmbeddings(embedder),
+            metadatas=tagged,
+            url=uri,
+            username=user,
+            password=password,
+            database=database,
+            index_name=PEER_INDEX,
+            node_label=PEER_LABEL,
+            embedding_dimension=embedder.dimension,
+        )
         wall = time.perf_counter() - started
         store._driver.close()
         size = graph.read("bench/peer_langchain_size", run=run)[0]
         return {
             "peer": "langchain-neo4j Neo4jVector.from_texts",
-            "documents": len(texts), "peer_s": round(wall, 2),
+            "documents": len(texts),
+            "peer_s": round(wall, 2),
             "documents_per_s": round(len(texts) / wall, 2) if wall > 0 else None,
-            "nodes": int(size["nodes"]), "relationships": int(size["relationships"] or 0),
+            "nodes": int(size["nodes"]),
+            "relationships": int(size["relationships"] or 0),
             "vectors": int(size["vectors"]),
             "stores": f"one :{PEER_LABEL} node per text with properties "
-                      f"{sorted(size['properties'] or [])}; no relationships",
+            f"{sorted(size['properties'] or [])}; no relationships",
         }
     finally:
         left = graph.write("bench/peer_langchain_delete", run=run)

@@ -21,9 +21,13 @@ __all__ = ["LoadResult", "run_load", "MAX_CLIENTS", "MAX_SECONDS"]
 
 MAX_CLIENTS = 64
 MAX_SECONDS = 600.0
-DEFAULT_QUESTIONS = ["What is IBM known for?", "How are tables extracted from a PDF?",
-                     "Which formats can be converted to Markdown?", "Who founded the company?",
-                     "What does the library return for each page?"]
+DEFAULT_QUESTIONS = [
+    "What is IBM known for?",
+    "How are tables extracted from a PDF?",
+    "Which formats can be converted to Markdown?",
+    "Who founded the company?",
+    "What does the library return for each page?",
+]
 
 
 @dataclass
@@ -41,12 +45,19 @@ class LoadResult:
         return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
     def summary(self) -> dict[str, Any]:
-        return {"clients": self.clients, "seconds": round(self.seconds, 2),
-                "strategy": self.strategy, "requests": len(self.latencies_ms),
-                "throughput_rps": round(len(self.latencies_ms) / self.seconds, 2)
-                if self.seconds else 0.0,
-                "p50_ms": round(self.percentile(0.50), 1), "p95_ms": round(self.percentile(0.95), 1),
-                "p99_ms": round(self.percentile(0.99), 1), "errors": dict(self.errors)}
+        return {
+            "clients": self.clients,
+            "seconds": round(self.seconds, 2),
+            "strategy": self.strategy,
+            "requests": len(self.latencies_ms),
+            "throughput_rps": round(len(self.latencies_ms) / self.seconds, 2)
+            if self.seconds
+            else 0.0,
+            "p50_ms": round(self.percentile(0.50), 1),
+            "p95_ms": round(self.percentile(0.95), 1),
+            "p99_ms": round(self.percentile(0.99), 1),
+            "errors": dict(self.errors),
+        }
 
 
 def require_loopback(uri: str) -> None:
@@ -55,23 +66,38 @@ def require_loopback(uri: str) -> None:
     try:
         addresses = {info[4][0] for info in socket.getaddrinfo(host, None)}
     except OSError as exc:
-        raise ConfigError(f"cannot resolve {host!r}: {exc}", hint="use bolt://127.0.0.1:PORT") from exc
-    if not addresses or not all(ipaddress.ip_address(a.split("%")[0]).is_loopback
-                                for a in addresses):
-        raise ConfigError(f"kgp bench load only targets a loopback server, not {host!r}",
-                          hint="run it against the local server (`kgp neo4j start`)")
+        raise ConfigError(
+            f"cannot resolve {host!r}: {exc}", hint="use bolt://127.0.0.1:PORT"
+        ) from exc
+    if not addresses or not all(
+        ipaddress.ip_address(a.split("%")[0]).is_loopback for a in addresses
+    ):
+        raise ConfigError(
+            f"kgp bench load only targets a loopback server, not {host!r}",
+            hint="run it against the local server (`kgp neo4j start`)",
+        )
 
 
-def run_load(platform: Any, *, clients: int, seconds: float, strategy: str = "hybrid",
-             corpus: str | None = None, k: int = 5,
-             questions: list[str] | None = None) -> LoadResult:
+def run_load(
+    platform: Any,
+    *,
+    clients: int,
+    seconds: float,
+    strategy: str = "hybrid",
+    corpus: str | None = None,
+    k: int = 5,
+    questions: list[str] | None = None,
+) -> LoadResult:
     """Drive ``clients`` threads of ``platform.retrieve`` for ``seconds``; collect latencies."""
     if not 1 <= clients <= MAX_CLIENTS:
-        raise ConfigError(f"--clients must be 1..{MAX_CLIENTS}, got {clients}",
-                          hint="this is a bounded load test")
+        raise ConfigError(
+            f"--clients must be 1..{MAX_CLIENTS}, got {clients}", hint="this is a bounded load test"
+        )
     if not 0 < seconds <= MAX_SECONDS:
-        raise ConfigError(f"--seconds must be in (0, {MAX_SECONDS:.0f}], got {seconds}",
-                          hint="this is a bounded load test")
+        raise ConfigError(
+            f"--seconds must be in (0, {MAX_SECONDS:.0f}], got {seconds}",
+            hint="this is a bounded load test",
+        )
     require_loopback(platform.graph.uri)
     qs = questions or DEFAULT_QUESTIONS
     result = LoadResult(clients=clients, seconds=seconds, strategy=strategy)
@@ -91,8 +117,7 @@ def run_load(platform: Any, *, clients: int, seconds: float, strategy: str = "hy
                 platform.retrieve(question, strategy=strategy, corpus=corpus, k=k)
             except Exception as exc:  # noqa: BLE001 - counted and reported by type
                 with lock:
-                    result.errors[type(exc).__name__] = result.errors.get(type(exc).__name__,
-                                                                          0) + 1
+                    result.errors[type(exc).__name__] = result.errors.get(type(exc).__name__, 0) + 1
                 continue
             with lock:
                 result.latencies_ms.append((time.perf_counter() - t0) * 1000)

@@ -32,12 +32,42 @@ _NODE_READS = {
     "Piece": "MATCH (n:Piece {corpus: $corpus}) RETURN properties(n) AS p",
 }
 _EDGE_READS = {  # name: (query, type, start label, end label)
-    "src_sec": ("MATCH (a:Source {corpus: $corpus})-[:HAS_SECTION]->(b:Section) RETURN a.id AS a, b.id AS b, null AS s", "HAS_SECTION", "Source", "Section"),
-    "sec_sec": ("MATCH (a:Section {corpus: $corpus})-[:HAS_SECTION]->(b:Section) RETURN a.id AS a, b.id AS b, null AS s", "HAS_SECTION", "Section", "Section"),
-    "has_chunk": ("MATCH (a:Section {corpus: $corpus})-[:HAS_CHUNK]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s", "HAS_CHUNK", "Section", "Chunk"),
-    "part_of": ("MATCH (a:Chunk {corpus: $corpus})-[:PART_OF]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s", "PART_OF", "Chunk", "Chunk"),
-    "in": ("MATCH (a:Piece {corpus: $corpus})-[:IN]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s", "IN", "Piece", "Chunk"),
-    "similar": ("MATCH (a:Piece {corpus: $corpus})-[r:SIMILAR]->(b:Piece) RETURN a.id AS a, b.id AS b, r.score AS s", "SIMILAR", "Piece", "Piece"),
+    "src_sec": (
+        "MATCH (a:Source {corpus: $corpus})-[:HAS_SECTION]->(b:Section) RETURN a.id AS a, b.id AS b, null AS s",
+        "HAS_SECTION",
+        "Source",
+        "Section",
+    ),
+    "sec_sec": (
+        "MATCH (a:Section {corpus: $corpus})-[:HAS_SECTION]->(b:Section) RETURN a.id AS a, b.id AS b, null AS s",
+        "HAS_SECTION",
+        "Section",
+        "Section",
+    ),
+    "has_chunk": (
+        "MATCH (a:Section {corpus: $corpus})-[:HAS_CHUNK]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s",
+        "HAS_CHUNK",
+        "Section",
+        "Chunk",
+    ),
+    "part_of": (
+        "MATCH (a:Chunk {corpus: $corpus})-[:PART_OF]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s",
+        "PART_OF",
+        "Chunk",
+        "Chunk",
+    ),
+    "in": (
+        "MATCH (a:Piece {corpus: $corpus})-[:IN]->(b:Chunk) RETURN a.id AS a, b.id AS b, null AS s",
+        "IN",
+        "Piece",
+        "Chunk",
+    ),
+    "similar": (
+        "MATCH (a:Piece {corpus: $corpus})-[r:SIMILAR]->(b:Piece) RETURN a.id AS a, b.id AS b, r.score AS s",
+        "SIMILAR",
+        "Piece",
+        "Piece",
+    ),
 }
 
 
@@ -46,7 +76,11 @@ class _CachedEmbedder:
 
     def __init__(self, inner, texts: list[str]) -> None:
         self.inner = inner
-        self.model_name, self.dimension, self.max_tokens = inner.model_name, inner.dimension, inner.max_tokens
+        self.model_name, self.dimension, self.max_tokens = (
+            inner.model_name,
+            inner.dimension,
+            inner.max_tokens,
+        )
         self.cache = dict(zip(texts, inner.embed(texts)))
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -59,12 +93,19 @@ def _read_corpus(settings: Settings, corpus: str) -> dict[str, Any]:
     from kg_platform.graph import GraphClient
 
     with GraphClient.from_settings(settings) as g:
-        nodes = {label: [r["p"] for r in g.read_raw(q, corpus=corpus)] for label, q in _NODE_READS.items()}
-        edges = {name: [(r["a"], r["b"], r["s"]) for r in g.read_raw(spec[0], corpus=corpus)]
-                 for name, spec in _EDGE_READS.items()}
+        nodes = {
+            label: [r["p"] for r in g.read_raw(q, corpus=corpus)]
+            for label, q in _NODE_READS.items()
+        }
+        edges = {
+            name: [(r["a"], r["b"], r["s"]) for r in g.read_raw(spec[0], corpus=corpus)]
+            for name, spec in _EDGE_READS.items()
+        }
     if not nodes["Piece"]:
-        raise RetrievalError(f"corpus {corpus!r} has no pieces in the configured graph",
-                             hint="ingest it first (e.g. `kgp eval` ingests qa-<dataset>)")
+        raise RetrievalError(
+            f"corpus {corpus!r} has no pieces in the configured graph",
+            hint="ingest it first (e.g. `kgp eval` ingests qa-<dataset>)",
+        )
     return {"nodes": nodes, "edges": edges}
 
 
@@ -82,20 +123,24 @@ def _copy(graph, data: dict[str, Any], copies: range, corpus: str) -> None:
                 q["corpus"] = corpus
                 emb = q.pop("embedding", None)
                 out.append({"props": q, "emb": emb})
-        for i in range(0, len(out), 2000):   # label: our constant, never user input
+        for i in range(0, len(out), 2000):  # label: our constant, never user input
             graph.write_raw(
                 f"UNWIND $rows AS r CREATE (n:{label}) SET n = r.props "
                 "WITH n, r CALL (n, r) { WITH n, r WHERE r.emb IS NOT NULL "
-                "CALL db.create.setNodeVectorProperty(n, 'embedding', r.emb) }", rows=out[i:i + 2000])
-    for lvl in range(1, 7):   # level labels (our constants, not user input)
+                "CALL db.create.setNodeVectorProperty(n, 'embedding', r.emb) }",
+                rows=out[i : i + 2000],
+            )
+    for lvl in range(1, 7):  # level labels (our constants, not user input)
         graph.write_raw(f"MATCH (n:Chunk {{level: {lvl}}}) WHERE NOT n:L{lvl} SET n:L{lvl}")
     for name, rows in data["edges"].items():
-        _, rel, la, lb = _EDGE_READS[name]   # labels and types are our constants
+        _, rel, la, lb = _EDGE_READS[name]  # labels and types are our constants
         payload = [{"a": f"{a}~{c}", "b": f"{b}~{c}", "s": s} for c in copies for a, b, s in rows]
         for i in range(0, len(payload), 10000):
             graph.write_raw(
                 f"UNWIND $rows AS r MATCH (a:{la} {{id: r.a}}) MATCH (b:{lb} {{id: r.b}}) "
-                f"CREATE (a)-[e:{rel}]->(b) SET e.score = r.s", rows=payload[i:i + 10000])
+                f"CREATE (a)-[e:{rel}]->(b) SET e.score = r.s",
+                rows=payload[i : i + 10000],
+            )
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -103,8 +148,14 @@ def _pct(values: list[float], q: float) -> float:
     return v[min(len(v) - 1, max(0, int(round(q * (len(v) - 1)))))]
 
 
-def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[str],
-              echo: Callable[[str], None] = print, profile: bool = False) -> dict[str, Any]:
+def run_bench(
+    corpus: str,
+    sizes: list[int],
+    n_queries: int,
+    strategies: list[str],
+    echo: Callable[[str], None] = print,
+    profile: bool = False,
+) -> dict[str, Any]:
     from kg_platform.embedding import get_embedder
     from kg_platform.graph import GraphClient
     from kg_platform.graph.schema import apply_migrations
@@ -122,8 +173,10 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
     server.start()
     report: dict[str, Any] = {"corpus": corpus, "pieces_per_copy": per_copy, "sizes": []}
     try:
-        bench_settings = Settings(neo4j={"uri": server.bolt_uri(), "password": server.password()},
-                                  data_dir=settings.data_dir)
+        bench_settings = Settings(
+            neo4j={"uri": server.bolt_uri(), "password": server.password()},
+            data_dir=settings.data_dir,
+        )
         with GraphClient.from_settings(bench_settings) as graph:
             apply_migrations(graph, embedder.dimension, embedder.model_name)
             graph.write_raw("MERGE (:Corpus {name: $c})", c=corpus)
@@ -137,13 +190,16 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
                 graph.write_raw("CALL db.awaitIndexes(3600)")
                 pieces = graph.read_raw("MATCH (p:Piece) RETURN count(p) AS n")[0]["n"]
                 echo(f"size {pieces} pieces ({copies} copies) built in {time.time() - t0:.0f}s")
-                ctx = RetrievalContext(graph=graph, embedder=embedder, settings=bench_settings,
-                                       corpus=corpus)
+                ctx = RetrievalContext(
+                    graph=graph, embedder=embedder, settings=bench_settings, corpus=corpus
+                )
                 row: dict[str, Any] = {"pieces": pieces}
                 timings: dict[str, list[float]] = {}
                 qvecs = [[float(x) for x in embedder.embed([q])[0]] for q in queries]
-                vq = ("CALL db.index.vector.queryNodes('piece_embedding', 10, $qv) "
-                      "YIELD node, score RETURN node.id AS id, score")
+                vq = (
+                    "CALL db.index.vector.queryNodes('piece_embedding', 10, $qv) "
+                    "YIELD node, score RETURN node.id AS id, score"
+                )
                 graph.read_raw(vq, qv=qvecs[0])
                 timings["vector_query"] = []
                 for qv in qvecs:
@@ -153,8 +209,8 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
                 profiles: dict[str, Any] = {}
                 for name in strategies:
                     strat = get_strategy(name, ctx)
-                    strat.retrieve(queries[0], 5)          # warm-up (plan cache, corpus share)
-                    if profile:   # the first query once more under PROFILE, before timing
+                    strat.retrieve(queries[0], 5)  # warm-up (plan cache, corpus share)
+                    if profile:  # the first query once more under PROFILE, before timing
                         recorder = RecordingGraph(graph)
                         get_strategy(name, replace(ctx, graph=recorder)).retrieve(queries[0], 5)
                         profiles[name] = profile_calls(graph, recorder.calls)
@@ -165,8 +221,11 @@ def run_bench(corpus: str, sizes: list[int], n_queries: int, strategies: list[st
                         timings[name].append((time.perf_counter() - t) * 1000)
                 base = statistics.median(timings["vector_query"])
                 for name, vals in timings.items():
-                    row[name] = {"p50_ms": round(_pct(vals, 0.5), 2), "p95_ms": round(_pct(vals, 0.95), 2),
-                                 "x_vector_p50": round(_pct(vals, 0.5) / base, 2) if base else None}
+                    row[name] = {
+                        "p50_ms": round(_pct(vals, 0.5), 2),
+                        "p95_ms": round(_pct(vals, 0.95), 2),
+                        "x_vector_p50": round(_pct(vals, 0.5) / base, 2) if base else None,
+                    }
                 for name, prof in profiles.items():
                     row[name]["profile"] = prof.to_dict()
                 report["sizes"].append(row)

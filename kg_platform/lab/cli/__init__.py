@@ -22,6 +22,13 @@ def register(app: typer.Typer) -> None:
         commands_segment,
     )
 
-    for module in (commands_eval, commands_router, commands_router_default, commands_bench_ingest, commands_segment,
-                   commands_load, commands_decomposer):
+    for module in (
+        commands_eval,
+        commands_router,
+        commands_router_default,
+        commands_bench_ingest,
+        commands_segment,
+        commands_load,
+        commands_decomposer,
+    ):
         module.register(app)

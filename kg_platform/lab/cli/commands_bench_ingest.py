@@ -11,7 +11,6 @@ from kg_platform.cli.lazy import get_settings
 from kg_platform.lab.cli.bench import bench_group
 
 
-
 def register(app: typer.Typer) -> None:
     bench_app = bench_group(app)
     bench_app.command("ingest")(bench_ingest)
@@ -19,20 +18,28 @@ def register(app: typer.Typer) -> None:
 
 
 def bench_ingest(
-    limit: int = typer.Option(20, "--limit", help="questions of the QA file whose paragraphs "
-                              "are ingested"),
-    qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"),
+    limit: int = typer.Option(
+        20, "--limit", help="questions of the QA file whose paragraphs are ingested"
+    ),
+    qa_file: Path = typer.Option(
+        None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"
+    ),
     documents: list[Path] = typer.Option(None, "--documents", help="also ingest these files"),
-    peer: bool = typer.Option(False, "--peer", help="also ingest the same paragraphs with "
-                              "langchain-neo4j's Neo4jVector.from_texts (extra: peers) and "
-                              "compare rates and graph sizes"),
+    peer: bool = typer.Option(
+        False,
+        "--peer",
+        help="also ingest the same paragraphs with "
+        "langchain-neo4j's Neo4jVector.from_texts (extra: peers) and "
+        "compare rates and graph sizes",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
     from kg_platform.lab.bench.ingest import format_ingest_bench, run_ingest_bench
 
-    result = run_ingest_bench(get_settings(), limit=limit, qa_file=qa_file,
-                              documents=documents or None, peer=peer)
+    result = run_ingest_bench(
+        get_settings(), limit=limit, qa_file=qa_file, documents=documents or None, peer=peer
+    )
     if as_json:
         typer.echo(json.dumps(result, indent=2))
     else:
@@ -43,7 +50,9 @@ def bench_ingest(
 def bench_ingest_growth(
     sizes: str = typer.Option("1000,10000", "--sizes", help="corpus sizes in pieces"),
     add: int = typer.Option(5, "--add", help="sources added, one run each, at every size"),
-    qa_file: Path = typer.Option(None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"),
+    qa_file: Path = typer.Option(
+        None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Time per added source at growing corpus sizes, next to the embed-only time of its texts."""
@@ -53,14 +62,19 @@ def bench_ingest_growth(
         targets = [int(x) for x in sizes.split(",") if x.strip()]
     except ValueError:
         raise typer.BadParameter(
-            "--sizes takes comma-separated piece counts, e.g. 1000,10000") from None
+            "--sizes takes comma-separated piece counts, e.g. 1000,10000"
+        ) from None
     result = run_growth_bench(get_settings(), sizes=targets, add=add, qa_file=qa_file)
     if as_json:
         typer.echo(json.dumps(result, indent=2))
         return
-    typer.echo(f"{'pieces':>8} {'full sync s':>11} {'per source s':>12} {'embed s':>8} "
-               f"{'graph s':>8} {'x embed':>8} {'x smallest':>10}")
+    typer.echo(
+        f"{'pieces':>8} {'full sync s':>11} {'per source s':>12} {'embed s':>8} "
+        f"{'graph s':>8} {'x embed':>8} {'x smallest':>10}"
+    )
     for r in result["sizes"]:
-        typer.echo(f"{r['pieces']:>8} {r['full_sync_s']:>11} {r['per_source_s']:>12} "
-                   f"{r['embed_only_s']:>8} {r['piece_graph_s']:>8} {r['ratio_vs_embed']!s:>8} "
-                   f"{r['ratio_vs_smallest']!s:>10}")
+        typer.echo(
+            f"{r['pieces']:>8} {r['full_sync_s']:>11} {r['per_source_s']:>12} "
+            f"{r['embed_only_s']:>8} {r['piece_graph_s']:>8} {r['ratio_vs_embed']!s:>8} "
+            f"{r['ratio_vs_smallest']!s:>10}"
+        )

@@ -14,32 +14,49 @@ def register(app: typer.Typer) -> None:
 
 
 def eval_command(
-    dataset: Path = typer.Option(None, "--dataset", "-d",
-                                 help="QA .jsonl in the bench/dev schema, or a document-QA "
-                                      "folder (papers/ + questions.jsonl, like bench/longdoc)"),
-    strategy: str = typer.Option("bm25,vector,hybrid", "--strategy", "-s",
-                                 help="comma-separated strategy names (see --list)"),
+    dataset: Path = typer.Option(
+        None,
+        "--dataset",
+        "-d",
+        help="QA .jsonl in the bench/dev schema, or a document-QA "
+        "folder (papers/ + questions.jsonl, like bench/longdoc)",
+    ),
+    strategy: str = typer.Option(
+        "bm25,vector,hybrid", "--strategy", "-s", help="comma-separated strategy names (see --list)"
+    ),
     k: int = typer.Option(5, "--k", help="results kept per question"),
-    budget_tokens: int = typer.Option(None, "--budget-tokens",
-                                      help="cut each ranking at N context tokens instead of at k"),
+    budget_tokens: int = typer.Option(
+        None, "--budget-tokens", help="cut each ranking at N context tokens instead of at k"
+    ),
     limit: int = typer.Option(None, "--limit", help="evaluate only the first N questions"),
     json_out: Path = typer.Option(None, "--json", help="write the JSON report here"),
-    per_question: Path = typer.Option(None, "--per-question",
-                                      help="write per-question ranked ids and hits (JSONL)"),
+    per_question: Path = typer.Option(
+        None, "--per-question", help="write per-question ranked ids and hits (JSONL)"
+    ),
     plot: Path = typer.Option(None, "--plot", help="write recall vs context tokens (PNG)"),
     corpus: str = typer.Option(None, "--corpus", help="corpus name (default: qa-<dataset>)"),
     corpus_limit: int = typer.Option(
-        None, "--corpus-limit",
-        help="ingest only the first N questions' paragraphs (small CI corpora; default: all)"),
-    ingest: bool = typer.Option(True, "--ingest/--no-ingest",
-                                help="ingest the file's paragraphs first (unchanged ones are skipped)"),
-    select: str = typer.Option(None, "--select",
-                               help="selection post-processor, e.g. sage (retrieval.selection)"),
-    fetch_k: int = typer.Option(None, "--fetch-k",
-                                help="items asked from each strategy before the cut"),
-    scope: str = typer.Option(None, "--scope",
-                              help="document QA: 'document' (default: retrieve inside the "
-                                   "question's document) or 'corpus' (all documents pooled)"),
+        None,
+        "--corpus-limit",
+        help="ingest only the first N questions' paragraphs (small CI corpora; default: all)",
+    ),
+    ingest: bool = typer.Option(
+        True,
+        "--ingest/--no-ingest",
+        help="ingest the file's paragraphs first (unchanged ones are skipped)",
+    ),
+    select: str = typer.Option(
+        None, "--select", help="selection post-processor, e.g. sage (retrieval.selection)"
+    ),
+    fetch_k: int = typer.Option(
+        None, "--fetch-k", help="items asked from each strategy before the cut"
+    ),
+    scope: str = typer.Option(
+        None,
+        "--scope",
+        help="document QA: 'document' (default: retrieve inside the "
+        "question's document) or 'corpus' (all documents pooled)",
+    ),
     list_only: bool = typer.Option(False, "--list", help="list the known strategies and exit"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress output"),
 ) -> None:
@@ -53,14 +70,18 @@ def eval_command(
             typer.echo(f"{name:32s} {description}")
         return
     if dataset is None:
-        raise EvaluationError("--dataset is required",
-                              hint="e.g. kgp eval --dataset ../shared/bench/dev/hotpotqa.jsonl")
+        raise EvaluationError(
+            "--dataset is required",
+            hint="e.g. kgp eval --dataset ../shared/bench/dev/hotpotqa.jsonl",
+        )
     names = [s.strip() for s in strategy.split(",") if s.strip()]
     known = list_strategies()
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise EvaluationError(f"unknown strategy {', '.join(unknown)}",
-                              hint=f"known: {', '.join(known)} (kgp eval --list)")
+        raise EvaluationError(
+            f"unknown strategy {', '.join(unknown)}",
+            hint=f"known: {', '.join(known)} (kgp eval --list)",
+        )
 
     from rich.console import Console
 
@@ -75,9 +96,19 @@ def eval_command(
         if not quiet and (done == total or done % 25 == 0):
             console.print(f"  {name}: {done}/{total}")
 
-    cfg = EvalConfig(dataset=dataset, strategies=names, k=k, budget_tokens=budget_tokens,
-                     limit=limit, corpus=corpus, corpus_limit=corpus_limit, ingest=ingest,
-                     select=select, fetch_k=fetch_k, scope=scope)
+    cfg = EvalConfig(
+        dataset=dataset,
+        strategies=names,
+        k=k,
+        budget_tokens=budget_tokens,
+        limit=limit,
+        corpus=corpus,
+        corpus_limit=corpus_limit,
+        ingest=ingest,
+        select=select,
+        fetch_k=fetch_k,
+        scope=scope,
+    )
     with KnowledgePlatform(get_settings()) as kp:
         result = run_evaluation(cfg, kp.graph, kp.embedder, kp.settings, progress=progress)
     report = result.to_json()
@@ -87,8 +118,9 @@ def eval_command(
     out.print(render_table(report))
     for name, run in result.runs.items():
         if run.errors:
-            console.print(f"[yellow]{name}: {len(run.errors)} questions failed, e.g. "
-                          f"{run.errors[0]}[/yellow]")
+            console.print(
+                f"[yellow]{name}: {len(run.errors)} questions failed, e.g. {run.errors[0]}[/yellow]"
+            )
     if json_out:
         write_json(report, json_out)
     if per_question:
@@ -98,8 +130,12 @@ def eval_command(
 
         plot_report(report, plot)
     if result.missing_documents:
-        console.print(f"[yellow]{result.missing_documents} questions skipped: their document "
-                      f"is not in corpus {cfg.corpus} (drop --no-ingest)[/yellow]")
+        console.print(
+            f"[yellow]{result.missing_documents} questions skipped: their document "
+            f"is not in corpus {cfg.corpus} (drop --no-ingest)[/yellow]"
+        )
     scope_note = f", scope {cfg.scope}" if cfg.document_qa else ""
-    typer.echo(f"wall time {result.wall_s:.1f}s (corpus {cfg.corpus}, "
-               f"{result.corpus_chunks} level-2 chunks{scope_note})")
+    typer.echo(
+        f"wall time {result.wall_s:.1f}s (corpus {cfg.corpus}, "
+        f"{result.corpus_chunks} level-2 chunks{scope_note})"
+    )

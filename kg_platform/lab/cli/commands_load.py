@@ -16,8 +16,9 @@ def register(app: typer.Typer) -> None:
 def bench_load(
     clients: int = typer.Option(8, "--clients", help="concurrent client threads (1..64)"),
     seconds: float = typer.Option(20.0, "--seconds", help="duration (at most 600)"),
-    strategy: str = typer.Option(None, "--strategy",
-                                 help="retrieval strategy (default: KGP_RETRIEVE__STRATEGY)"),
+    strategy: str = typer.Option(
+        None, "--strategy", help="retrieval strategy (default: KGP_RETRIEVE__STRATEGY)"
+    ),
     corpus: str = typer.Option(None, "--corpus", help="corpus to query (default: all)"),
     as_json: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
@@ -26,15 +27,21 @@ def bench_load(
     from kg_platform.sdk.platform import KnowledgePlatform
 
     with KnowledgePlatform() as kp:
-        summary = run_load(kp, clients=clients, seconds=seconds,
-                           strategy=strategy or kp.settings.retrieve.strategy,
-                           corpus=corpus).summary()
+        summary = run_load(
+            kp,
+            clients=clients,
+            seconds=seconds,
+            strategy=strategy or kp.settings.retrieve.strategy,
+            corpus=corpus,
+        ).summary()
     if as_json:
         typer.echo(json.dumps(summary))
         return
-    typer.echo(f"{summary['clients']} clients, {summary['seconds']} s, {summary['strategy']}: "
-               f"{summary['requests']} requests, {summary['throughput_rps']} req/s, "
-               f"p50 {summary['p50_ms']} ms, p95 {summary['p95_ms']} ms, "
-               f"p99 {summary['p99_ms']} ms, errors {summary['errors'] or 0}")
+    typer.echo(
+        f"{summary['clients']} clients, {summary['seconds']} s, {summary['strategy']}: "
+        f"{summary['requests']} requests, {summary['throughput_rps']} req/s, "
+        f"p50 {summary['p50_ms']} ms, p95 {summary['p95_ms']} ms, "
+        f"p99 {summary['p99_ms']} ms, errors {summary['errors'] or 0}"
+    )
     if summary["errors"]:
         raise typer.Exit(1)

@@ -30,9 +30,14 @@ def _platform():  # the SDK type is imported lazily to keep `--help` light
 
 def router_train(
     corpus: str = typer.Option(..., "--corpus", help="the corpus the router routes for"),
-    dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False,
-                                 help="JSONL questions (bench schema); labels = gold supporting "
-                                 "sentences, else question + answer"),
+    dataset: Path = typer.Option(
+        ...,
+        "--dataset",
+        exists=True,
+        dir_okay=False,
+        help="JSONL questions (bench schema); labels = gold supporting "
+        "sentences, else question + answer",
+    ),
     kind: str = typer.Option("mog", "--kind", help="mog (granularity levels) | mogg (hop ranges)"),
     limit: int | None = typer.Option(None, "--limit", help="use only the first N questions"),
 ) -> None:
@@ -48,16 +53,24 @@ def bench_retrieve(
     queries: int = typer.Option(30, "--queries", help="timed queries per strategy and size"),
     strategies: str = typer.Option("vector,mog,mogg,propagate", "--strategies"),
     out: Path | None = typer.Option(None, "--out", help="write the JSON report here"),
-    profile: bool = typer.Option(False, "--profile",
-                                 help="also PROFILE one query per strategy and size: db hits, "
-                                 "rows and the costliest operators"),
+    profile: bool = typer.Option(
+        False,
+        "--profile",
+        help="also PROFILE one query per strategy and size: db hits, "
+        "rows and the costliest operators",
+    ),
 ) -> None:
     """Latency p50/p95 of strategies at growing graph sizes, next to one vector query."""
     from kg_platform.lab.bench.retrieval import run_bench
 
-    report = run_bench(corpus, [int(s) for s in sizes.split(",")], queries,
-                       [s.strip() for s in strategies.split(",") if s.strip()], echo=typer.echo,
-                       profile=profile)
+    report = run_bench(
+        corpus,
+        [int(s) for s in sizes.split(",")],
+        queries,
+        [s.strip() for s in strategies.split(",") if s.strip()],
+        echo=typer.echo,
+        profile=profile,
+    )
     if out:
         out.write_text(json.dumps(report, indent=2))
 
@@ -67,12 +80,17 @@ def fit_propagation(
     dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False),
     k: int = typer.Option(5, "--k", help="score paragraph recall at k results"),
     budget_tokens: int | None = typer.Option(
-        None, "--budget-tokens", help="score at this many context tokens instead of at k"),
+        None, "--budget-tokens", help="score at this many context tokens instead of at k"
+    ),
     aggregate: str = typer.Option("wsum", "--aggregate", help="wsum | wmax | rrf"),
     holdout: float = typer.Option(
-        0.5, "--holdout", min=0.0, max=0.9,
+        0.5,
+        "--holdout",
+        min=0.0,
+        max=0.9,
         help="fraction of the questions (every n-th) kept out of the fit and scored with the "
-        "fitted weights, so the reported number is not only in-sample"),
+        "fitted weights, so the reported number is not only in-sample",
+    ),
     limit: int | None = typer.Option(None, "--limit"),
 ) -> None:
     """Grid-search the propagation layer weights on dev questions (paragraph recall)."""
@@ -90,18 +108,28 @@ def fit_propagation(
     def recall(i: int, items) -> float:
         return ranking_score(items, examples[i].gold, k=k, budget=budget_tokens).paragraph_recall
 
-    fetch = items_to_fetch(k, budget_tokens)   # as many items as `kgp eval` asks for
+    fetch = items_to_fetch(k, budget_tokens)  # as many items as `kgp eval` asks for
     try:
-        lam, fit_score, cached = fit_weights(ctx, [ex.question for ex in examples], recall, fetch,
-                                             aggregate=aggregate, train=train)
+        lam, fit_score, cached = fit_weights(
+            ctx, [ex.question for ex in examples], recall, fetch, aggregate=aggregate, train=train
+        )
     finally:
         kp.close()
-    out = {"weights": lam, "aggregate": aggregate, "paragraph_recall_train": round(fit_score, 4),
-           "train_questions": len(train), "heldout_questions": len(held),
-           "cut": {"budget_tokens": budget_tokens} if budget_tokens else {"k": k}}
+    out = {
+        "weights": lam,
+        "aggregate": aggregate,
+        "paragraph_recall_train": round(fit_score, 4),
+        "train_questions": len(train),
+        "heldout_questions": len(held),
+        "cut": {"budget_tokens": budget_tokens} if budget_tokens else {"k": k},
+    }
     if held:
         out["paragraph_recall_heldout"] = round(
-            sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in held) / len(held), 4)
+            sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in held) / len(held), 4
+        )
     typer.echo(json.dumps(out, indent=2))
-    typer.echo("set with: " + " ".join(f"KGP_PROPAGATION__LAM_{x}={v}" for x, v in lam.items())
-               + f" KGP_PROPAGATION__AGGREGATE={aggregate}")
+    typer.echo(
+        "set with: "
+        + " ".join(f"KGP_PROPAGATION__LAM_{x}={v}" for x, v in lam.items())
+        + f" KGP_PROPAGATION__AGGREGATE={aggregate}"
+    )

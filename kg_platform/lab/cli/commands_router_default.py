@@ -31,8 +31,9 @@ def _context(corpus: str):
 
 def router_levels(
     corpus: str = typer.Option(..., "--corpus", help="the corpus whose router is used"),
-    dataset: Path = typer.Option(..., "--dataset", exists=True,
-                                 help="QA .jsonl or a document-QA folder"),
+    dataset: Path = typer.Option(
+        ..., "--dataset", exists=True, help="QA .jsonl or a document-QA folder"
+    ),
     kind: str = typer.Option("mog", "--kind"),
     limit: int | None = typer.Option(None, "--limit"),
 ) -> None:
@@ -53,20 +54,35 @@ def router_levels(
         plans = [plan_for(ctx, corpus, v, kind) for v in vecs]
     finally:
         ctx.graph.close()
-    typer.echo(json.dumps({
-        "corpus": corpus, "kind": kind, "dataset": str(dataset), "questions": len(questions),
-        "router": plans[0].router_source if plans else None,
-        "version": plans[0].router_version if plans else None,
-        "levels": level_distribution((p.g_r for p in plans), n_levels_for(ctx.settings, kind)),
-        "mean_weights": [round(float(x), 4) for x in np.mean([p.w for p in plans], axis=0)]
-        if plans else [],
-    }, indent=2))
+    typer.echo(
+        json.dumps(
+            {
+                "corpus": corpus,
+                "kind": kind,
+                "dataset": str(dataset),
+                "questions": len(questions),
+                "router": plans[0].router_source if plans else None,
+                "version": plans[0].router_version if plans else None,
+                "levels": level_distribution(
+                    (p.g_r for p in plans), n_levels_for(ctx.settings, kind)
+                ),
+                "mean_weights": [round(float(x), 4) for x in np.mean([p.w for p in plans], axis=0)]
+                if plans
+                else [],
+            },
+            indent=2,
+        )
+    )
 
 
 def router_collect(
     corpus: str = typer.Option(..., "--corpus", help="the ingested corpus of the dataset"),
-    dataset: Path = typer.Option(..., "--dataset", exists=True,
-                                 help="QA .jsonl or a document-QA folder (scoped per question)"),
+    dataset: Path = typer.Option(
+        ...,
+        "--dataset",
+        exists=True,
+        help="QA .jsonl or a document-QA folder (scoped per question)",
+    ),
     kind: str = typer.Option("mog", "--kind"),
     out: Path = typer.Option(..., "--out", help="JSONL of per-question level similarities"),
     limit: int | None = typer.Option(None, "--limit"),
@@ -83,18 +99,26 @@ def router_collect(
 
 
 def router_train_default(
-    labels: list[Path] = typer.Option(..., "--labels", exists=True,
-                                      help="`kgp router collect` outputs (repeatable)"),
+    labels: list[Path] = typer.Option(
+        ..., "--labels", exists=True, help="`kgp router collect` outputs (repeatable)"
+    ),
     kind: str = typer.Option("mog", "--kind"),
     out: Path = typer.Option(..., "--out", help="router folder to write (weights.npz, meta.json)"),
-    exclude: list[str] = typer.Option(None, "--exclude",
-                                      help="leave these datasets out (leave-one-out routers)"),
+    exclude: list[str] = typer.Option(
+        None, "--exclude", help="leave these datasets out (leave-one-out routers)"
+    ),
 ) -> None:
     """Train a corpus-independent router on several datasets' label records."""
     from kg_platform.embedding import get_embedder
     from kg_platform.lab.routers.default import read_records, train_default
 
     settings = get_settings()
-    meta = train_default(read_records(labels), kind, out, settings,
-                         get_embedder(settings.embedding), exclude=exclude or ())
+    meta = train_default(
+        read_records(labels),
+        kind,
+        out,
+        settings,
+        get_embedder(settings.embedding),
+        exclude=exclude or (),
+    )
     typer.echo(json.dumps(meta, indent=2))

@@ -40,8 +40,17 @@ from kg_platform.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
 from kg_platform.reasoning.candidates import Candidate, CandidateSource
 from kg_platform.reasoning.decompose import (
-    STOP_MAX_ROUNDS, STOP_NO_CANDIDATES, STOP_NO_PROPOSALS, STOP_NO_SELECTION, STOP_SUFFICIENT,
-    Enrich, Round, choose, clean_proposals, evidence_of)
+    STOP_MAX_ROUNDS,
+    STOP_NO_CANDIDATES,
+    STOP_NO_PROPOSALS,
+    STOP_NO_SELECTION,
+    STOP_SUFFICIENT,
+    Enrich,
+    Round,
+    choose,
+    clean_proposals,
+    evidence_of,
+)
 from kg_platform.lab.decomposer.scoring import exact_match, token_f1
 from kg_platform.reasoning.steps import ReasoningSteps
 from kg_platform.reasoning.types import Evidence
@@ -70,7 +79,7 @@ class UCBState:
             return self.S[c] + self.alpha * math.sqrt(bonus / self.V[c])
 
         best = max(pool, key=lambda c: (ucb(c), c))
-        self.V[best] += 1               # our choice: count the sample, not only the choice
+        self.V[best] += 1  # our choice: count the sample, not only the choice
         return best
 
     def credit(self, chunk_id: str, cos: float) -> None:
@@ -100,16 +109,26 @@ class CollectedRun:
         return [r.to_dict() for r in self.rounds]
 
 
-def collect_one(steps: ReasoningSteps, source: CandidateSource, question: str, state: UCBState,
-                *, max_rounds: int, delta: float, delta_explore: float, k_explore: int,
-                max_proposals: int = 8, backup: bool = True,
-                enrich: Enrich | None = None) -> CollectedRun:
+def collect_one(
+    steps: ReasoningSteps,
+    source: CandidateSource,
+    question: str,
+    state: UCBState,
+    *,
+    max_rounds: int,
+    delta: float,
+    delta_explore: float,
+    k_explore: int,
+    max_proposals: int = 8,
+    backup: bool = True,
+    enrich: Enrich | None = None,
+) -> CollectedRun:
     """One Algorithm 2 run (without the answer; see :func:`collect_question`)."""
     enrich = enrich or (lambda ev: ev)
     context: list[Evidence] = []
     chosen: list[Candidate] = []
     rounds: list[Round] = []
-    known: dict[str, Candidate] = {}            # chunk id -> a candidate carrying its text
+    known: dict[str, Candidate] = {}  # chunk id -> a candidate carrying its text
     stop = STOP_MAX_ROUNDS
     for t in range(1, max_rounds + 1):
         before = steps.usage().total_tokens
@@ -138,8 +157,9 @@ def collect_one(steps: ReasoningSteps, source: CandidateSource, question: str, s
                     rap.append(cand)
                 else:
                     state.credit(cand.chunk_id, cand.cos)
-                    rnd.near_misses[cand.chunk_id] = rnd.near_misses.get(cand.chunk_id, 0.0) \
-                        + cand.cos
+                    rnd.near_misses[cand.chunk_id] = (
+                        rnd.near_misses.get(cand.chunk_id, 0.0) + cand.cos
+                    )
             rnd.candidates = rap
             if not rap:
                 rnd.stop = stop = STOP_NO_CANDIDATES
@@ -178,9 +198,15 @@ def sft_examples(question: str, pairs: list[tuple[str, str]], **meta: Any) -> li
             target = f"<decompose>True</decompose><sub-question>{pairs[i][0]}</sub-question>"
         else:
             target = "<decompose>False</decompose>"
-        out.append({"prompt": messages[-1]["content"], "completion": target,
-                    "messages": [*messages, {"role": "assistant", "content": target}],
-                    "step": i + 1, **meta})
+        out.append(
+            {
+                "prompt": messages[-1]["content"],
+                "completion": target,
+                "messages": [*messages, {"role": "assistant", "content": target}],
+                "step": i + 1,
+                **meta,
+            }
+        )
     return out
 
 
@@ -194,12 +220,20 @@ class QAItem:
 
 def read_questions(path: str | Path, limit: int | None = None) -> list[QAItem]:
     """Questions and gold answers (answer + answer_aliases) of a ``bench/dev`` JSONL file."""
-    items = [QAItem(str(row.get("id", lineno)), row["question"],
-                    [str(row["answer"]), *[str(a) for a in row.get("answer_aliases") or []]])
-             for lineno, row in read_qa_rows(
-                 path, required=("question", "answer"), limit=limit,
-                 hint="Algorithm 2 scores runs against the gold answer: every line needs "
-                      "'question' and 'answer'")]
+    items = [
+        QAItem(
+            str(row.get("id", lineno)),
+            row["question"],
+            [str(row["answer"]), *[str(a) for a in row.get("answer_aliases") or []]],
+        )
+        for lineno, row in read_qa_rows(
+            path,
+            required=("question", "answer"),
+            limit=limit,
+            hint="Algorithm 2 scores runs against the gold answer: every line needs "
+            "'question' and 'answer'",
+        )
+    ]
     if not items:
         raise EvaluationError(f"{path} holds no questions", hint="is it the right file?")
     return items
@@ -218,8 +252,10 @@ class CollectReport:
     def summary(self) -> str:
         rate = self.solved / self.questions if self.questions else 0.0
         stops = ", ".join(f"{k} {v}" for k, v in sorted(self.stops.items()))
-        return (f"{self.questions} questions, {self.solved} solved ({rate:.0%}) in {self.runs} "
-                f"runs; {self.examples} SFT examples; {self.tokens} LLM tokens; stops: {stops}")
+        return (
+            f"{self.questions} questions, {self.solved} solved ({rate:.0%}) in {self.runs} "
+            f"runs; {self.examples} SFT examples; {self.tokens} LLM tokens; stops: {stops}"
+        )
 
 
 @dataclass
@@ -245,11 +281,19 @@ class Collector:
         runs: list[CollectedRun] = []
         for attempt in range(1, self.attempts + 1):
             before = self.steps.usage()
-            run = collect_one(self.steps, self.source, item.question, state,
-                              max_rounds=self.max_rounds, delta=self.delta,
-                              delta_explore=self.delta_explore, k_explore=self.k_explore,
-                              max_proposals=self.max_proposals, backup=self.backup,
-                              enrich=self.enrich)
+            run = collect_one(
+                self.steps,
+                self.source,
+                item.question,
+                state,
+                max_rounds=self.max_rounds,
+                delta=self.delta,
+                delta_explore=self.delta_explore,
+                k_explore=self.k_explore,
+                max_proposals=self.max_proposals,
+                backup=self.backup,
+                enrich=self.enrich,
+            )
             run.answer = self.steps.answer(item.question, run.context).answer
             run.f1 = token_f1(run.answer, item.answers)
             run.em = exact_match(run.answer, item.answers)
@@ -268,8 +312,9 @@ class Collector:
         for cand in run.chosen:
             sub_q = cand.atom or cand.proposal or ""
             pairs.append((sub_q, self.steps.sub_answer(sub_q, cand.chunk_text)))
-        return sft_examples(item.question, pairs, question_id=item.id, answer=run.answer,
-                            f1=round(run.f1, 4))
+        return sft_examples(
+            item.question, pairs, question_id=item.id, answer=run.answer, f1=round(run.f1, 4)
+        )
 
     def collect(self, items: list[QAItem]) -> Iterator[tuple[QAItem, list[dict[str, Any]]]]:
         """Yield (question, SFT examples) per question; empty when no run was correct."""
@@ -279,8 +324,12 @@ class Collector:
             yield item, (self.examples_of(item, good) if good is not None else [])
 
 
-def collect_to_jsonl(collector: Collector, items: list[QAItem], out: str | Path,
-                     progress: Callable[[str], None] | None = None) -> CollectReport:
+def collect_to_jsonl(
+    collector: Collector,
+    items: list[QAItem],
+    out: str | Path,
+    progress: Callable[[str], None] | None = None,
+) -> CollectReport:
     """Run the collector over ``items`` and write the SFT examples to ``out`` (JSONL)."""
     report = CollectReport()
     before = collector.steps.usage().total_tokens
@@ -300,24 +349,37 @@ def collect_to_jsonl(collector: Collector, items: list[QAItem], out: str | Path,
             report.examples += len(examples)
             if progress:
                 best = max((r.f1 for r in runs), default=0.0)
-                progress(f"{item.id}: {len(runs)} run(s), best F1 {best:.2f}, "
-                         f"{len(examples)} examples")
+                progress(
+                    f"{item.id}: {len(runs)} run(s), best F1 {best:.2f}, {len(examples)} examples"
+                )
     report.tokens = collector.steps.usage().total_tokens - before
     return report
 
 
-def graph_store(graph: "GraphClient", corpus: str | None, model: str = ""
-                ) -> Callable[[QAItem, CollectedRun, int], None]:
+def graph_store(
+    graph: "GraphClient", corpus: str | None, model: str = ""
+) -> Callable[[QAItem, CollectedRun, int], None]:
     """A ``Collector.store`` that writes each run as a ``(:Trajectory {kind: 'collect'})``."""
     from kg_platform.reasoning.trajectory import new_trajectory_id, store_trajectory
 
     def store(item: QAItem, run: CollectedRun, attempt: int) -> None:
         store_trajectory(
-            graph, trajectory_id=new_trajectory_id(item.question), question=item.question,
-            corpus=corpus, kind="collect", steps=run.steps_json(), answer=run.answer,
-            stop_reason=run.stop_reason, chunk_ids=[e.chunk_id for e in run.context],
-            tokens=run.tokens, prompt_tokens=run.prompt_tokens,
-            completion_tokens=run.completion_tokens, cost_usd=run.cost_usd, model=model,
-            score=run.f1, extra={"question_id": item.id, "attempt": attempt, "em": run.em,
-                                 "gold": item.answers})
+            graph,
+            trajectory_id=new_trajectory_id(item.question),
+            question=item.question,
+            corpus=corpus,
+            kind="collect",
+            steps=run.steps_json(),
+            answer=run.answer,
+            stop_reason=run.stop_reason,
+            chunk_ids=[e.chunk_id for e in run.context],
+            tokens=run.tokens,
+            prompt_tokens=run.prompt_tokens,
+            completion_tokens=run.completion_tokens,
+            cost_usd=run.cost_usd,
+            model=model,
+            score=run.f1,
+            extra={"question_id": item.id, "attempt": attempt, "em": run.em, "gold": item.answers},
+        )
+
     return store

@@ -15,6 +15,15 @@ from kg_platform.lab.evaluation.metrics import GoldFact, Ranked, normalise, scor
 from kg_platform.lab.evaluation.report import table_text, validate_report
 
 __all__ = [
-    "EvalConfig", "EvalResult", "GoldFact", "QAExample", "Ranked", "load_dataset", "normalise",
-    "run_evaluation", "score_question", "table_text", "validate_report",
+    "EvalConfig",
+    "EvalResult",
+    "GoldFact",
+    "QAExample",
+    "Ranked",
+    "load_dataset",
+    "normalise",
+    "run_evaluation",
+    "score_question",
+    "table_text",
+    "validate_report",
 ]

@@ -111,7 +111,8 @@ def resolve_gold(row: dict[str, Any]) -> list[GoldFact]:
         if not isinstance(entry, (list, tuple)) or len(entry) != 2:
             raise EvaluationError(
                 f"row {row.get('id')!r}: supporting fact {entry!r} is not [title, sentence_index]",
-                hint="check the file follows the bench/dev schema (bench/README.md)")
+                hint="check the file follows the bench/dev schema (bench/README.md)",
+            )
         title, index = str(entry[0]), int(entry[1])
         nth = seen[(title, index)]
         seen[(title, index)] += 1
@@ -121,12 +122,16 @@ def resolve_gold(row: dict[str, Any]) -> list[GoldFact]:
             raise EvaluationError(
                 f"row {row.get('id')!r}: supporting fact [{title!r}, {index}] does not resolve "
                 "to a sentence of the row's paragraphs",
-                hint="fix or drop that row; every gold fact must name one of its paragraphs")
+                hint="fix or drop that row; every gold fact must name one of its paragraphs",
+            )
         text = para["sentences"][index]
         units = tuple(split_sentences(text)) if para_level else (normalise(text),)
         units = tuple(u for u in units if u) or (normalise(text),)
-        facts.append(GoldFact(paragraph=f"{para.get('idx')}:{title}", units=units,
-                              title=title, sentence=index))
+        facts.append(
+            GoldFact(
+                paragraph=f"{para.get('idx')}:{title}", units=units, title=title, sentence=index
+            )
+        )
     # MuSiQue lists a gold paragraph once per fact; identical (paragraph, sentence) pairs are one fact.
     unique: dict[tuple[str, int], GoldFact] = {}
     for fact in facts:
@@ -137,15 +142,18 @@ def resolve_gold(row: dict[str, Any]) -> list[GoldFact]:
 def load_dataset(path: str | Path, *, limit: int | None = None) -> list[QAExample]:
     """Read a ``.jsonl`` QA file; ``limit`` keeps the first N questions."""
     path = Path(path)
-    examples = [QAExample(
-        id=str(row.get("id", lineno)),
-        question=row["question"],
-        answer=str(row.get("answer", "")),
-        dataset=str(row.get("dataset") or path.stem),
-        gold=resolve_gold(row),
-        paragraphs=row.get("paragraphs") or [],
-        type=row.get("type"),
-    ) for lineno, row in read_qa_rows(path, limit=limit)]
+    examples = [
+        QAExample(
+            id=str(row.get("id", lineno)),
+            question=row["question"],
+            answer=str(row.get("answer", "")),
+            dataset=str(row.get("dataset") or path.stem),
+            gold=resolve_gold(row),
+            paragraphs=row.get("paragraphs") or [],
+            type=row.get("type"),
+        )
+        for lineno, row in read_qa_rows(path, limit=limit)
+    ]
     if not examples:
         raise EvaluationError(f"{path} holds no questions", hint="is it the right file?")
     return examples

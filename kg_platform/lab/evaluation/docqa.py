@@ -67,8 +67,12 @@ class DocQuestion:
     @property
     def gold(self) -> list[GoldFact]:
         """The first annotator's paragraphs as facts (for per-question output and filters)."""
-        return [GoldFact(paragraph=f"{self.doc_id}:{i}", units=tuple(sents), title=self.doc_id,
-                         sentence=i) for i, sents in enumerate(self.sentence_sets[0])]
+        return [
+            GoldFact(
+                paragraph=f"{self.doc_id}:{i}", units=tuple(sents), title=self.doc_id, sentence=i
+            )
+            for i, sents in enumerate(self.sentence_sets[0])
+        ]
 
     def score(self, ranking: Sequence[Ranked], count: Callable[[str], int]) -> QuestionScore:
         return score_evidence(ranking, self.sentence_sets, count)
@@ -79,24 +83,29 @@ def load_docqa(folder: str | Path, *, limit: int | None = None) -> list[DocQuest
     folder = Path(folder).resolve()
     path = folder / QUESTIONS
     out: list[DocQuestion] = []
-    hint = ("each line needs id, question, doc_id and evidence_sets "
-            "(see bench/longdoc/README.md)")
+    hint = "each line needs id, question, doc_id and evidence_sets (see bench/longdoc/README.md)"
     for n, row in read_qa_rows(path, required=("id", "question", "doc_id"), hint=hint):
         try:
             sets = row.get("evidence_sets") or [row.get("evidence") or []]
             doc = folder / PAPERS / f"{row['doc_id']}.md"
-            q = DocQuestion(id=str(row["id"]), question=row["question"],
-                            answer=str(row.get("answer", "")), doc_id=str(row["doc_id"]),
-                            title=str(row.get("title", "")),
-                            evidence_sets=[[p for p in s if p.strip()] for s in sets],
-                            document=doc, dataset=str(row.get("dataset", "docqa")),
-                            type=row.get("answer_type"))
+            q = DocQuestion(
+                id=str(row["id"]),
+                question=row["question"],
+                answer=str(row.get("answer", "")),
+                doc_id=str(row["doc_id"]),
+                title=str(row.get("title", "")),
+                evidence_sets=[[p for p in s if p.strip()] for s in sets],
+                document=doc,
+                dataset=str(row.get("dataset", "docqa")),
+                type=row.get("answer_type"),
+            )
         except (KeyError, TypeError) as exc:
-            raise EvaluationError(f"{path}:{n}: not a document-QA row ({exc})",
-                                  hint=hint) from exc
+            raise EvaluationError(f"{path}:{n}: not a document-QA row ({exc})", hint=hint) from exc
         if not doc.is_file():
-            raise EvaluationError(f"{path}:{n}: the document {doc} does not exist",
-                                  hint=f"put the document at {PAPERS}/<doc_id>.md")
+            raise EvaluationError(
+                f"{path}:{n}: the document {doc} does not exist",
+                hint=f"put the document at {PAPERS}/<doc_id>.md",
+            )
         q.evidence_sets = [s for s in q.evidence_sets if s]
         out.append(q)
         if limit is not None and len(out) >= limit:
@@ -104,8 +113,11 @@ def load_docqa(folder: str | Path, *, limit: int | None = None) -> list[DocQuest
     return out
 
 
-def score_evidence(ranking: Sequence[Ranked], sentence_sets: Sequence[Sequence[Sequence[str]]],
-                   count: Callable[[str], int]) -> QuestionScore:
+def score_evidence(
+    ranking: Sequence[Ranked],
+    sentence_sets: Sequence[Sequence[Sequence[str]]],
+    count: Callable[[str], int],
+) -> QuestionScore:
     """Evidence recall and token coverage of a cut ranking, best annotator (see module doc).
 
     The best annotator is the one with the highest evidence recall, then token coverage.
@@ -119,8 +131,9 @@ def score_evidence(ranking: Sequence[Ranked], sentence_sets: Sequence[Sequence[S
     for paragraphs in sentence_sets:
         flat = [s for sents in paragraphs for s in sents]
         where = {s: [i for i, t in enumerate(texts) if s and s in t] for s in set(flat)}
-        found_paragraphs = sum(1 for sents in paragraphs
-                               if 2 * sum(1 for s in sents if where[s]) >= len(sents))
+        found_paragraphs = sum(
+            1 for sents in paragraphs if 2 * sum(1 for s in sents if where[s]) >= len(sents)
+        )
         gold_tok = sum(count(s) for s in flat) or 1
         got_tok = sum(count(s) for s in flat if where[s])
         stats = {
@@ -137,8 +150,14 @@ def score_evidence(ranking: Sequence[Ranked], sentence_sets: Sequence[Sequence[S
     stats = best[1]
     first = next((i + 1 for i, h in enumerate(stats["hits"]) if h), None)
     return QuestionScore(
-        sentence_recall=stats["sentences"], paragraph_recall=stats["recall"],
-        all_supporting_found=stats["all"], rr=1.0 / first if first else 0.0,
-        context_tokens=tokens, ids=[r.id for r in ranking], hits=stats["hits"],
-        first_hit_rank=first, evidence_recall=stats["recall"],
-        evidence_token_coverage=stats["coverage"])
+        sentence_recall=stats["sentences"],
+        paragraph_recall=stats["recall"],
+        all_supporting_found=stats["all"],
+        rr=1.0 / first if first else 0.0,
+        context_tokens=tokens,
+        ids=[r.id for r in ranking],
+        hits=stats["hits"],
+        first_hit_rank=first,
+        evidence_recall=stats["recall"],
+        evidence_token_coverage=stats["coverage"],
+    )

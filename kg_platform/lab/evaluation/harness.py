@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 BASELINE_LEVEL = 2
 MAX_FETCH_K = 100
-TOKENS_PER_ITEM_FLOOR = 16   # budget mode asks for budget/16 items: enough to fill it with pieces
+TOKENS_PER_ITEM_FLOOR = 16  # budget mode asks for budget/16 items: enough to fill it with pieces
 CURVE_POINTS = 8
 SCOPES = ("document", "corpus")
 
@@ -69,12 +69,12 @@ class EvalConfig:
     k: int = 5
     budget_tokens: int | None = None
     limit: int | None = None
-    corpus: str | None = None            # default: qa-<dataset file stem>
-    corpus_limit: int | None = None      # ingest only the first N questions' paragraphs (tests)
-    ingest: bool = True                  # False: score the corpus as it is in the graph
-    select: str | None = None            # post-processor from kg_platform.retrieval.selection
-    fetch_k: int | None = None           # items asked from a strategy (default: see fetch_size)
-    scope: str | None = None             # document QA: 'document' (default) or 'corpus'
+    corpus: str | None = None  # default: qa-<dataset file stem>
+    corpus_limit: int | None = None  # ingest only the first N questions' paragraphs (tests)
+    ingest: bool = True  # False: score the corpus as it is in the graph
+    select: str | None = None  # post-processor from kg_platform.retrieval.selection
+    fetch_k: int | None = None  # items asked from a strategy (default: see fetch_size)
+    scope: str | None = None  # document QA: 'document' (default) or 'corpus'
 
     @property
     def document_qa(self) -> bool:
@@ -86,17 +86,21 @@ class EvalConfig:
         if self.document_qa:
             self.scope = self.scope or "document"
             if self.scope not in SCOPES:
-                raise EvaluationError(f"--scope must be one of {', '.join(SCOPES)}, got "
-                                      f"{self.scope!r}")
+                raise EvaluationError(
+                    f"--scope must be one of {', '.join(SCOPES)}, got {self.scope!r}"
+                )
             if self.corpus is None:
                 self.corpus = f"doc-{self.dataset.resolve().name}"
         elif self.scope not in (None, "corpus"):
             raise EvaluationError(
                 f"scope {self.scope!r} needs a document-QA folder (papers/ + questions.jsonl)",
                 hint="QA files are one pooled corpus: leave the scope unset, or evaluate a "
-                     "document-QA folder such as bench/longdoc")
+                "document-QA folder such as bench/longdoc",
+            )
         if not self.strategies:
-            raise EvaluationError("no strategy given", hint="name at least one, e.g. bm25,vector,hybrid")
+            raise EvaluationError(
+                "no strategy given", hint="name at least one, e.g. bm25,vector,hybrid"
+            )
         if self.k < 1:
             raise EvaluationError(f"--k must be >= 1, got {self.k}")
         if self.budget_tokens is not None and self.budget_tokens < 1:
@@ -123,7 +127,7 @@ class StrategyRun:
     name: str
     scores: list[QuestionScore] = field(default_factory=list)
     latencies_ms: list[float] = field(default_factory=list)
-    rankings: list[list[Ranked]] = field(default_factory=list)   # deduped, before the cut
+    rankings: list[list[Ranked]] = field(default_factory=list)  # deduped, before the cut
     errors: list[str] = field(default_factory=list)
     router_levels: list[tuple[str, int]] = field(default_factory=list)  # mog/mogg: (source, g_r)
 
@@ -141,25 +145,27 @@ def score_example(ex: Example, ranking: list[Ranked]) -> QuestionScore:
 @dataclass
 class EvalResult:
     config: EvalConfig
-    examples: list[Example]             # scored questions (non-empty gold)
-    skipped: int                        # questions without gold
+    examples: list[Example]  # scored questions (non-empty gold)
+    skipped: int  # questions without gold
     runs: dict[str, StrategyRun]
     corpus_chunks: int
     ingest: dict[str, Any] | None
     wall_s: float
-    missing_documents: int = 0          # document QA: questions whose document is not ingested
+    missing_documents: int = 0  # document QA: questions whose document is not ingested
 
     def to_json(self) -> dict[str, Any]:
         """The stable report (keys are only ever added, never renamed)."""
         from kg_platform.lab.evaluation.report import report_json
 
-        return report_json(self, {name: curve(run, self.examples, self.config)
-                                  for name, run in self.runs.items()})
+        return report_json(
+            self, {name: curve(run, self.examples, self.config) for name, run in self.runs.items()}
+        )
 
 
 # ------------------------------------------------------------------------------ corpus
-def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
-                  embedder: "Embedder | None" = None) -> dict[str, Any] | None:
+def ensure_corpus(
+    graph: "GraphClient", settings: "Settings", cfg: EvalConfig, embedder: "Embedder | None" = None
+) -> dict[str, Any] | None:
     """Ingest the dataset's pooled corpus unless told not to; unchanged paragraphs are skipped
     by the ingestion itself, so a second run only pays for the hash check."""
     if not cfg.ingest:
@@ -173,20 +179,23 @@ def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
             "kgp eval ingests the dataset through kg_platform.ingest.qa, which is not installed "
             "in this build",
             hint="ingest the corpus another way, then evaluate it without ingesting "
-                 "(EvalConfig ingest=False with its corpus name)",
+            "(EvalConfig ingest=False with its corpus name)",
         ) from exc
     kwargs = {"embedder": embedder} if embedder is not None else {}
-    report = qa.ingest_qa(graph, settings, cfg.dataset, cfg.corpus, limit=cfg.corpus_limit,
-                          **kwargs)
+    report = qa.ingest_qa(
+        graph, settings, cfg.dataset, cfg.corpus, limit=cfg.corpus_limit, **kwargs
+    )
     status = getattr(report, "status", "completed")
     if status == "failed":
         raise EvaluationError(
             f"ingesting {cfg.dataset} into corpus {cfg.corpus!r} failed: "
             f"{getattr(report, 'fatal', '')}",
             hint=f"ingest {cfg.dataset} into {cfg.corpus!r} on its own (KnowledgePlatform."
-                 "ingest_qa, `kgp ingest-qa`) to see every file's error")
+            "ingest_qa, `kgp ingest-qa`) to see every file's error",
+        )
     return {
-        "run_id": getattr(report, "run_id", None), "status": status,
+        "run_id": getattr(report, "run_id", None),
+        "status": status,
         "added": len(getattr(report, "added", []) or []),
         "replaced": len(getattr(report, "replaced", []) or []),
         "skipped": len(getattr(report, "skipped", []) or []),
@@ -195,8 +204,9 @@ def ensure_corpus(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
     }
 
 
-def ensure_documents(graph: "GraphClient", settings: "Settings", cfg: EvalConfig,
-                     embedder: "Embedder | None" = None) -> dict[str, Any] | None:
+def ensure_documents(
+    graph: "GraphClient", settings: "Settings", cfg: EvalConfig, embedder: "Embedder | None" = None
+) -> dict[str, Any] | None:
     """Ingest a document-QA folder's documents through the normal document path (sections, MoG
     levels, pieces), as ``kgp ingest <folder>/papers`` would; unchanged files are skipped."""
     if not cfg.ingest:
@@ -209,20 +219,31 @@ def ensure_documents(graph: "GraphClient", settings: "Settings", cfg: EvalConfig
     if report.status == "failed":
         raise EvaluationError(
             f"ingesting {folder} into corpus {cfg.corpus!r} failed: {report.fatal}",
-            hint=f"run `kgp ingest {folder} --corpus {cfg.corpus}` to see the details")
-    return {"run_id": report.run_id, "status": report.status, "added": len(report.added),
-            "replaced": len(report.replaced), "skipped": len(report.skipped),
-            "errors": len(report.errors), "duration_s": report.duration_s}
+            hint=f"run `kgp ingest {folder} --corpus {cfg.corpus}` to see the details",
+        )
+    return {
+        "run_id": report.run_id,
+        "status": report.status,
+        "added": len(report.added),
+        "replaced": len(report.replaced),
+        "skipped": len(report.skipped),
+        "errors": len(report.errors),
+        "duration_s": report.duration_s,
+    }
 
 
-def document_sources(graph: "GraphClient", corpus: str,
-                     examples: list[DocQuestion]) -> dict[str, list[str]]:
+def document_sources(
+    graph: "GraphClient", corpus: str, examples: list[DocQuestion]
+) -> dict[str, list[str]]:
     """doc_id -> source ids of that document in ``corpus`` (absent when not ingested)."""
     paths = sorted({str(ex.document.resolve()) for ex in examples})
     rows = graph.read("retrieval/scope_sources", values=paths, corpus=corpus)
     by_path = {r["value"]: list(r["ids"]) for r in rows}
-    return {ex.doc_id: by_path[str(ex.document.resolve())] for ex in examples
-            if by_path.get(str(ex.document.resolve()))}
+    return {
+        ex.doc_id: by_path[str(ex.document.resolve())]
+        for ex in examples
+        if by_path.get(str(ex.document.resolve()))
+    }
 
 
 def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL) -> int:
@@ -234,7 +255,9 @@ def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL
 Selector = Callable[[str, list[RetrievedItem], RetrievalContext], list[RetrievedItem]]
 
 
-def load_selector(name: str | None) -> tuple[Selector | None, Callable[[int, RetrievalContext], int]]:
+def load_selector(
+    name: str | None,
+) -> tuple[Selector | None, Callable[[int, RetrievalContext], int]]:
     """``(apply, candidates_needed)`` of ``kg_platform.retrieval.selection`` for ``name``."""
     if not name or name == "none":
         return None, lambda k, ctx: k
@@ -244,8 +267,9 @@ def load_selector(name: str | None) -> tuple[Selector | None, Callable[[int, Ret
         if exc.name != "kg_platform.retrieval.selection":
             raise
         raise EvaluationError(
-            f"selection {name!r} needs kg_platform.retrieval.selection, which is not in this "
-            "build", hint="evaluate without a selection") from exc
+            f"selection {name!r} needs kg_platform.retrieval.selection, which is not in this build",
+            hint="evaluate without a selection",
+        ) from exc
 
     def apply(query: str, items: list[RetrievedItem], ctx: RetrievalContext) -> list[RetrievedItem]:
         return mod.apply_selection(name, query, items, ctx)
@@ -269,8 +293,9 @@ def cut_at(ranking: list[Ranked], k: int, budget: int | None) -> list[Ranked]:
     return cut_at_budget(ranking, budget, _tokens, _truncate) if budget else cut_at_k(ranking, k)
 
 
-def cut(ranking: list[Ranked], cfg: EvalConfig, k: int | None = None,
-        budget: int | None = None) -> list[Ranked]:
+def cut(
+    ranking: list[Ranked], cfg: EvalConfig, k: int | None = None, budget: int | None = None
+) -> list[Ranked]:
     """Cut at the budget when one is set, else at k (with ``--select``: as selected)."""
     budget = budget if budget is not None else cfg.budget_tokens
     if not budget and k is None and cfg.select and cfg.select != "none":
@@ -278,8 +303,9 @@ def cut(ranking: list[Ranked], cfg: EvalConfig, k: int | None = None,
     return cut_at(ranking, k or cfg.k, budget)
 
 
-def ranking_score(items: list[RetrievedItem], gold: Any, *, k: int = 5,
-                  budget: int | None = None) -> QuestionScore:
+def ranking_score(
+    items: list[RetrievedItem], gold: Any, *, k: int = 5, budget: int | None = None
+) -> QuestionScore:
     """Score one strategy answer as ``kgp eval`` does: dedupe, cut at the budget (else at k)."""
     return score_question(cut_at(to_ranking(items), k, budget), gold, _tokens)
 
@@ -287,19 +313,25 @@ def ranking_score(items: list[RetrievedItem], gold: Any, *, k: int = 5,
 def curve(run: StrategyRun, examples: list[Example], cfg: EvalConfig) -> list[dict[str, float]]:
     """Recall against context tokens at growing cuts (k = 1..k, or budget/8 .. budget)."""
     if cfg.budget_tokens:
-        cuts = sorted({max(1, cfg.budget_tokens * i // CURVE_POINTS) for i in range(1, CURVE_POINTS + 1)})
+        cuts = sorted(
+            {max(1, cfg.budget_tokens * i // CURVE_POINTS) for i in range(1, CURVE_POINTS + 1)}
+        )
         kw = "budget"
     else:
         cuts = list(range(1, cfg.k + 1))
         kw = "k"
     points = []
     for c in cuts:
-        scores = [score_example(ex, cut(r, cfg, **{kw: c}))
-                  for r, ex in zip(run.rankings, examples)]
+        scores = [
+            score_example(ex, cut(r, cfg, **{kw: c})) for r, ex in zip(run.rankings, examples)
+        ]
         agg = aggregate(scores, [])
-        point = {"cut": c, "sentence_recall": agg["sentence_recall"],
-                 "paragraph_recall": agg["paragraph_recall"],
-                 "context_tokens": agg["context_tokens"]}
+        point = {
+            "cut": c,
+            "sentence_recall": agg["sentence_recall"],
+            "paragraph_recall": agg["paragraph_recall"],
+            "context_tokens": agg["context_tokens"],
+        }
         if "evidence_recall" in agg:
             point["evidence_recall"] = agg["evidence_recall"]
             point["evidence_token_coverage"] = agg["evidence_token_coverage"]
@@ -330,8 +362,12 @@ def run_evaluation(
         present = [ex for ex in examples if ex.doc_id in scopes]
         missing = len(examples) - len(present)
         if missing:
-            log.warning("%d questions skipped: their document is not in corpus %r (drop "
-                        "--no-ingest to ingest it)", missing, cfg.corpus)
+            log.warning(
+                "%d questions skipped: their document is not in corpus %r (drop "
+                "--no-ingest to ingest it)",
+                missing,
+                cfg.corpus,
+            )
         examples = present
     else:
         all_examples = load_dataset(cfg.dataset, limit=cfg.limit)
@@ -345,10 +381,16 @@ def run_evaluation(
         raise EvaluationError(
             f"corpus {cfg.corpus!r} has no level-{BASELINE_LEVEL} chunks to retrieve from",
             hint=f"ingest {what} into {cfg.corpus!r} first, or let the evaluation ingest it "
-                 "(EvalConfig ingest=True, the default)")
+            "(EvalConfig ingest=True, the default)",
+        )
     scoped = cfg.document_qa and cfg.scope == "document"
-    ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=cfg.corpus,
-                           sources=next(iter(scopes.values()), None) if scoped else None)
+    ctx = RetrievalContext(
+        graph=graph,
+        embedder=embedder,
+        settings=settings,
+        corpus=cfg.corpus,
+        sources=next(iter(scopes.values()), None) if scoped else None,
+    )
     selector, candidates = load_selector(cfg.select)
     fetch = max(cfg.fetch_size(), candidates(cfg.fetch_size(), ctx))
 
@@ -373,7 +415,7 @@ def run_evaluation(
                 items = []
             run.latencies_ms.append((time.perf_counter() - t0) * 1000.0)
             plans = getattr(strategy, "last_plans", None)
-            if plans:   # MoG / MoGG: which router chose which level for this question
+            if plans:  # MoG / MoGG: which router chose which level for this question
                 run.router_levels.append((plans[0].router_source, plans[0].g_r))
             ranking = to_ranking(items)
             run.rankings.append(ranking)
@@ -381,13 +423,21 @@ def run_evaluation(
             if progress:
                 progress(name, i + 1, len(examples))
         runs[name] = run
-    return EvalResult(config=cfg, examples=examples, skipped=skipped, runs=runs,
-                      corpus_chunks=chunks, ingest=ingest_stats,
-                      wall_s=time.perf_counter() - started, missing_documents=missing)
+    return EvalResult(
+        config=cfg,
+        examples=examples,
+        skipped=skipped,
+        runs=runs,
+        corpus_chunks=chunks,
+        ingest=ingest_stats,
+        wall_s=time.perf_counter() - started,
+        missing_documents=missing,
+    )
 
 
-def _retrieve(strategy: Any, selector: Selector | None, ctx: RetrievalContext, query: str,
-              fetch: int) -> list[RetrievedItem]:
+def _retrieve(
+    strategy: Any, selector: Selector | None, ctx: RetrievalContext, query: str, fetch: int
+) -> list[RetrievedItem]:
     items = list(strategy.retrieve(query, fetch))
     if selector is not None:
         items = list(selector(query, items, ctx))

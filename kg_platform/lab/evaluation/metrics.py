@@ -40,8 +40,8 @@ def normalise(text: str) -> str:
 class GoldFact:
     """One gold supporting fact: covered when any of ``units`` is inside a result's text."""
 
-    paragraph: str                      # key of the gold paragraph (idx:title)
-    units: tuple[str, ...]              # normalised texts; any one contained = covered
+    paragraph: str  # key of the gold paragraph (idx:title)
+    units: tuple[str, ...]  # normalised texts; any one contained = covered
     title: str = ""
     sentence: int = 0
 
@@ -66,11 +66,11 @@ class QuestionScore:
     all_supporting_found: float
     rr: float
     context_tokens: int
-    ids: list[str] = field(default_factory=list)          # ranked ids after dedup and cut
-    hits: list[list[int]] = field(default_factory=list)   # per result: indexes of facts covered
+    ids: list[str] = field(default_factory=list)  # ranked ids after dedup and cut
+    hits: list[list[int]] = field(default_factory=list)  # per result: indexes of facts covered
     first_hit_rank: int | None = None
-    evidence_recall: float | None = None           # document QA only (evaluation.docqa)
-    evidence_token_coverage: float | None = None   # document QA only
+    evidence_recall: float | None = None  # document QA only (evaluation.docqa)
+    evidence_token_coverage: float | None = None  # document QA only
 
     def to_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -174,9 +174,12 @@ def aggregate(scores: Sequence[QuestionScore], latencies_ms: Sequence[float]) ->
 
     extra: dict[str, Any] = {}
     if scores and all(s.evidence_recall is not None for s in scores):
-        extra = {"evidence_recall": mean([float(s.evidence_recall or 0.0) for s in scores]),
-                 "evidence_token_coverage": mean([float(s.evidence_token_coverage or 0.0)
-                                                  for s in scores])}
+        extra = {
+            "evidence_recall": mean([float(s.evidence_recall or 0.0) for s in scores]),
+            "evidence_token_coverage": mean(
+                [float(s.evidence_token_coverage or 0.0) for s in scores]
+            ),
+        }
     return extra | {
         "paragraph_recall": mean([s.paragraph_recall for s in scores]),
         "sentence_recall": mean([s.sentence_recall for s in scores]),

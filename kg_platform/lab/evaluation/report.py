@@ -28,12 +28,20 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 1
 REQUIRED_STRATEGY_KEYS: dict[str, type | tuple[type, ...]] = {
-    "paragraph_recall": float, "sentence_recall": float, "all_supporting_found": float,
-    "mrr": float, "context_tokens": float, "latency_ms_p50": float, "latency_ms_p95": float,
+    "paragraph_recall": float,
+    "sentence_recall": float,
+    "all_supporting_found": float,
+    "mrr": float,
+    "context_tokens": float,
+    "latency_ms_p50": float,
+    "latency_ms_p95": float,
     "n": int,
 }
 REQUIRED_TOP_KEYS: dict[str, type | tuple[type, ...]] = {
-    "dataset": str, "questions": int, "k": int, "budget_tokens": (int, type(None)),
+    "dataset": str,
+    "questions": int,
+    "k": int,
+    "budget_tokens": (int, type(None)),
     "strategies": dict,
 }
 
@@ -47,7 +55,7 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         block = aggregate(run.scores, run.latencies_ms)
         block["errors"] = len(run.errors)
         block["curve"] = curves[name]
-        if run.router_levels:   # MoG / MoGG: the chosen level per question, counted
+        if run.router_levels:  # MoG / MoGG: the chosen level per question, counted
             levels = [g for _, g in run.router_levels]
             block["router_levels"] = {str(g): levels.count(g) for g in sorted(set(levels))}
             block["router_source"] = sorted({src for src, _ in run.router_levels})
@@ -94,19 +102,29 @@ def per_question_rows(result: "EvalResult") -> list[dict[str, Any]]:
     rows = []
     for name, run in result.runs.items():
         for ex, score, latency in zip(result.examples, run.scores, run.latencies_ms):
-            rows.append({
-                "id": ex.id, "question": ex.question, "strategy": name,
-                "gold": [[f.title, f.sentence] for f in ex.gold],
-                "ids": score.ids, "hits": score.hits, "first_hit_rank": score.first_hit_rank,
-                "sentence_recall": score.sentence_recall,
-                "paragraph_recall": score.paragraph_recall,
-                "all_supporting_found": score.all_supporting_found, "rr": score.rr,
-                "context_tokens": score.context_tokens, "latency_ms": round(latency, 3),
-            })
+            rows.append(
+                {
+                    "id": ex.id,
+                    "question": ex.question,
+                    "strategy": name,
+                    "gold": [[f.title, f.sentence] for f in ex.gold],
+                    "ids": score.ids,
+                    "hits": score.hits,
+                    "first_hit_rank": score.first_hit_rank,
+                    "sentence_recall": score.sentence_recall,
+                    "paragraph_recall": score.paragraph_recall,
+                    "all_supporting_found": score.all_supporting_found,
+                    "rr": score.rr,
+                    "context_tokens": score.context_tokens,
+                    "latency_ms": round(latency, 3),
+                }
+            )
             if score.evidence_recall is not None:
-                rows[-1].update(doc_id=getattr(ex, "doc_id", None),
-                                evidence_recall=score.evidence_recall,
-                                evidence_token_coverage=score.evidence_token_coverage)
+                rows[-1].update(
+                    doc_id=getattr(ex, "doc_id", None),
+                    evidence_recall=score.evidence_recall,
+                    evidence_token_coverage=score.evidence_token_coverage,
+                )
     return rows
 
 
@@ -124,14 +142,22 @@ def write_per_question(result: "EvalResult", path: str | Path) -> None:
             fh.write(json.dumps(row) + "\n")
 
 
-COLUMNS = [("paragraph_recall", "para R", "{:.3f}"), ("sentence_recall", "sent R", "{:.3f}"),
-           ("all_supporting_found", "all found", "{:.3f}"), ("mrr", "MRR", "{:.3f}"),
-           ("context_tokens", "ctx tok", "{:.0f}"), ("latency_ms_p50", "p50 ms", "{:.1f}"),
-           ("latency_ms_p95", "p95 ms", "{:.1f}"), ("n", "n", "{}")]
+COLUMNS = [
+    ("paragraph_recall", "para R", "{:.3f}"),
+    ("sentence_recall", "sent R", "{:.3f}"),
+    ("all_supporting_found", "all found", "{:.3f}"),
+    ("mrr", "MRR", "{:.3f}"),
+    ("context_tokens", "ctx tok", "{:.0f}"),
+    ("latency_ms_p50", "p50 ms", "{:.1f}"),
+    ("latency_ms_p95", "p95 ms", "{:.1f}"),
+    ("n", "n", "{}"),
+]
 
 
-EVIDENCE_COLUMNS = [("evidence_recall", "evid R", "{:.3f}"),
-                    ("evidence_token_coverage", "evid tok", "{:.3f}")]
+EVIDENCE_COLUMNS = [
+    ("evidence_recall", "evid R", "{:.3f}"),
+    ("evidence_token_coverage", "evid tok", "{:.3f}"),
+]
 
 
 def _columns(report: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -144,11 +170,16 @@ def _columns(report: dict[str, Any]) -> list[tuple[str, str, str]]:
 
 def table_text(report: dict[str, Any]) -> str:
     """A plain Markdown table of the report (for notes, logs and non-terminal output)."""
-    cut = (f"budget {report['budget_tokens']} tokens" if report.get("budget_tokens")
-           else f"k={report['k']}")
-    lines = [f"{Path(report['dataset']).name}: {report['questions']} questions, {cut}",
-             "| strategy | " + " | ".join(c[1] for c in _columns(report)) + " |",
-             "|---" * (len(_columns(report)) + 1) + "|"]
+    cut = (
+        f"budget {report['budget_tokens']} tokens"
+        if report.get("budget_tokens")
+        else f"k={report['k']}"
+    )
+    lines = [
+        f"{Path(report['dataset']).name}: {report['questions']} questions, {cut}",
+        "| strategy | " + " | ".join(c[1] for c in _columns(report)) + " |",
+        "|---" * (len(_columns(report)) + 1) + "|",
+    ]
     for name, block in report["strategies"].items():
         cells = [fmt.format(block[key]) for key, _, fmt in _columns(report)]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
@@ -159,8 +190,11 @@ def render_table(report: dict[str, Any]) -> Any:
     """A rich Table of the report, for the terminal."""
     from rich.table import Table
 
-    cut = (f"budget {report['budget_tokens']} tokens" if report.get("budget_tokens")
-           else f"k={report['k']}")
+    cut = (
+        f"budget {report['budget_tokens']} tokens"
+        if report.get("budget_tokens")
+        else f"k={report['k']}"
+    )
     table = Table(title=f"{Path(report['dataset']).name} - {report['questions']} questions, {cut}")
     table.add_column("strategy")
     for _, label, _ in _columns(report):

@@ -158,7 +158,8 @@ class FixedSegmenter:
 
 
 # A plain list of English function words, so TextTiling never needs NLTK's stopwords download.
-ENGLISH_STOPWORDS = frozenset("""
+ENGLISH_STOPWORDS = frozenset(
+    """
 a about above after again against all am an and any are as at be because been before being
 below between both but by can could did do does doing down during each few for from further had
 has have having he her here hers herself him himself his how i if in into is it its itself just
@@ -167,7 +168,8 @@ own same she should so some such than that the their theirs them themselves then
 they this those through to too under until up very was we were what when where which while who
 whom why will with would you your yours yourself yourselves also may might must shall its one
 s t can't don't won't isn't aren't wasn't weren't it's he's she's they're we're i'm you're
-""".split())
+""".split()
+)
 
 
 class TextTilingSegmenter:
@@ -192,8 +194,9 @@ class TextTilingSegmenter:
         except ImportError as exc:
             from kg_platform.errors import ConfigError
 
-            raise ConfigError("the TextTiling baseline needs NLTK",
-                              hint="pip install 'kg-platform[segment]'") from exc
+            raise ConfigError(
+                "the TextTiling baseline needs NLTK", hint="pip install 'kg-platform[segment]'"
+            ) from exc
 
         sentences = [" ".join(s.split()) for s in sentences]
         if len(sentences) < 2:
@@ -205,8 +208,9 @@ class TextTilingSegmenter:
             pos += len(s)
             ends.append(pos)
             pos += len(sep)
-        tiler = TextTilingTokenizer(w=self.w, k=self.k, stopwords=ENGLISH_STOPWORDS,
-                                    smoothing_width=self.smoothing_width)
+        tiler = TextTilingTokenizer(
+            w=self.w, k=self.k, stopwords=ENGLISH_STOPWORDS, smoothing_width=self.smoothing_width
+        )
         try:
             segments = tiler.tokenize(text)
         except (ValueError, IndexError, ZeroDivisionError):
@@ -258,14 +262,26 @@ def run_segmentation_benchmark(docs, segmenters: Sequence[Segmenter]) -> list[Me
         cuts = [seg.cuts(list(d.sentences)) for d in docs]
         seconds = time.perf_counter() - t0
         p, w = evaluate_cuts(docs, cuts)
-        results.append(MethodResult(seg.name, p, w, pairs / max(seconds, 1e-9), pairs, seconds,
-                                    sum(len(c) + 1 for c in cuts)))
+        results.append(
+            MethodResult(
+                seg.name,
+                p,
+                w,
+                pairs / max(seconds, 1e-9),
+                pairs,
+                seconds,
+                sum(len(c) + 1 for c in cuts),
+            )
+        )
     return results
 
 
-def calibrate_threshold(docs, scores_per_doc: Sequence[np.ndarray],
-                        candidates: Sequence[float],
-                        fixed_cuts: Sequence[Sequence[int]] | None = None) -> tuple[float, float]:
+def calibrate_threshold(
+    docs,
+    scores_per_doc: Sequence[np.ndarray],
+    candidates: Sequence[float],
+    fixed_cuts: Sequence[Sequence[int]] | None = None,
+) -> tuple[float, float]:
     """The candidate threshold minimising mean (Pk + WindowDiff) / 2 on ``docs``.
 
     ``scores_per_doc[d][i]`` scores the pair (i, i + 1); a cut falls where score < threshold.
@@ -304,17 +320,27 @@ class SegmentationReport:
         return {
             "methods": {name: by_name[name].as_json() for name in METHOD_ORDER if name in by_name},
             "calibration": self.calibration,
-            "test": {"documents": self.test_documents, "sentences": self.test_sentences,
-                     "true_segments": self.true_segments},
+            "test": {
+                "documents": self.test_documents,
+                "sentences": self.test_sentences,
+                "true_segments": self.true_segments,
+            },
         }
 
 
 METHOD_ORDER = ("sage", "texttiling", "similarity", "fixed")
 
 
-def segmentation_benchmark(settings, bench, *, model_dir=None, seed: int = 13,
-                           ss: float | None = None, max_docs: int | None = None,
-                           progress: Callable[[str], None] | None = None) -> SegmentationReport:
+def segmentation_benchmark(
+    settings,
+    bench,
+    *,
+    model_dir=None,
+    seed: int = 13,
+    ss: float | None = None,
+    max_docs: int | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> SegmentationReport:
     """Calibrate the baselines on validation documents, then run all four methods on test ones.
 
     Documents are concatenations of held-out paragraphs (see ``sage_data``), so the true
@@ -358,8 +384,11 @@ def segmentation_benchmark(settings, bench, *, model_dir=None, seed: int = 13,
         if (p + wd) / 2 < best_fixed[1]:
             best_fixed = (seg, (p + wd) / 2)
     calibration = {
-        "sage": {"ss": sage.threshold, "coarse_tokens": sage.coarse_tokens,
-                 "coarse_mode": sage.coarse_mode},
+        "sage": {
+            "ss": sage.threshold,
+            "coarse_tokens": sage.coarse_tokens,
+            "coarse_mode": sage.coarse_mode,
+        },
         "similarity": {"threshold": sim_t},
         "texttiling": {"w": best_tt[0].w, "k": best_tt[0].k},
         "fixed": {"tokens": best_fixed[0].tokens},
@@ -367,5 +396,10 @@ def segmentation_benchmark(settings, bench, *, model_dir=None, seed: int = 13,
     say(f"calibrated on validation: {calibration}")
     segmenters = [sage, best_tt[0], SimilaritySegmenter(embedder.embed, sim_t), best_fixed[0]]
     results = run_segmentation_benchmark(test, segmenters)
-    return SegmentationReport(results, calibration, len(test),
-                              sum(len(d.sentences) for d in test), sum(len(d.sizes) for d in test))
+    return SegmentationReport(
+        results,
+        calibration,
+        len(test),
+        sum(len(d.sentences) for d in test),
+        sum(len(d.sizes) for d in test),
+    )

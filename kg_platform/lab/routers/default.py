@@ -29,7 +29,13 @@ import numpy as np
 
 from kg_platform.errors import EvaluationError
 from kg_platform.retrieval.router import (
-    KINDS, n_levels_for, best_snippets, hitrate, label_text, read_dataset, soft_labels,
+    KINDS,
+    n_levels_for,
+    best_snippets,
+    hitrate,
+    label_text,
+    read_dataset,
+    soft_labels,
     train_mlp,
 )
 
@@ -42,8 +48,9 @@ if TYPE_CHECKING:
 PROBE = "Which section of the report describes how the results were evaluated?"
 
 
-def _questions(ctx: "RetrievalContext", dataset: Path, limit: int | None
-               ) -> tuple[str, list[tuple[str, str, list[str] | None]]]:
+def _questions(
+    ctx: "RetrievalContext", dataset: Path, limit: int | None
+) -> tuple[str, list[tuple[str, str, list[str] | None]]]:
     """``(dataset name, [(question, label, scope sources or None)])`` of a QA file or a
     document-QA folder (whose questions are scoped to their document's sources)."""
     from kg_platform.lab.evaluation.docqa import is_docqa_folder, load_docqa
@@ -53,23 +60,34 @@ def _questions(ctx: "RetrievalContext", dataset: Path, limit: int | None
 
         qs = load_docqa(dataset)
         scopes = document_sources(ctx.graph, ctx.corpus, qs)
-        out = [(q.question, " ".join(q.evidence_sets[0]), scopes[q.doc_id])
-               for q in qs if q.doc_id in scopes and q.evidence_sets]
+        out = [
+            (q.question, " ".join(q.evidence_sets[0]), scopes[q.doc_id])
+            for q in qs
+            if q.doc_id in scopes and q.evidence_sets
+        ]
         return dataset.name, out[:limit]
     rows = read_dataset(dataset)[:limit]
     return dataset.stem, [(r["question"], label_text(r), None) for r in rows]
 
 
-def collect_labels(ctx: "RetrievalContext", dataset: Path, kind: str, out: Path,
-                   limit: int | None = None, echo=print) -> dict[str, Any]:
+def collect_labels(
+    ctx: "RetrievalContext",
+    dataset: Path,
+    kind: str,
+    out: Path,
+    limit: int | None = None,
+    echo=print,
+) -> dict[str, Any]:
     """Write one record per question: the label similarity of each level's best snippet."""
     if kind not in KINDS:
         raise EvaluationError(f"unknown router kind {kind!r}", hint="use mog or mogg")
     n_levels = n_levels_for(ctx.settings, kind)
     name, questions = _questions(ctx, dataset, limit)
     if not questions:
-        raise EvaluationError(f"no usable questions in {dataset} for corpus {ctx.corpus!r}",
-                              hint="ingest the dataset's corpus first (`kgp eval` does)")
+        raise EvaluationError(
+            f"no usable questions in {dataset} for corpus {ctx.corpus!r}",
+            hint="ingest the dataset's corpus first (`kgp eval` does)",
+        )
     t0 = time.time()
     out.parent.mkdir(parents=True, exist_ok=True)
     scorer = ctx.settings.mog.router_label_scorer
@@ -83,11 +101,12 @@ def collect_labels(ctx: "RetrievalContext", dataset: Path, kind: str, out: Path,
         if (i + 1) % 25 == 0:
             echo(f"  {name} {kind}: snippets {i + 1}/{len(questions)} ({time.time() - t0:.0f}s)")
     vec_of: dict[str, np.ndarray] = {}
-    if scorer != "hitrate":   # embed every distinct label and snippet once, in batches
-        texts = list(dict.fromkeys([q[1] for q in questions]
-                                   + [t for sn in snippets_of for t in sn if t]))
+    if scorer != "hitrate":  # embed every distinct label and snippet once, in batches
+        texts = list(
+            dict.fromkeys([q[1] for q in questions] + [t for sn in snippets_of for t in sn if t])
+        )
         for j in range(0, len(texts), 256):
-            batch = texts[j:j + 256]
+            batch = texts[j : j + 256]
             vec_of.update(zip(batch, ctx.embedder.embed(batch)))
     with out.open("w", encoding="utf-8") as fh:
         for (question, label, _), snippets in zip(questions, snippets_of):
@@ -95,11 +114,27 @@ def collect_labels(ctx: "RetrievalContext", dataset: Path, kind: str, out: Path,
                 sims = [hitrate(label, t) if t else -1.0 for t in snippets]
             else:
                 sims = [float(vec_of[label] @ vec_of[t]) if t else -1.0 for t in snippets]
-            fh.write(json.dumps({"dataset": name, "corpus": ctx.corpus, "kind": kind,
-                                 "question": question, "sims": sims,
-                                 "tokens": [len(t.split()) for t in snippets]}) + "\n")
-    return {"dataset": name, "kind": kind, "questions": len(questions), "out": str(out),
-            "label_scorer": scorer, "seconds": round(time.time() - t0, 1)}
+            fh.write(
+                json.dumps(
+                    {
+                        "dataset": name,
+                        "corpus": ctx.corpus,
+                        "kind": kind,
+                        "question": question,
+                        "sims": sims,
+                        "tokens": [len(t.split()) for t in snippets],
+                    }
+                )
+                + "\n"
+            )
+    return {
+        "dataset": name,
+        "kind": kind,
+        "questions": len(questions),
+        "out": str(out),
+        "label_scorer": scorer,
+        "seconds": round(time.time() - t0, 1),
+    }
 
 
 def read_records(paths: Iterable[Path]) -> list[dict]:
@@ -114,8 +149,14 @@ def level_distribution(levels: Iterable[int], n_levels: int) -> dict[str, int]:
     return {str(g): c.get(g, 0) for g in range(1, n_levels + 1)}
 
 
-def train_default(records: Sequence[dict], kind: str, out_dir: Path, settings: "Settings",
-                  embedder: "Embedder", exclude: Sequence[str] = ()) -> dict[str, Any]:
+def train_default(
+    records: Sequence[dict],
+    kind: str,
+    out_dir: Path,
+    settings: "Settings",
+    embedder: "Embedder",
+    exclude: Sequence[str] = (),
+) -> dict[str, Any]:
     """Train one router on the pooled records (minus the ``exclude`` datasets) into ``out_dir``
     (``weights.npz`` + ``meta.json``, the layout :class:`~kg_platform.retrieval.router.Router`
     reads)."""
@@ -125,25 +166,41 @@ def train_default(records: Sequence[dict], kind: str, out_dir: Path, settings: "
     recs = [r for r in records if r["kind"] == kind and r["dataset"] not in set(exclude)]
     recs = [r for r in recs if len(r["sims"]) == n_levels]
     if len(recs) < 4:
-        raise EvaluationError(f"only {len(recs)} {kind} records to train on",
-                              hint="run `kgp router collect` for more datasets")
+        raise EvaluationError(
+            f"only {len(recs)} {kind} records to train on",
+            hint="run `kgp router collect` for more datasets",
+        )
     X = embedder.embed([r["question"] for r in recs]).astype(np.float32)
     Y = np.stack([soft_labels(r["sims"]) for r in recs]).astype(np.float32)
     result = train_mlp(X, Y, settings)
     out_dir.mkdir(parents=True, exist_ok=True)
     # float16 on disk (half the package size); inference upcasts to float32, and every number
     # below (chosen levels, probe) is computed from the saved file, i.e. from what ships.
-    np.savez(out_dir / "weights.npz", **{
-        k: (v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)).astype(np.float16)
-        for k, v in result.state.items()})
+    np.savez(
+        out_dir / "weights.npz",
+        **{
+            k: (v.detach().cpu().numpy() if hasattr(v, "detach") else np.asarray(v)).astype(
+                np.float16
+            )
+            for k, v in result.state.items()
+        },
+    )
     from kg_platform.retrieval.router import Router
 
     datasets = sorted({r["dataset"] for r in recs})
-    meta = {"version": "default-" + "+".join(datasets), "corpus": None, "kind": kind,
-            "n_levels": n_levels, "dim": int(X.shape[1]), "hidden": settings.mog.router_hidden,
-            "dropout": settings.mog.router_dropout, "embedder": str(settings.embedding.model),
-            "features": "query embedding only (no corpus statistics)",
-            "label_scorer": settings.mog.router_label_scorer, "trained_on": datasets}
+    meta = {
+        "version": "default-" + "+".join(datasets),
+        "corpus": None,
+        "kind": kind,
+        "n_levels": n_levels,
+        "dim": int(X.shape[1]),
+        "hidden": settings.mog.router_hidden,
+        "dropout": settings.mog.router_dropout,
+        "embedder": str(settings.embedding.model),
+        "features": "query embedding only (no corpus statistics)",
+        "label_scorer": settings.mog.router_label_scorer,
+        "trained_on": datasets,
+    }
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
     router = Router.from_dir(out_dir)
     W = router.weights_batch(X)
@@ -160,7 +217,10 @@ def train_default(records: Sequence[dict], kind: str, out_dir: Path, settings: "
     # A fixed probe question and the weights/level the saved router gives it: a test reloads the
     # shipped files and checks they still make this decision.
     probe_w = router.weights(embedder.embed([PROBE])[0])
-    meta["probe"] = {"question": PROBE, "weights": [round(float(x), 6) for x in probe_w],
-                     "level": choose_level(probe_w, settings.mog.zero_weight)}
+    meta["probe"] = {
+        "question": PROBE,
+        "weights": [round(float(x), 6) for x in probe_w],
+        "level": choose_level(probe_w, settings.mog.zero_weight),
+    }
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
     return meta

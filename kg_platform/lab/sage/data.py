@@ -58,10 +58,54 @@ SPLITS = ("train", "val", "test")
 # --------------------------------------------------------------------------- sentences
 
 _ABBREV = {
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "mt", "vs", "etc", "e.g", "i.e", "no",
-    "fig", "figs", "al", "inc", "ltd", "co", "corp", "jan", "feb", "mar", "apr", "jun", "jul",
-    "aug", "sep", "sept", "oct", "nov", "dec", "gen", "col", "lt", "sgt", "capt", "rev", "u.s",
-    "approx", "dept", "est", "vol", "ca", "cf", "op", "pp",
+    "mr",
+    "mrs",
+    "ms",
+    "dr",
+    "prof",
+    "sr",
+    "jr",
+    "st",
+    "mt",
+    "vs",
+    "etc",
+    "e.g",
+    "i.e",
+    "no",
+    "fig",
+    "figs",
+    "al",
+    "inc",
+    "ltd",
+    "co",
+    "corp",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+    "gen",
+    "col",
+    "lt",
+    "sgt",
+    "capt",
+    "rev",
+    "u.s",
+    "approx",
+    "dept",
+    "est",
+    "vol",
+    "ca",
+    "cf",
+    "op",
+    "pp",
 }
 _CANDIDATE = re.compile(r"[.!?][\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
@@ -83,7 +127,7 @@ def split_sentences(text: str) -> list[str]:
         last = before.rsplit(" ", 1)[-1].lower()
         if text[m.start()] == "." and (last in _ABBREV or (len(last) == 1 and last.isalpha())):
             continue
-        piece = text[start:m.end()].strip()
+        piece = text[start : m.end()].strip()
         if piece:
             out.append(piece)
         start = m.end()
@@ -126,8 +170,8 @@ class SegDocument:
 
 @dataclass
 class SageData:
-    paragraphs: dict[str, list[Paragraph]]      # split -> paragraphs
-    documents: dict[str, list[SegDocument]]     # "val"/"test" -> held-out benchmark documents
+    paragraphs: dict[str, list[Paragraph]]  # split -> paragraphs
+    documents: dict[str, list[SegDocument]]  # "val"/"test" -> held-out benchmark documents
 
 
 def _bucket(key: str, seed: int, val: float, test: float) -> str:
@@ -149,8 +193,10 @@ def _read_jsonl(path: Path) -> Iterator[dict]:
                 if line.strip():
                     yield json.loads(line)
     except (OSError, json.JSONDecodeError) as exc:
-        raise EvaluationError(f"cannot read {path}: {exc}",
-                              hint="point --bench at the bench/ folder holding dev/corpus") from exc
+        raise EvaluationError(
+            f"cannot read {path}: {exc}",
+            hint="point --bench at the bench/ folder holding dev/corpus",
+        ) from exc
 
 
 def _corpus_paragraphs(dev: Path, dataset: str) -> dict[str, Paragraph]:
@@ -158,8 +204,9 @@ def _corpus_paragraphs(dev: Path, dataset: str) -> dict[str, Paragraph]:
     for row in _read_jsonl(dev / "corpus" / f"{dataset}.jsonl"):
         sentences = _clean(row["sentences"])
         if sentences:
-            paragraphs[row["doc_id"]] = Paragraph(row["doc_id"], f"{dataset}:{row['title']}", 0,
-                                                  sentences, dataset)
+            paragraphs[row["doc_id"]] = Paragraph(
+                row["doc_id"], f"{dataset}:{row['title']}", 0, sentences, dataset
+            )
     return paragraphs
 
 
@@ -172,7 +219,9 @@ def _pubmed_paragraphs(dev: Path) -> list[Paragraph]:
         for i, section in enumerate(row["sentences"]):
             sentences = _clean([section])
             if sentences:
-                out.append(Paragraph(f"{row['doc_id']}#{i}", row["doc_id"], i, sentences, "pubmedqa"))
+                out.append(
+                    Paragraph(f"{row['doc_id']}#{i}", row["doc_id"], i, sentences, "pubmedqa")
+                )
     return out
 
 
@@ -201,8 +250,9 @@ def _markdown_paragraphs(markdown: str, article: str, origin: str) -> list[Parag
 def _document_paragraphs(documents: Path) -> list[Paragraph]:
     out: list[Paragraph] = []
     for path in sorted((documents / "md").glob("*.md")) if (documents / "md").exists() else []:
-        out += _markdown_paragraphs(path.read_text(encoding="utf-8", errors="replace"),
-                                    f"doc:{path.name}", "documents")
+        out += _markdown_paragraphs(
+            path.read_text(encoding="utf-8", errors="replace"), f"doc:{path.name}", "documents"
+        )
     html_dir = documents / "html"
     if html_dir.exists():
         from markitdown import MarkItDown
@@ -222,8 +272,15 @@ def _question_groups(dev: Path, dataset: str, max_paragraphs: int) -> list[tuple
     return groups
 
 
-def load_sage_data(bench: Path, *, seed: int = 13, val: float = 0.15, test: float = 0.2,
-                   max_doc_paragraphs: int = 10, include_documents: bool = True) -> SageData:
+def load_sage_data(
+    bench: Path,
+    *,
+    seed: int = 13,
+    val: float = 0.15,
+    test: float = 0.2,
+    max_doc_paragraphs: int = 10,
+    include_documents: bool = True,
+) -> SageData:
     """Paragraphs per split and held-out benchmark documents, deterministic for ``seed``.
 
     QA questions are hashed into train/val/test; a val/test document is the (first
@@ -235,8 +292,9 @@ def load_sage_data(bench: Path, *, seed: int = 13, val: float = 0.15, test: floa
     """
     dev = Path(bench) / "dev"
     if not (dev / "corpus").exists():
-        raise EvaluationError(f"no dev/corpus under {bench}",
-                              hint="pass --bench pointing at the shared bench/ folder")
+        raise EvaluationError(
+            f"no dev/corpus under {bench}", hint="pass --bench pointing at the shared bench/ folder"
+        )
     paragraphs: dict[str, list[Paragraph]] = {s: [] for s in SPLITS}
     documents: dict[str, list[SegDocument]] = {"val": [], "test": []}
     for dataset in QA_DATASETS:
@@ -259,8 +317,9 @@ def load_sage_data(bench: Path, *, seed: int = 13, val: float = 0.15, test: floa
                 paragraphs["val" if key in held["val"] else "test"].append(p)
             elif p.article not in held_articles:
                 paragraphs["train"].append(p)
-    extra = _pubmed_paragraphs(dev) + (_document_paragraphs(Path(bench) / "documents")
-                                       if include_documents else [])
+    extra = _pubmed_paragraphs(dev) + (
+        _document_paragraphs(Path(bench) / "documents") if include_documents else []
+    )
     by_article: dict[str, list[Paragraph]] = {}
     for p in extra:
         by_article.setdefault(p.article, []).append(p)
@@ -272,7 +331,7 @@ def load_sage_data(bench: Path, *, seed: int = 13, val: float = 0.15, test: floa
             held_groups[bucket].append(by_article[article])
     for bucket, groups in held_groups.items():
         for start in range(0, len(groups), 4):
-            chunk = [p for g in groups[start:start + 4] for p in g]
+            chunk = [p for g in groups[start : start + 4] for p in g]
             if len(chunk) >= 3:
                 documents[bucket].append(_document(f"articles:{bucket}:{start // 4}", chunk[:40]))
     return SageData(paragraphs=paragraphs, documents=documents)
@@ -283,18 +342,26 @@ def _document(name: str, paras: list[Paragraph]) -> SegDocument:
     return SegDocument(name, sentences, tuple(len(p.sentences) for p in paras))
 
 
-def build_documents(paragraphs: list[Paragraph], n_docs: int, per_doc: int, *,
-                    seed: int = 13) -> list[SegDocument]:
+def build_documents(
+    paragraphs: list[Paragraph], n_docs: int, per_doc: int, *, seed: int = 13
+) -> list[SegDocument]:
     """Choi-style documents: ``per_doc`` random paragraphs concatenated (true boundaries known)."""
     rng = random.Random(seed)
     pool = list(paragraphs)
     rng.shuffle(pool)
-    return [_document(f"choi:{i}", pool[i * per_doc:(i + 1) * per_doc])
-            for i in range(min(n_docs, len(pool) // per_doc))]
+    return [
+        _document(f"choi:{i}", pool[i * per_doc : (i + 1) * per_doc])
+        for i in range(min(n_docs, len(pool) // per_doc))
+    ]
 
 
-def build_pairs(paragraphs: list[Paragraph], *, seed: int = 13, max_pairs: int | None = None,
-                cross_share: float = 0.5) -> list[Pair]:
+def build_pairs(
+    paragraphs: list[Paragraph],
+    *,
+    seed: int = 13,
+    max_pairs: int | None = None,
+    cross_share: float = 0.5,
+) -> list[Pair]:
     """Balanced labelled sentence pairs (Algorithm 1 of the SAGE paper, with our negatives).
 
     Positives: every consecutive sentence pair inside a paragraph. Negatives: every boundary pair
@@ -304,8 +371,11 @@ def build_pairs(paragraphs: list[Paragraph], *, seed: int = 13, max_pairs: int |
     total, keeping the balance.
     """
     rng = random.Random(seed)
-    positives = [Pair(p.sentences[i], p.sentences[i + 1], 1, "inside")
-                 for p in paragraphs for i in range(len(p.sentences) - 1)]
+    positives = [
+        Pair(p.sentences[i], p.sentences[i + 1], 1, "inside")
+        for p in paragraphs
+        for i in range(len(p.sentences) - 1)
+    ]
     by_article: dict[str, list[Paragraph]] = {}
     for p in paragraphs:
         by_article.setdefault(p.article, []).append(p)
@@ -348,8 +418,10 @@ class EmbeddingCache:
             return None
         digest = hashlib.sha256("\n".join(sentences).encode()).hexdigest()[:16]
         name = "".join(c if c.isalnum() else "_" for c in self.embedder.model_name)
-        return (self.directory / f"sage-emb-{name}-{digest}.npy",
-                self.directory / f"sage-emb-{name}-{digest}.txt")
+        return (
+            self.directory / f"sage-emb-{name}-{digest}.npy",
+            self.directory / f"sage-emb-{name}-{digest}.txt",
+        )
 
     def add(self, sentences: list[str]) -> None:
         """Embed the sentences not seen yet (or load them all from the disk cache)."""

@@ -47,18 +47,34 @@ class TrainResult:
     metrics: dict[str, Any] = field(default_factory=dict)
 
 
-def _pair_arrays(cache: EmbeddingCache, pairs: list[Pair]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _pair_arrays(
+    cache: EmbeddingCache, pairs: list[Pair]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     x1 = cache.get([p.s1 for p in pairs])
     x2 = cache.get([p.s2 for p in pairs])
     y = np.asarray([p.label for p in pairs], dtype=np.float32)
     return x1, x2, y
 
 
-def train_head(x1: np.ndarray, x2: np.ndarray, y: np.ndarray, vx1: np.ndarray, vx2: np.ndarray,
-               vy: np.ndarray, *, hidden: int = 256, dropout: float = 0.1, epochs: int = 20,
-               lr: float = 1e-3, weight_decay: float = 1e-2, batch_size: int = 256,
-               seed: int = 13, embedder: str = "all-MiniLM-L6-v2", patience: int = 4,
-               progress: Callable[[str], None] | None = None) -> tuple[SageModel, dict[str, Any]]:
+def train_head(
+    x1: np.ndarray,
+    x2: np.ndarray,
+    y: np.ndarray,
+    vx1: np.ndarray,
+    vx2: np.ndarray,
+    vy: np.ndarray,
+    *,
+    hidden: int = 256,
+    dropout: float = 0.1,
+    epochs: int = 20,
+    lr: float = 1e-3,
+    weight_decay: float = 1e-2,
+    batch_size: int = 256,
+    seed: int = 13,
+    embedder: str = "all-MiniLM-L6-v2",
+    patience: int = 4,
+    progress: Callable[[str], None] | None = None,
+) -> tuple[SageModel, dict[str, Any]]:
     """Fit the MLP head with BCE and AdamW; keep the epoch with the lowest validation loss.
 
     Pairs keep their order (no swapped copies): a boundary is "end of one paragraph, start of
@@ -82,7 +98,7 @@ def train_head(x1: np.ndarray, x2: np.ndarray, y: np.ndarray, vx1: np.ndarray, v
         order = torch.randperm(len(ty), generator=gen)
         total = 0.0
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             opt.zero_grad()
             loss = loss_fn(head(t1[idx], t2[idx]), ty[idx])
             loss.backward()
@@ -93,15 +109,25 @@ def train_head(x1: np.ndarray, x2: np.ndarray, y: np.ndarray, vx1: np.ndarray, v
             logits = head(v1, v2)
             val_loss = float(loss_fn(logits, vyt))
             val_acc = float(((logits > 0).float() == vyt).float().mean())
-        row = {"epoch": epoch + 1, "train_loss": total / len(ty), "val_loss": val_loss,
-               "val_accuracy": val_acc}
+        row = {
+            "epoch": epoch + 1,
+            "train_loss": total / len(ty),
+            "val_loss": val_loss,
+            "val_accuracy": val_acc,
+        }
         history.append(row)
         if progress:
-            progress(f"epoch {epoch + 1}: train loss {row['train_loss']:.4f}  "
-                     f"val loss {val_loss:.4f}  val acc {val_acc:.4f}")
+            progress(
+                f"epoch {epoch + 1}: train loss {row['train_loss']:.4f}  "
+                f"val loss {val_loss:.4f}  val acc {val_acc:.4f}"
+            )
         if val_loss < best["val_loss"] - 1e-5:
-            best = {"val_loss": val_loss, "val_accuracy": val_acc, "epoch": epoch + 1,
-                    "state": {k: v.clone() for k, v in head.state_dict().items()}}
+            best = {
+                "val_loss": val_loss,
+                "val_accuracy": val_acc,
+                "epoch": epoch + 1,
+                "state": {k: v.clone() for k, v in head.state_dict().items()},
+            }
             stale = 0
         else:
             stale += 1
@@ -112,8 +138,9 @@ def train_head(x1: np.ndarray, x2: np.ndarray, y: np.ndarray, vx1: np.ndarray, v
     return model, {**best, "history": history}
 
 
-def calibrate_sage_threshold(segmenter: SageSegmenter, docs: list[SegDocument],
-                             cache: EmbeddingCache) -> tuple[float, float]:
+def calibrate_sage_threshold(
+    segmenter: SageSegmenter, docs: list[SegDocument], cache: EmbeddingCache
+) -> tuple[float, float]:
     """ss minimising mean (Pk + WindowDiff) / 2 on validation documents, with the segmenter's
     coarse size and mode in place as at inference. Use validation documents only."""
     from kg_platform.lab.evaluation.segmentation import evaluate_cuts
@@ -125,18 +152,29 @@ def calibrate_sage_threshold(segmenter: SageSegmenter, docs: list[SegDocument],
         counts.append(segmenter._count_tokens(sentences))
     best = (segmenter.threshold, float("inf"))
     for t in np.round(np.arange(0.02, 0.99, 0.02), 2):
-        cuts = [sage_cuts(sc, tc, float(t), segmenter.coarse_tokens, segmenter.coarse_mode)
-                for sc, tc in zip(scores, counts)]
+        cuts = [
+            sage_cuts(sc, tc, float(t), segmenter.coarse_tokens, segmenter.coarse_mode)
+            for sc, tc in zip(scores, counts)
+        ]
         pk_, wd = evaluate_cuts(docs, cuts)
         if (pk_ + wd) / 2 < best[1] - 1e-12:
             best = (float(t), (pk_ + wd) / 2)
     return best
 
 
-def train_sage(settings: "Settings", bench: Path, out: Path, *, seed: int = 13, epochs: int = 20,
-               hidden: int = 256, lr: float = 1e-3, max_pairs: int | None = None,
-               embedder: "Embedder | None" = None,
-               progress: Callable[[str], None] | None = None) -> TrainResult:
+def train_sage(
+    settings: "Settings",
+    bench: Path,
+    out: Path,
+    *,
+    seed: int = 13,
+    epochs: int = 20,
+    hidden: int = 256,
+    lr: float = 1e-3,
+    max_pairs: int | None = None,
+    embedder: "Embedder | None" = None,
+    progress: Callable[[str], None] | None = None,
+) -> TrainResult:
     """Build data, embed (cached), train, calibrate ss on validation, save the artifact to ``out``."""
     say = progress or (lambda msg: log.info(msg))
     t_start = time.perf_counter()
@@ -147,11 +185,15 @@ def train_sage(settings: "Settings", bench: Path, out: Path, *, seed: int = 13, 
     data = load_sage_data(bench, seed=seed)
     train_pairs = build_pairs(data.paragraphs["train"], seed=seed, max_pairs=max_pairs)
     val_pairs = build_pairs(data.paragraphs["val"], seed=seed + 1)
-    say(f"pairs: train {len(train_pairs)}, val {len(val_pairs)}; "
-        f"validation documents {len(data.documents['val'])}")
+    say(
+        f"pairs: train {len(train_pairs)}, val {len(val_pairs)}; "
+        f"validation documents {len(data.documents['val'])}"
+    )
     cache = EmbeddingCache(embedder, Path(settings.cache_dir) / "sage")
-    sentences = sorted({s for p in train_pairs + val_pairs for s in (p.s1, p.s2)}
-                       | {s for d in data.documents["val"] for s in d.sentences})
+    sentences = sorted(
+        {s for p in train_pairs + val_pairs for s in (p.s1, p.s2)}
+        | {s for d in data.documents["val"] for s in d.sentences}
+    )
     t0 = time.perf_counter()
     cache.add(sentences)
     embed_s = time.perf_counter() - t0
@@ -159,33 +201,60 @@ def train_sage(settings: "Settings", bench: Path, out: Path, *, seed: int = 13, 
     x1, x2, y = _pair_arrays(cache, train_pairs)
     vx1, vx2, vy = _pair_arrays(cache, val_pairs)
     t0 = time.perf_counter()
-    model, fit = train_head(x1, x2, y, vx1, vx2, vy, hidden=hidden, epochs=epochs, lr=lr,
-                            seed=seed, embedder=embedder.model_name, progress=say)
+    model, fit = train_head(
+        x1,
+        x2,
+        y,
+        vx1,
+        vx2,
+        vy,
+        hidden=hidden,
+        epochs=epochs,
+        lr=lr,
+        seed=seed,
+        embedder=embedder.model_name,
+        progress=say,
+    )
     train_s = time.perf_counter() - t0
-    segmenter = SageSegmenter(model, cache.embed, threshold=settings.segment.sage_threshold,
-                              coarse_tokens=settings.segment.sage_coarse_tokens,
-                              coarse_mode=settings.segment.sage_coarse_mode)
+    segmenter = SageSegmenter(
+        model,
+        cache.embed,
+        threshold=settings.segment.sage_threshold,
+        coarse_tokens=settings.segment.sage_coarse_tokens,
+        coarse_mode=settings.segment.sage_coarse_mode,
+    )
     threshold, val_err = calibrate_sage_threshold(segmenter, data.documents["val"], cache)
     say(f"calibrated ss = {threshold:.2f} (validation mean of Pk and WindowDiff {val_err:.4f})")
     kinds: dict[str, int] = {}
     for p in train_pairs:
         kinds[p.kind] = kinds.get(p.kind, 0) + 1
     metrics = {
-        "val_pair_accuracy": fit["val_accuracy"], "val_pair_loss": fit["val_loss"],
-        "best_epoch": fit["epoch"], "history": fit["history"],
-        "val_segmentation_error": val_err, "train_pairs": len(train_pairs),
-        "train_pair_kinds": kinds, "val_pairs": len(val_pairs),
-        "sentences_embedded": len(sentences), "embed_seconds": round(embed_s, 1),
+        "val_pair_accuracy": fit["val_accuracy"],
+        "val_pair_loss": fit["val_loss"],
+        "best_epoch": fit["epoch"],
+        "history": fit["history"],
+        "val_segmentation_error": val_err,
+        "train_pairs": len(train_pairs),
+        "train_pair_kinds": kinds,
+        "val_pairs": len(val_pairs),
+        "sentences_embedded": len(sentences),
+        "embed_seconds": round(embed_s, 1),
         "train_seconds": round(train_s, 1),
         "total_seconds": round(time.perf_counter() - t_start, 1),
     }
-    model.meta.update({
-        "threshold": threshold, "coarse_tokens": settings.segment.sage_coarse_tokens,
-        "coarse_mode": settings.segment.sage_coarse_mode,
-        "seed": seed, "loss": "bce", "embedder_frozen": True, "metrics": metrics,
-        "data": "bench/dev corpus paragraphs (hotpotqa, 2wikimultihopqa, musique, pubmedqa) + "
-                "bench/documents prose; split by question/article, seeded",
-    })
+    model.meta.update(
+        {
+            "threshold": threshold,
+            "coarse_tokens": settings.segment.sage_coarse_tokens,
+            "coarse_mode": settings.segment.sage_coarse_mode,
+            "seed": seed,
+            "loss": "bce",
+            "embedder_frozen": True,
+            "metrics": metrics,
+            "data": "bench/dev corpus paragraphs (hotpotqa, 2wikimultihopqa, musique, pubmedqa) + "
+            "bench/documents prose; split by question/article, seeded",
+        }
+    )
     save_model(model, out)
     say(f"saved SAGE model to {out}")
     return TrainResult(model=model, threshold=threshold, metrics=metrics)

@@ -26,8 +26,11 @@ def test_pdfplumber_readme_tree(docs, sources):
     assert char.level == 4 and char in section(doc, "Objects").children
     kinds = [b.kind for s in doc.sections() for b in s.blocks]
     assert kinds.count("table") >= 8 and kinds.count("code") >= 8
-    assert any("| `page_number` |" in b.text or "page_number" in b.text
-               for b in section(doc, "The `pdfplumber.Page` class").blocks if b.kind == "table")
+    assert any(
+        "| `page_number` |" in b.text or "page_number" in b.text
+        for b in section(doc, "The `pdfplumber.Page` class").blocks
+        if b.kind == "table"
+    )
     assert "https://pypi.python.org/pypi/pdfplumber" in doc.links
 
 
@@ -107,13 +110,16 @@ def test_offsets_match_document_text(docs):
     text = doc.text()
     for s in doc.sections():
         for b in s.blocks:
-            assert text[b.offset:b.offset + len(b.text)] == b.text
+            assert text[b.offset : b.offset + len(b.text)] == b.text
 
 
 def test_plain_links_keep_anchor_text_and_collect_targets():
-    result = build_markdown("See [the docs](https://ex.org/docs) and ![logo](logo.png) here.\n\n"
-                            "```\n[keep](https://ex.org/code)\n```\n", plain_links=True)
+    result = build_markdown(
+        "See [the docs](https://ex.org/docs) and ![logo](logo.png) here.\n\n"
+        "```\n[keep](https://ex.org/code)\n```\n",
+        plain_links=True,
+    )
     text, code = result.root.blocks
     assert text.text == "See the docs and logo here."
-    assert code.text == "```\n[keep](https://ex.org/code)\n```"      # code is never rewritten
+    assert code.text == "```\n[keep](https://ex.org/code)\n```"  # code is never rewritten
     assert result.links == ["https://ex.org/docs"]

@@ -39,10 +39,16 @@ def section(doc: ParsedDocument, title: str):
     return found[0]
 
 
-@pytest.mark.parametrize("name,pages", [
-    ("federal-register-2020-17221.pdf", 15), ("docling-multi_page.pdf", 5),
-    ("faa-amt-handbook-sample.pdf", 1), ("nics-background-checks-2015-11.pdf", 1),
-    ("senate-expenditures.pdf", 1)])
+@pytest.mark.parametrize(
+    "name,pages",
+    [
+        ("federal-register-2020-17221.pdf", 15),
+        ("docling-multi_page.pdf", 5),
+        ("faa-amt-handbook-sample.pdf", 1),
+        ("nics-background-checks-2015-11.pdf", 1),
+        ("senate-expenditures.pdf", 1),
+    ],
+)
 def test_page_count_identity_and_page_on_every_block(docs, sources, name, pages):
     doc = parsed(docs, name)
     assert doc.pages == pages
@@ -57,7 +63,7 @@ def test_offsets_point_into_document_text(docs):
     doc = parsed(docs, "federal-register-2020-17221.pdf")
     text = doc.text()
     for b in blocks(doc):
-        assert text[b.offset:b.offset + len(b.text)] == b.text
+        assert text[b.offset : b.offset + len(b.text)] == b.text
 
 
 def test_headings_from_fonts_with_levels(docs):
@@ -120,7 +126,7 @@ def test_figure_captions_of_faa_handbook(docs):
     assert "Figure 7-27. Stainless steel self-locking nut." in captions
     assert all(f.page == 1 for f in figures)
     fig27 = block_with(doc, "Figure 7-27", "figure")
-    assert "Locking shoulder" in fig27.text          # callout printed inside that figure
+    assert "Locking shoulder" in fig27.text  # callout printed inside that figure
     assert not any("Locking shoulder" in b.text for b in blocks(doc, "text"))
     assert doc.title == "AMT General Handbook"
 
@@ -131,7 +137,7 @@ def test_tables_are_markdown_blocks_and_removed_from_text(docs):
     assert table.text.startswith("| ") and "\n|---|" in table.text
     assert "18,870" in table.text
     assert not any("Alabama" in b.text for b in blocks(nics, "text"))
-    senate = parsed(docs, "senate-expenditures.pdf")   # a rotated (landscape) page
+    senate = parsed(docs, "senate-expenditures.pdf")  # a rotated (landscape) page
     assert "CITIBANK - TRAVEL CBA CARD" in block_with(senate, "PAYEE NAME", "table").text
     fr = parsed(docs, "federal-register-2020-17221.pdf")
     cost = block_with(fr, "Labor cost", "table")
@@ -168,10 +174,19 @@ def _text_pdf(path: Path, pages: list[list[tuple[str, float]]], toc=None, **save
 
 
 def test_sections_from_outline(tmp_path):
-    path = _text_pdf(tmp_path / "outlined.pdf", [
-        [("Introduction", 12), ("This document starts here.", 11)],
-        [("Method details", 12), ("We measure twice.", 11), ("Sub part", 12), ("Cut once.", 11)],
-    ], toc=[[1, "Introduction", 1], [1, "Method details", 2], [2, "Sub part", 2]])
+    path = _text_pdf(
+        tmp_path / "outlined.pdf",
+        [
+            [("Introduction", 12), ("This document starts here.", 11)],
+            [
+                ("Method details", 12),
+                ("We measure twice.", 11),
+                ("Sub part", 12),
+                ("Cut once.", 11),
+            ],
+        ],
+        toc=[[1, "Introduction", 1], [1, "Method details", 2], [2, "Sub part", 2]],
+    )
     doc = parse_file(path)
     assert doc.metadata["headings_from"] == "outline"
     intro = section(doc, "Introduction")
@@ -184,8 +199,13 @@ def test_sections_from_outline(tmp_path):
 
 
 def test_encrypted_pdf(tmp_path):
-    path = _text_pdf(tmp_path / "secret.pdf", [[("Top secret text", 11)]],
-                     encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="user", owner_pw="owner")
+    path = _text_pdf(
+        tmp_path / "secret.pdf",
+        [[("Top secret text", 11)]],
+        encryption=pymupdf.PDF_ENCRYPT_AES_256,
+        user_pw="user",
+        owner_pw="owner",
+    )
     with pytest.raises(EncryptedDocument) as err:
         parse_file(path)
     assert err.value.hint
@@ -231,7 +251,7 @@ def test_missing_pymupdf_names_the_extra(monkeypatch, docs):
     from kg_platform.parsing import pdf as pdf_module
 
     pdf_module._pymupdf.cache_clear()
-    monkeypatch.setitem(sys.modules, "pymupdf", None)   # makes "import pymupdf" fail
+    monkeypatch.setitem(sys.modules, "pymupdf", None)  # makes "import pymupdf" fail
     try:
         with pytest.raises(UnsupportedFormat) as err:
             parse_file(docs / "pdf" / "faa-amt-handbook-sample.pdf")
@@ -244,9 +264,14 @@ def test_all_bold_document_takes_headings_from_size_only(tmp_path):
     doc = pymupdf.open()
     page = doc.new_page()
     y = 72
-    for text, size in [("Agenda", 20), ("Open the meeting", 11), ("Review the numbers", 11),
-                       ("Plan next quarter", 11), ("Close", 11)]:
-        page.insert_text((72, y), text, fontsize=size, fontname="hebo")   # Helvetica-Bold
+    for text, size in [
+        ("Agenda", 20),
+        ("Open the meeting", 11),
+        ("Review the numbers", 11),
+        ("Plan next quarter", 11),
+        ("Close", 11),
+    ]:
+        page.insert_text((72, y), text, fontsize=size, fontname="hebo")  # Helvetica-Bold
         y += 40
     path = tmp_path / "slides.pdf"
     doc.save(path)

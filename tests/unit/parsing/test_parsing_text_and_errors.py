@@ -36,8 +36,10 @@ def test_utf8_paragraphs_and_crlf(tmp_path):
 
 def test_latin1_text_is_decoded(tmp_path):
     path = tmp_path / "menu.txt"
-    text = ("Le café du coin sert un très bon thé.\n\nÀ côté, la crème brûlée est délicieuse, "
-            "et le garçon est très aimable. Déjà midi: on mange à la française.\n")
+    text = (
+        "Le café du coin sert un très bon thé.\n\nÀ côté, la crème brûlée est délicieuse, "
+        "et le garçon est très aimable. Déjà midi: on mange à la française.\n"
+    )
     path.write_bytes(text.encode("latin-1"))
     doc = parse_file(path)
     assert "café" in doc.text() and "crème brûlée" in doc.text()
@@ -47,8 +49,9 @@ def test_latin1_text_is_decoded(tmp_path):
 
 def test_invalid_bytes_are_counted_not_dropped(tmp_path):
     path = tmp_path / "mixed.txt"
-    path.write_bytes("Grüße, naïve café — über alles. ".encode() * 5 + b"\xff\xfe"
-                     + b" still going\n")
+    path.write_bytes(
+        "Grüße, naïve café — über alles. ".encode() * 5 + b"\xff\xfe" + b" still going\n"
+    )
     doc = parse_file(path)
     assert doc.warnings == ["2 invalid byte(s) for encoding utf-8 were replaced by U+FFFD"]
     assert "\ufffd\ufffd still going" in doc.text() and "naïve café" in doc.text()
