@@ -7,7 +7,7 @@ clear message (issue item 7) and returns a report saying so. ``remove_source_dis
 what the ingestion path calls before a changed source is re-written or a vanished one pruned.
 
 One distillation per corpus at a time: ``distill_corpus`` holds the Neo4j lock
-``distill:<corpus>`` (a :class:`~kg_platform.jobs.lock.JobLock`, leased and renewed, reclaimed at
+``distill:<corpus>`` (a :class:`~kg_platform.graph.lock.JobLock`, leased and renewed, reclaimed at
 once from a dead process of this host). Two runs would otherwise pay the LLM twice for the same
 pending chunks and race on entity MERGEs; the loser raises :class:`JobLocked` (``kgp distill``
 exits 3) and writes nothing.
@@ -106,7 +106,7 @@ def distill_corpus(
         (echo or log.warning)(report.skipped)
         return report
     from kg_platform.errors import JobLocked
-    from kg_platform.jobs.lock import JobLock
+    from kg_platform.graph.lock import JobLock
 
     lock = JobLock(graph, distill_lock_name(corpus), lease_s=settings.jobs.lease_s)
     if not lock.acquire():

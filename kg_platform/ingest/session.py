@@ -19,7 +19,7 @@ written. The phase timings of ``embed`` and ``write`` are each stage's busy time
 they add up to more than the wall time. ``pipeline_batches = 0`` runs the stages one after another.
 
 One writer per corpus: a session holds the Neo4j lock ``ingest:<corpus>`` (a leased
-:class:`~kg_platform.jobs.lock.JobLock`) from before it reads the corpus's source states until
+:class:`~kg_platform.graph.lock.JobLock`) from before it reads the corpus's source states until
 its writes and prune are done. A second run of the same folder waits for it, then finds every
 source unchanged and skips it, instead of parsing, embedding and writing everything again. The
 piece-graph sync runs after the lock is released (it is safe under concurrent writers, see
@@ -201,7 +201,7 @@ class IngestSession:
     # ------------------------------------------------------------------ corpus lock
     def _wait_for_corpus(self, graph: GraphClient, settings: Settings, corpus: str) -> Any:
         from kg_platform.errors import IngestionError
-        from kg_platform.jobs.lock import JobLock
+        from kg_platform.graph.lock import JobLock
 
         lock = JobLock(graph, ingest_lock_name(corpus), lease_s=settings.jobs.lease_s)
         wait_s = settings.ingest.lock_wait_s

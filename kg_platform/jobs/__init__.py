@@ -8,7 +8,7 @@ Public surface::
     # until SIGTERM; jobs run through the platform (the SDK), which the scheduler is handed
 """
 
-from kg_platform.jobs.lock import JobLock, lock_states
+from kg_platform.graph.lock import JobLock, lock_states
 from kg_platform.jobs.runner import JobRunResult, run_job
 from kg_platform.jobs.spec import JobSpec, find_spec, load_spec, load_specs
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from kg_platform.config import Settings
 from kg_platform.errors import KGPError
 from kg_platform.graph import GraphClient
-from kg_platform.jobs.lock import JobLock
+from kg_platform.graph.lock import JobLock
 from kg_platform.jobs.spec import JobSpec
 
 if TYPE_CHECKING:

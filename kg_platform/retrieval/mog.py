@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -38,7 +39,7 @@ class CorpusPlan:
     router_version: str | None = None  # None = no trained router, fixed level used
     router_source: str = "fixed"  # "corpus" (its own router) | "default" (shipped) | "fixed"
 
-    def as_param(self) -> dict:
+    def as_param(self) -> dict[str, Any]:
         return {"corpus": self.corpus, "w": list(self.w), "g_r": self.g_r}
 
 
@@ -148,7 +149,7 @@ class MoGStrategy:
         by_corpus = {p.corpus: p for p in plans}
         return [self._item(r, by_corpus[r["corpus"]]) for r in rows]
 
-    def _item(self, r, plan: CorpusPlan) -> RetrievedItem:
+    def _item(self, r: Any, plan: CorpusPlan) -> RetrievedItem:  # r: a neo4j Record
         breakdown: dict[str, float] = {}
         for x in sorted(r["per"], key=lambda x: x["g"]):
             breakdown[f"t_L{x['g']}"] = float(x["t"])

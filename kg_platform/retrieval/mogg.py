@@ -26,6 +26,8 @@ import logging
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -69,7 +71,7 @@ class MoGGStrategy:
 
     def params(
         self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
-    ) -> dict:
+    ) -> dict[str, Any]:
         cfg = self.ctx.settings.mog
         lexical = cfg.mogg_seed_index in ("bm25", "hybrid")
         dense = cfg.mogg_seed_index in ("vector", "hybrid")
@@ -77,7 +79,7 @@ class MoGGStrategy:
             qvec = self.ctx.embedder.embed([query])[0]
         return dict(
             q=fulltext_query(query) if lexical else "",
-            qv=[float(x) for x in qvec] if dense else None,
+            qv=[float(x) for x in qvec] if dense and qvec is not None else None,
             plan=[p.as_param() for p in plans],
             seeds=cfg.mogg_seeds,
             fetch=self._fetch(plans),
@@ -112,7 +114,7 @@ class MoGGStrategy:
         return [self._item(r, by_corpus[r["corpus"]], name) for r in rows]
 
     @staticmethod
-    def _item(r, plan: CorpusPlan, name: str) -> RetrievedItem:
+    def _item(r: Any, plan: CorpusPlan, name: str) -> RetrievedItem:  # r: a neo4j Record
         breakdown = {f"t_L{x['g']}": float(x["t"]) for x in sorted(r["per"], key=lambda x: x["g"])}
         breakdown.update({f"w_L{g}": float(w) for g, w in enumerate(plan.w, 1)})
         if plan.router_version is None:
@@ -179,7 +181,8 @@ def _hood(
 def _cap(
     hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[str, int], cap: int
 ) -> list[str]:
-    out, tok = [], 0
+    out: list[str] = []
+    tok = 0
     for p, h, _ in hood:
         if h > max_hop:
             continue
@@ -230,7 +233,7 @@ def reference_select(
     """
     levels = radius + 1
     tok = {p: info.tokens for p, info in pieces.items()}
-    pool: list[dict] = []
+    pool: list[dict[str, Any]] = []
     for plan in plans:
         seed_t = seed_scores(seed_hits.get(plan.corpus, {}), seeds, normalise)
         hoods = {s: _hood(s, radius, edges) for s in seed_t}
@@ -301,7 +304,7 @@ def write_queries() -> list[str]:
     written = []
     for radius in range(MAX_RADIUS + 1):
         path = folder.joinpath(f"mogg_r{radius}.cypher")
-        path.write_text(render_query(radius), encoding="utf-8")  # type: ignore[union-attr]
+        Path(str(path)).write_text(render_query(radius), encoding="utf-8")
         written.append(str(path))
     return written
 

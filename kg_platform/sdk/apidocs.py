@@ -17,7 +17,7 @@ PUBLIC_MODULES = (
     "kg_platform.integrations.langchain",
     "kg_platform.jobs.spec",
     "kg_platform.jobs.runner",
-    "kg_platform.jobs.lock",
+    "kg_platform.graph.lock",
     "kg_platform.jobs.scheduler",
     "kg_platform.browser.guide",
     "kg_platform.retrieval.base",

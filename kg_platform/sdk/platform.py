@@ -364,26 +364,6 @@ class KnowledgePlatform:
                 question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback
             )
 
-    def train_router(
-        self,
-        dataset: str | Path,
-        corpus: str,
-        *,
-        kind: str = "mog",
-        limit: int | None = None,
-        echo: Callable[..., None] | None = None,
-    ) -> dict[str, Any]:
-        """Train and register the MoG (or MoGG) router of ``corpus`` from a QA jsonl file."""
-        from kg_platform.retrieval.router import train_router
-
-        return train_router(
-            self.retrieval_context(corpus),
-            Path(dataset),
-            kind=kind,
-            limit=limit,
-            echo=echo or (lambda *_: None),
-        )
-
 
 def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
     """Fill source title/uri, section path, page and chunk id where a strategy left them out."""

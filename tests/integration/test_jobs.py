@@ -104,7 +104,7 @@ def test_job_spec_runs_end_to_end(graph_session, settings, embedder, tmp_path) -
 _CONTENDER = textwrap.dedent("""
     import sys, time
     from kg_platform.graph import GraphClient
-    from kg_platform.jobs.lock import JobLock
+    from kg_platform.graph.lock import JobLock
     uri, pw, name, lease, start_at, hold = sys.argv[1:7]
     with GraphClient(uri, ("neo4j", pw)) as graph:
         lock = JobLock(graph, name, lease_s=float(lease))

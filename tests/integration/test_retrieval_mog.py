@@ -358,7 +358,7 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
     import json
 
     from kg_platform.retrieval.explain import SUBGRAPH_QUERY, browser_snippet
-    from kg_platform.retrieval.router import train_router
+    from kg_platform.lab.routers.training import train_router
 
     ctx, _ = world
     ctx.corpus = "tA"

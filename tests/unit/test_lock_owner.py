@@ -6,7 +6,7 @@ import os
 import socket
 import subprocess
 
-from kg_platform.jobs.lock import dead_local_owner
+from kg_platform.graph.lock import dead_local_owner
 
 
 def test_only_a_dead_process_of_this_host_is_a_dead_owner():

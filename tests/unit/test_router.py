@@ -9,7 +9,7 @@ import pytest
 
 from kg_platform.config import Settings
 from kg_platform.retrieval.mog import choose_level, normalise_scores
-from kg_platform.retrieval.router import (
+from kg_platform.lab.routers.training import (
     bce_sum,
     bce_sum_torch,
     hitrate,
@@ -91,7 +91,8 @@ def test_numpy_router_makes_the_torch_routers_decisions(tmp_path):
 
     import torch
 
-    from kg_platform.retrieval.router import Router, build_mlp, save_router_state
+    from kg_platform.retrieval.router import Router, save_router_state
+    from kg_platform.lab.routers.training import build_mlp
 
     rng = np.random.default_rng(1)
     n, d, levels = 120, 24, 5
@@ -126,7 +127,8 @@ def test_router_from_an_older_model_pt_is_converted(tmp_path):
 
     import torch
 
-    from kg_platform.retrieval.router import Router, build_mlp
+    from kg_platform.retrieval.router import Router
+    from kg_platform.lab.routers.training import build_mlp
 
     model = build_mlp(8, 3, 4, 0.0)
     torch.save(model.state_dict(), tmp_path / "model.pt")

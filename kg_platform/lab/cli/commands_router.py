@@ -42,8 +42,16 @@ def router_train(
     limit: int | None = typer.Option(None, "--limit", help="use only the first N questions"),
 ) -> None:
     """Train a router with soft labels, save it versioned and register it as (:Router)."""
+    from kg_platform.lab.routers.training import train_router
+
     with _platform() as kp:
-        out = kp.train_router(dataset, corpus, kind=kind, limit=limit, echo=typer.echo)
+        out = train_router(
+            kp.retrieval_context(kp.corpus_name(corpus)),
+            dataset,
+            kind=kind,
+            limit=limit,
+            echo=typer.echo,
+        )
     typer.echo(json.dumps(out, indent=2))
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import typer
 
 from kg_platform.cli.groups import group
@@ -38,9 +37,11 @@ def router_levels(
     limit: int | None = typer.Option(None, "--limit"),
 ) -> None:
     """The level the corpus's router (own, default or fixed) chooses for each question, counted."""
+    import numpy as np
+
     from kg_platform.lab.evaluation.docqa import is_docqa_folder, load_docqa
     from kg_platform.retrieval.mog import plan_for
-    from kg_platform.retrieval.router import read_dataset
+    from kg_platform.lab.routers.training import read_dataset
     from kg_platform.lab.routers.default import level_distribution
     from kg_platform.retrieval.router import n_levels_for
 

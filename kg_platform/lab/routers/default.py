@@ -28,9 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import EvaluationError
-from kg_platform.retrieval.router import (
-    KINDS,
-    n_levels_for,
+from kg_platform.retrieval.router import KINDS, n_levels_for
+from kg_platform.lab.routers.training import (
     best_snippets,
     hitrate,
     label_text,

@@ -1,4 +1,6 @@
-"""A job lock held in Neo4j: at most one running instance of a job, across processes and hosts.
+"""A named lock held in Neo4j: at most one holder of a job, a corpus's ingestion or its
+distillation, across processes and hosts (it lives with the graph client because ingestion and
+distillation take it as well as the jobs runner).
 
 The lock is a ``(:JobLock {name, owner, expires})`` node. Acquiring it is one compare-and-set
 statement (``cypher/jobs/lock_acquire``): it succeeds when the lock is free, expired, or already
