@@ -343,16 +343,23 @@ class IngestSession:
         return count
 
     def _write(self, plans: list[SourcePlan], embedded: Future[int]) -> int:
-        """Write stage (a worker thread): one transaction, after the batch's vectors exist."""
-        count = embedded.result()
-        if self._stop.is_set():
-            raise _Cancelled()
-        started = time.perf_counter()
-        fault_point("write")
-        write_plans(self.graph, plans, self.run_id)
-        fault_point("write")
-        self.timings["write"] += time.perf_counter() - started
-        return count
+        """Write stage (a worker thread): one transaction, after the batch's vectors exist.
+
+        A batch that fails (its embedding or its write) sets the stop flag itself, before the
+        write thread can take the next batch: batches land in order, none after a failed one."""
+        try:
+            count = embedded.result()
+            if self._stop.is_set():
+                raise _Cancelled()
+            started = time.perf_counter()
+            fault_point("write")
+            write_plans(self.graph, plans, self.run_id)
+            fault_point("write")
+            self.timings["write"] += time.perf_counter() - started
+            return count
+        except BaseException:
+            self._stop.set()
+            raise
 
     def _complete_oldest(self) -> None:
         """Wait for the oldest batch; record its sources (only in this thread: reports and
@@ -368,9 +375,12 @@ class IngestSession:
         self._record(batch)
 
     def _drain_after_failure(self) -> None:
-        """Stop later batches, wait for the running ones, and record those that did commit
-        (they are in the graph; the report must say so)."""
-        self._stop.set()
+        """Wait for the batches in flight and record those that committed (they are in the
+        graph; the report must say so).
+
+        A failure on the caller's side (a parser, an interrupt) lets the batches planned before it
+        land, as the serial pipeline would have written them before reaching it; a failed batch
+        has already stopped every later one (:meth:`_write`)."""
         while self._inflight:
             batch, written = self._inflight.popleft()
             try:
