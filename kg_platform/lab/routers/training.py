@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import EvaluationError, RetrievalError
-from kg_platform.retrieval.router import KINDS, save_router_state
+from kg_platform.retrieval.router import KINDS, n_levels_for, save_router_state
 
 if TYPE_CHECKING:
     import torch
@@ -227,7 +227,7 @@ def train_router(
             "a router is trained for one corpus", hint="name the corpus it routes for"
         )
     settings = ctx.settings
-    n_levels = settings.segment.n_gra if kind == "mog" else settings.mog.mogg_levels
+    n_levels = n_levels_for(settings, kind)
     rows = read_dataset(dataset)[:limit]
     t0 = time.time()
     queries, labels, sims = [], [], []
