@@ -18,10 +18,10 @@ DEMO_QUESTION = "What file formats can MarkItDown convert to Markdown?"
 
 
 def run_demo(echo: Callable[[str], None] = print, question: str = DEMO_QUESTION) -> None:
-    from kg_platform.embedding import get_embedder
-    from kg_platform.graph import GraphClient
-    from kg_platform.graph.schema import apply_migrations
+    """Everything after the server start goes through :class:`KnowledgePlatform`, the SDK's
+    front door, so the demo exercises exactly what a user's script or the CLI runs."""
     from kg_platform.neo4j_server import LocalNeo4j
+    from kg_platform.sdk import KnowledgePlatform
 
     settings = get_settings()
     if settings.neo4j.uri:
@@ -35,23 +35,16 @@ def run_demo(echo: Callable[[str], None] = print, question: str = DEMO_QUESTION)
         echo(f"Bolt:    {status.bolt_uri}")
         echo(f"Browser: {status.browser_url}  (user neo4j, password: `kgp neo4j password`)")
 
-    embedder = get_embedder(settings.embedding)
-    with GraphClient.from_settings(settings) as graph:
-        version, edition = graph.components()
+    with KnowledgePlatform(settings=settings) as platform:
+        version, edition = platform.graph.components()
         echo(f"Neo4j {version} {edition}")
-        schema = apply_migrations(graph, embedder.dimension, embedder.model_name)
+        schema = platform.init_schema()
+        embedder = platform.embedder
         echo(f"Schema version {schema} (vectors: {embedder.model_name}, {embedder.dimension}-d)")
 
-        from kg_platform.ingest import ingest_paths
-
-        report = ingest_paths(
-            graph, settings, [SAMPLES], corpus=DEMO_CORPUS, exclude=["SOURCES.md"]
-        )
+        report = platform.ingest([SAMPLES], DEMO_CORPUS, exclude=["SOURCES.md"])
         echo(report.summary())
 
-        from kg_platform.sdk import KnowledgePlatform
-
-        platform = KnowledgePlatform(settings=settings, graph=graph)
         answer = platform.ask(question, corpus=DEMO_CORPUS)
         echo(f"\nQ: {question}")
         echo(answer.render())

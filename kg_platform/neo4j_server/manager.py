@@ -35,6 +35,20 @@ ADMIN_ENTRY_POINT = "org.neo4j.server.startup.Neo4jAdminCommand"
 USER = "neo4j"
 
 
+def new_password() -> str:
+    """A random password that is safe on every command line we build.
+
+    ``secrets.token_urlsafe`` may start with ``-``; given as the value of an option such as
+    ``set-initial-password -abc`` it is read as another option, and the first server start fails
+    about one time in 64. Drawing again until the first character is alphanumeric keeps the
+    entropy of the rest.
+    """
+    while True:
+        candidate = secrets.token_urlsafe(18)
+        if candidate[0].isalnum():
+            return candidate
+
+
 @dataclass
 class ServerStatus:
     running: bool
@@ -157,7 +171,7 @@ class LocalNeo4j:
         if self.password_file.exists():
             return self.password_file.read_text().strip()
         self._private_home()
-        pw = secrets.token_urlsafe(18)
+        pw = new_password()
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w") as fh:
             fh.write(pw)
