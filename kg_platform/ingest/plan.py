@@ -14,7 +14,7 @@ from typing import Any
 
 from kg_platform.errors import EmptyDocument, SourceTooLarge
 from kg_platform.granularity.levels import LevelChunk, build_levels
-from kg_platform.granularity.pieces import make_pieces
+from kg_platform.granularity.pieces import PIECE_RULES_VERSION, make_pieces
 from kg_platform.ingest.ids import make_id, source_id
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.segmenting.chunker import Chunker
@@ -96,12 +96,14 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     ``KGP_EMBEDDING__QUANTIZE`` must re-embed); it is taken from the embedder actually used, not
     from the settings, because a caller may pass its own embedder. The default choices (fp32,
     level-1 vectors from the model) add nothing to the string, so graphs stored before these two
-    parts existed are not re-ingested for nothing.
+    parts existed are not re-ingested for nothing. The piece rules' version (``|pc=2``: lists and
+    tables kept together) is always there: stored pieces made by older rules must be re-split.
     """
     seg, ing = settings.segment, settings.ingest
     signature = (
         f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
         f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}"
+        f"|pc={PIECE_RULES_VERSION}"
     )
     if ing.level1_vectors != "model":
         signature += f"|l1={ing.level1_vectors}"

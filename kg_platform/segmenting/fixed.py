@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from kg_platform.segmenting.lists import list_runs
 from kg_platform.tokens import count_tokens_batch, encoding
 
 __all__ = ["Unit", "make_units", "pack_units", "split_long_units"]
@@ -51,14 +52,23 @@ def pack_units(units: Sequence[Unit], budget: int) -> list[list[Unit]]:
     """Greedy, order-keeping packing of whole units into chunks of at most ``budget`` tokens.
 
     The joining space costs about one token; it is counted so that a chunk's measured token count
-    stays within the budget in practice.
+    stays within the budget in practice. A list or table run (``segmenting.lists``) that fits the
+    budget but not the rest of the current chunk starts a new chunk, so a list is not cut in two
+    chunks (nor its items parted from their lead-in) when it need not be.
     """
     if budget <= 0:
         raise ValueError("chunk budget must be positive")
+    run_end = dict(list_runs(units))
     chunks: list[list[Unit]] = []
     current: list[Unit] = []
     used = 0
-    for unit in units:
+    for i, unit in enumerate(units):
+        end = run_end.get(i)
+        if end is not None and current:
+            run_alone = sum(u.tokens for u in units[i:end]) + (end - i - 1)
+            if run_alone <= budget and used + 1 + run_alone > budget:
+                chunks.append(current)
+                current, used = [], 0
         cost = unit.tokens + (1 if current else 0)
         if current and used + cost > budget:
             chunks.append(current)

@@ -141,3 +141,18 @@ def test_ask_with_a_scope_cites_only_that_document(kp) -> None:
     )
     assert answer.citations
     assert {Path(c.source_uri or "").name for c in answer.citations} == {"markitdown-README.md"}
+
+
+def test_mogg_and_the_no_llm_answer_read_the_format_list_whole(kp) -> None:
+    """Lists are kept in one level-1 chunk and one piece (pieces rules v2): MoGG's best group is
+    the list with its lead-in, and the evidence answer quotes it instead of pairs of items."""
+    ctx = kp.retrieval_context(CORPUS, scope=["MarkItDown"])
+    top = get_strategy("mogg", ctx).retrieve(FORMATS_QUESTION, 1)
+    assert top, "mogg returned nothing"
+    assert "MarkItDown currently supports the conversion from:" in top[0].text
+    missing = [f for f in FORMATS if f not in top[0].text]
+    assert not missing, f"mogg's top group lacks {missing}:\n{top[0].text}"
+    if kp.settings.llm.base_url:
+        return
+    answer = kp.ask(FORMATS_QUESTION, corpus=CORPUS, scope=["MarkItDown"])
+    assert all(f in answer.answer for f in FORMATS), answer.answer

@@ -43,3 +43,38 @@ def test_pieces_merge_a_short_sentence_with_its_successor_only():
 def test_parts_of_one_sentence_share_its_index():
     units = [Unit("part one", 5, 4), Unit("part two", 5, 4)]
     assert [p.sentences for p in make_pieces(units, 12)] == [(4,)]
+
+
+def _u(text: str, tokens: int, index: int) -> Unit:
+    return Unit(text, tokens, index)
+
+
+def test_a_list_with_its_lead_in_is_one_piece_not_pairs_of_items():
+    units = [
+        _u("The tool converts these formats:", 7, 0),
+        _u("- PDF", 2, 1),
+        _u("- PowerPoint", 2, 2),
+        _u("- Word", 2, 3),
+        _u("- Excel", 2, 4),
+        _u("A long enough sentence after the list ends it.", 12, 5),
+    ]
+    pieces = make_pieces(units, min_tokens=12)
+    assert [p.sentences for p in pieces] == [(0, 1, 2, 3, 4), (5,)]
+    assert pieces[0].text == "The tool converts these formats: - PDF - PowerPoint - Word - Excel"
+    assert pieces[0].tokens == 7 + 2 * 4 + 4
+
+
+def test_a_long_list_is_packed_in_order_under_the_cap():
+    units = [_u(f"- item number {i}", 10, i) for i in range(10)]
+    pieces = make_pieces(units, min_tokens=12, list_tokens=40)
+    assert all(p.tokens <= 40 for p in pieces)
+    assert [i for p in pieces for i in p.sentences] == list(range(10))
+    assert [len(p.sentences) for p in pieces] == [3, 3, 3, 1]
+
+
+def test_table_rows_stay_together_and_a_lone_item_pairs_as_before():
+    rows = [_u("| a | b |", 5, 0), _u("|---|---|", 5, 1), _u("| 1 | 2 |", 5, 2)]
+    assert [p.sentences for p in make_pieces(rows, 12, "\n")] == [(0, 1, 2)]
+    assert make_pieces(rows, 12, "\n")[0].text == "| a | b |\n|---|---|\n| 1 | 2 |"
+    lone = [_u("- one item", 3, 0), _u("A sentence that is long enough here.", 12, 1)]
+    assert [p.sentences for p in make_pieces(lone, 12)] == [(0, 1)]

@@ -4,6 +4,7 @@ on: the embedder's quantisation and where level-1 vectors come from."""
 from __future__ import annotations
 
 from kg_platform.config import Settings
+from kg_platform.granularity.pieces import PIECE_RULES_VERSION
 from kg_platform.ingest.plan import pipeline_signature
 
 
@@ -32,12 +33,12 @@ def test_overlap_does_not_change_the_signature() -> None:
     )
 
 
-def test_defaults_keep_the_signature_of_graphs_stored_before() -> None:
-    # a graph ingested before quantisation and level-1 modes were recorded must not be
-    # re-ingested for nothing: the defaults add nothing to the string
+def test_defaults_add_only_the_piece_rules_version() -> None:
+    # quantisation and level-1 modes add nothing at their defaults (no re-ingest for nothing);
+    # the piece rules' version is always recorded, because pieces made by older rules differ
     s = _settings()
     assert pipeline_signature(s, "all-MiniLM-L6-v2") == (
         f"v1|{s.segment.segmenter}|{s.segment.chunk_tokens}|{s.segment.n_gra}|"
         f"{s.segment.min_sentence_tokens}|{s.ingest.hard_split_factor}|"
-        f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2"
+        f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2|pc={PIECE_RULES_VERSION}"
     )

@@ -41,3 +41,17 @@ def test_fixed_chunker_measured_tokens_stay_in_budget():
     assert [u.text for c in chunks for u in c] == sentences  # order kept, nothing lost
     for chunk in chunks:
         assert count_tokens(" ".join(u.text for u in chunk)) <= 128
+
+
+def test_a_list_that_fits_the_budget_is_not_cut_across_chunks():
+    from kg_platform.segmenting.fixed import Unit, pack_units
+
+    prose = [Unit(f"Prose sentence number {i} here.", 30, i) for i in range(3)]
+    lead = Unit("It converts these formats:", 6, 3)
+    items = [Unit(f"- format {i}", 4, 4 + i) for i in range(6)]
+    chunks = pack_units([*prose, lead, *items], budget=100)
+    # greedy packing would put the lead-in and two items after the prose (90 + 7 + 5 + 5)
+    assert [[u.index for u in c] for c in chunks] == [[0, 1, 2], [3, 4, 5, 6, 7, 8, 9]]
+    # a list longer than the budget is packed as before, never dropped
+    long_list = [Unit(f"- item {i}", 40, i) for i in range(4)]
+    assert [len(c) for c in pack_units(long_list, budget=100)] == [2, 2]

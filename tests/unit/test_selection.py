@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from types import SimpleNamespace
 
 import numpy as np
@@ -42,12 +44,17 @@ def test_invalid_parameters_raise_config_errors():
         gradient_cut([1.0], min_k=1, g=3.3)  # the misprinted 1/g reading
 
 
+_FAKE_IDS = itertools.count()
+
+
 class _FakeEmbedder:
     """Deterministic unit vectors: the query is e0; item i is cos_i along e0."""
 
     def __init__(self, cosines: dict[str, float]):
         self.cosines = cosines
-        self.model_name = f"fake-{id(self)}"  # the rerank cache is keyed by model name
+        # the rerank cache is keyed by model name: unique per instance (an id() is reused once
+        # an earlier fake is garbage-collected, and its cached vectors would then be "found")
+        self.model_name = f"fake-{next(_FAKE_IDS)}"
         self.embedded: list[str] = []
 
     def embed(self, texts):
