@@ -104,3 +104,46 @@ def test_corpus_scope_pools_both_papers(
     assert pooled["scope"] == "corpus" and pooled["strategies"]["bm25"]["n"] == 3
     with pytest.raises(Exception, match="--scope must be one of"):
         EvalConfig(dataset=slice_dir, strategies=["bm25"], scope="paragraph")
+
+
+def test_held_out_leaves_out_listed_questions_and_documents(
+    scoped, slice_dir, graph_session, embedder, settings, tmp_path
+) -> None:
+    examples = scoped.examples
+    first, docs = examples[0], sorted({ex.doc_id for ex in examples})
+    other_doc = next(d for d in docs if d != first.doc_id)
+    listed = tmp_path / "trained.txt"
+    listed.write_text(f"# seen in training\n{first.id}\n\n{other_doc}  # a whole paper\n")
+    cfg = EvalConfig(
+        dataset=slice_dir,
+        strategies=["bm25"],
+        budget_tokens=512,
+        corpus=CORPUS,
+        ingest=False,
+        held_out=listed,
+    )
+    report = run_evaluation(cfg, graph_session, embedder, settings).to_json()
+    expected = [ex for ex in examples if ex.id != first.id and ex.doc_id != other_doc]
+    assert report["strategies"]["bm25"]["n"] == len(expected) > 0
+    assert report["excluded_trained"] == len(examples) - len(expected)
+    assert report["held_out"] == str(listed)
+    empty = tmp_path / "empty.txt"
+    empty.write_text("# nothing\n")
+    with pytest.raises(Exception, match="holds no ids"):
+        run_evaluation(
+            EvalConfig(dataset=slice_dir, strategies=["bm25"], corpus=CORPUS, held_out=empty),
+            graph_session,
+            embedder,
+            settings,
+        )
+
+
+def test_shipped_trained_id_list_names_longdoc_questions() -> None:
+    from kg_platform.lab.evaluation.harness import read_id_list
+
+    shipped = Path(__file__).resolve().parents[2] / (
+        "docs/results/2026-11-24/default-routers/longdoc-trained-ids.txt"
+    )
+    ids = read_id_list(shipped)
+    known = {q.id for q in load_docqa(LONGDOC)} if LONGDOC.exists() else ids
+    assert len(ids) == 81 and ids <= known

@@ -57,6 +57,13 @@ def eval_command(
         help="document QA: 'document' (default: retrieve inside the "
         "question's document) or 'corpus' (all documents pooled)",
     ),
+    held_out: Path = typer.Option(
+        None,
+        "--held-out",
+        help="score only questions held out from training: leave out those whose id (or "
+        "document id) is listed in this file, e.g. the ids the shipped routers were trained "
+        "on (docs/results/2026-11-24/default-routers/longdoc-trained-ids.txt)",
+    ),
     list_only: bool = typer.Option(False, "--list", help="list the known strategies and exit"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress output"),
 ) -> None:
@@ -108,6 +115,7 @@ def eval_command(
         select=select,
         fetch_k=fetch_k,
         scope=scope,
+        held_out=held_out,
     )
     with KnowledgePlatform(get_settings()) as kp:
         result = run_evaluation(cfg, kp.graph, kp.embedder, kp.settings, progress=progress)
@@ -133,6 +141,10 @@ def eval_command(
         console.print(
             f"[yellow]{result.missing_documents} questions skipped: their document "
             f"is not in corpus {cfg.corpus} (drop --no-ingest)[/yellow]"
+        )
+    if result.excluded_trained:
+        console.print(
+            f"{result.excluded_trained} questions left out: listed in {held_out} (seen in training)"
         )
     scope_note = f", scope {cfg.scope}" if cfg.document_qa else ""
     typer.echo(

@@ -75,6 +75,9 @@ class EvalConfig:
     select: str | None = None  # post-processor from kg_platform.retrieval.selection
     fetch_k: int | None = None  # items asked from a strategy (default: see fetch_size)
     scope: str | None = None  # document QA: 'document' (default) or 'corpus'
+    #: a file of question or document ids seen in training (routers, fitted weights): those
+    #: questions are left out, so the numbers are for questions nothing was fitted on
+    held_out: Path | None = None
 
     @property
     def document_qa(self) -> bool:
@@ -152,6 +155,7 @@ class EvalResult:
     ingest: dict[str, Any] | None
     wall_s: float
     missing_documents: int = 0  # document QA: questions whose document is not ingested
+    excluded_trained: int = 0  # questions left out by ``EvalConfig.held_out``
 
     def to_json(self) -> dict[str, Any]:
         """The stable report (keys are only ever added, never renamed)."""
@@ -350,6 +354,8 @@ def run_evaluation(
 ) -> EvalResult:
     """Ingest (unless disabled), then score every strategy on every question with gold."""
     started = time.perf_counter()
+    # read first: a bad id list must fail before a long ingestion, not after it
+    trained = read_id_list(cfg.held_out) if cfg.held_out is not None else None
     all_examples: list[Any]
     scopes: dict[str, list[str]] = {}
     missing = 0
@@ -374,6 +380,11 @@ def run_evaluation(
         examples = [ex for ex in all_examples if ex.gold]
         ingest_stats = ensure_corpus(graph, settings, cfg, embedder)
     skipped = len(all_examples) - len(examples) - missing
+    excluded = 0
+    if trained is not None:
+        kept = [ex for ex in examples if not _seen_in_training(ex, trained)]
+        excluded = len(examples) - len(kept)
+        examples = kept
     assert cfg.corpus is not None
     chunks = corpus_chunks(graph, cfg.corpus)
     if chunks == 0:
@@ -432,7 +443,32 @@ def run_evaluation(
         ingest=ingest_stats,
         wall_s=time.perf_counter() - started,
         missing_documents=missing,
+        excluded_trained=excluded,
     )
+
+
+def read_id_list(path: Path) -> set[str]:
+    """Ids in a text file, one per line; blank lines and ``#`` comments ignored."""
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise EvaluationError(
+            f"cannot read the --held-out id list {path}: {exc.strerror or exc}",
+            hint="pass a text file with one question or document id per line",
+        ) from exc
+    ids = {line.split("#", 1)[0].strip() for line in lines}
+    ids.discard("")
+    if not ids:
+        raise EvaluationError(
+            f"the --held-out id list {path} holds no ids",
+            hint="one question id (or document id) per line; '#' starts a comment",
+        )
+    return ids
+
+
+def _seen_in_training(ex: Any, trained: set[str]) -> bool:
+    """A question counts as seen when its id, or its document's id, is listed."""
+    return ex.id in trained or getattr(ex, "doc_id", None) in trained
 
 
 def _retrieve(

@@ -76,6 +76,8 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         "wall_s": round(result.wall_s, 3),
         "scope": cfg.scope,
         "skipped_missing_document": result.missing_documents,
+        "held_out": str(cfg.held_out) if cfg.held_out else None,
+        "excluded_trained": result.excluded_trained,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
 
