@@ -84,3 +84,35 @@ def test_bench_ingest_peer_ingests_the_same_paragraphs_and_cleans_up(
         )
         == []
     )
+
+
+def test_writer_only_times_the_writer_apart_and_cleans_up(settings, graph_session) -> None:
+    from kg_platform.lab.bench.ingest_writer import format_writer_bench, run_writer_bench
+
+    _needs_bench_data(settings)
+    out = run_writer_bench(settings, limit=3)
+    paragraphs = {
+        p["doc_id"] for q in read_questions(default_qa_file(settings), 3) for p in q["paragraphs"]
+    }
+    assert out["sources"] == len(paragraphs) and out["pieces"] >= out["sources"]
+    # the sync ran over what the writer stored: edges exist only if the pieces were written
+    assert out["similar_edges"] > 0 and out["texts_embedded"] > 0
+    assert out["write_s"] > 0 and out["embed_s"] > 0
+    ratio = out["writer_sources_per_s"] / out["worker_sources_per_s"]
+    assert out["workers_per_primary"] == pytest.approx(ratio, rel=0.05)
+    assert "embedding workers one primary keeps up with" in "\n".join(format_writer_bench(out))
+    with graph_session.driver.session(database=graph_session.database) as session:
+        left = session.run(
+            "MATCH (n {corpus: $corpus}) RETURN count(n) AS n", corpus=out["corpus"]
+        ).single()["n"]
+    assert left == 0
+
+
+def test_transaction_groups_keep_sources_whole_up_to_the_row_cap() -> None:
+    from types import SimpleNamespace
+
+    from kg_platform.lab.bench.ingest_writer import transaction_groups
+
+    plans = [SimpleNamespace(node_count=n) for n in (5, 5, 12, 1, 1)]
+    groups = transaction_groups(plans, max_rows=10)  # type: ignore[arg-type]
+    assert [[p.node_count for p in g] for g in groups] == [[5, 5], [12], [1, 1]]

@@ -29,7 +29,7 @@ from kg_platform.graph.client import GraphClient
 from kg_platform.lab.bench.ingest_peer import corpus_graph_size, run_langchain_peer
 from kg_platform.ingest.embed import texts_to_embed
 from kg_platform.ingest.pipeline import ingest_paths
-from kg_platform.ingest.plan import plan_source
+from kg_platform.ingest.plan import SourceInput, SourcePlan, plan_source
 from kg_platform.ingest.qa import _paragraph_input, ingest_qa, read_questions
 from kg_platform.ingest.writer import drop_corpus
 from kg_platform.segmenting.chunker import get_chunker
@@ -44,17 +44,22 @@ def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0, 1)
 
 
-def _baseline_texts(
+def qa_slice_inputs(
     settings: Settings, qa_file: Path, limit: int, corpus: str
-) -> tuple[list[str], list[str], int]:
-    """(texts the pipeline embeds, each paragraph's plain text, paragraphs) for the QA slice."""
-    seg = settings.segment
-    chunker = get_chunker(settings)
-    paragraphs: dict[str, Any] = {}
+) -> list[SourceInput]:
+    """The distinct paragraphs of the first ``limit`` questions, as ingestion inputs."""
+    paragraphs: dict[str, SourceInput] = {}
     for q in read_questions(qa_file, limit):
         for para in q["paragraphs"]:
             paragraphs.setdefault(para["doc_id"], _paragraph_input(corpus, q["dataset"], para))
-    plans = [
+    return list(paragraphs.values())
+
+
+def plan_inputs(settings: Settings, inputs: list[SourceInput]) -> list[SourcePlan]:
+    """Plans of ``inputs`` with the configured segmenter, as the pipeline makes them."""
+    seg = settings.segment
+    chunker = get_chunker(settings)
+    return [
         plan_source(
             inp,
             chunker,
@@ -62,16 +67,25 @@ def _baseline_texts(
             n_gra=seg.n_gra,
             min_piece_tokens=seg.min_sentence_tokens,
         )
-        for inp in paragraphs.values()
+        for inp in inputs
     ]
+
+
+def _baseline_texts(
+    settings: Settings, qa_file: Path, limit: int, corpus: str
+) -> tuple[list[str], list[str], list[dict[str, str]]]:
+    """(texts the pipeline embeds, each paragraph's plain text, their titles and uris)."""
+    inputs = qa_slice_inputs(settings, qa_file, limit, corpus)
     same = texts_to_embed(
-        plans, settings.ingest.embed_higher_levels, settings.ingest.level1_vectors
+        plan_inputs(settings, inputs),
+        settings.ingest.embed_higher_levels,
+        settings.ingest.level1_vectors,
     )
     plain = [
         " ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
-        for inp in paragraphs.values()
+        for inp in inputs
     ]
-    meta = [{"title": inp.title, "uri": inp.uri} for inp in paragraphs.values()]
+    meta = [{"title": inp.title, "uri": inp.uri} for inp in inputs]
     return same, plain, meta
 
 

@@ -32,18 +32,33 @@ def bench_ingest(
         "langchain-neo4j's Neo4jVector.from_texts (extra: peers) and "
         "compare rates and graph sizes",
     ),
+    writer_only: bool = typer.Option(
+        False,
+        "--writer-only",
+        help="plan and embed first (one worker's rate), then time only the Neo4j writer: "
+        "sources/pieces per second one primary absorbs and how many workers it keeps busy",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
-    from kg_platform.lab.bench.ingest import format_ingest_bench, run_ingest_bench
+    if writer_only:
+        if peer or documents:
+            raise typer.BadParameter("--writer-only takes neither --peer nor --documents")
+        from kg_platform.lab.bench.ingest_writer import format_writer_bench, run_writer_bench
 
-    result = run_ingest_bench(
-        get_settings(), limit=limit, qa_file=qa_file, documents=documents or None, peer=peer
-    )
-    if as_json:
-        typer.echo(json.dumps(result, indent=2))
+        out = run_writer_bench(get_settings(), limit=limit, qa_file=qa_file)
+        lines = format_writer_bench(out)
     else:
-        for line in format_ingest_bench(result):
+        from kg_platform.lab.bench.ingest import format_ingest_bench, run_ingest_bench
+
+        out = run_ingest_bench(
+            get_settings(), limit=limit, qa_file=qa_file, documents=documents or None, peer=peer
+        )
+        lines = format_ingest_bench(out)
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+    else:
+        for line in lines:
             typer.echo(line)
 
 
