@@ -97,15 +97,16 @@ def test_writer_only_times_the_writer_apart_and_cleans_up(settings, graph_sessio
     assert out["sources"] == len(paragraphs) and out["pieces"] >= out["sources"]
     # the sync ran over what the writer stored: edges exist only if the pieces were written
     assert out["similar_edges"] > 0 and out["texts_embedded"] > 0
-    assert out["write_s"] > 0 and out["embed_s"] > 0
+    assert out["write_s"] > 0 and out["embed_s"] > 0 and out["warm_up_write_s"] > 0
     ratio = out["writer_sources_per_s"] / out["worker_sources_per_s"]
     assert out["workers_per_primary"] == pytest.approx(ratio, rel=0.05)
     assert "embedding workers one primary keeps up with" in "\n".join(format_writer_bench(out))
     with graph_session.driver.session(database=graph_session.database) as session:
         left = session.run(
-            "MATCH (n {corpus: $corpus}) RETURN count(n) AS n", corpus=out["corpus"]
+            "MATCH (n) WHERE n.corpus STARTS WITH $corpus RETURN count(n) AS n",
+            corpus=out["corpus"],
         ).single()["n"]
-    assert left == 0
+    assert left == 0  # the measured corpus and the warm-up copy are both dropped
 
 
 def test_transaction_groups_keep_sources_whole_up_to_the_row_cap() -> None:
