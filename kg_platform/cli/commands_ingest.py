@@ -85,16 +85,26 @@ class _Bar:
 
 def _run(work: Callable[[Any, Any], Any], as_json: bool) -> None:
     """Call ``work(platform, progress)`` with JSON lines or a progress bar; exit with its code."""
+    from kg_platform.cli.signals import EXIT_TERMINATED, Terminated, sigterm_as_interrupt
     from kg_platform.sdk.platform import KnowledgePlatform
 
-    with KnowledgePlatform(get_settings()) as kp:
-        if as_json:
-            report = work(kp, _json_progress)
-            sys.stdout.write(json.dumps({"event": "report", **report.model_dump()}) + "\n")
-        else:
-            with _Bar() as bar:
-                report = work(kp, bar)
-            typer.echo(report.summary())
+    try:
+        with sigterm_as_interrupt(), KnowledgePlatform(get_settings()) as kp:
+            if as_json:
+                report = work(kp, _json_progress)
+                sys.stdout.write(json.dumps({"event": "report", **report.model_dump()}) + "\n")
+            else:
+                with _Bar() as bar:
+                    report = work(kp, bar)
+                typer.echo(report.summary())
+    except Terminated as exc:
+        typer.secho(
+            f"interrupted: {exc}; the run is recorded as failed and what was written stays; "
+            "run the same command again to resume",
+            fg=typer.colors.YELLOW,
+            err=True,
+        )
+        raise typer.Exit(EXIT_TERMINATED) from None
     raise typer.Exit(report.exit_code)
 
 

@@ -1,0 +1,43 @@
+"""SIGTERM ends a long command the way Ctrl-C does.
+
+Why: schedulers, ``timeout``, systemd and Kubernetes stop a process with SIGTERM, whose default
+action ends Python at once, without running a single ``finally``: an ingestion run then stays
+recorded as ``running`` (until a later run of the same corpus finds its pid dead), its batches in
+flight are abandoned mid-way and its corpus lock waits to be taken over. Turned into an exception
+in the main thread, SIGTERM goes through the same path as Ctrl-C: the session lets the batches
+already handed to the writer land, records the run as failed with the reason, releases the lock,
+and the command exits with 143 (128 + SIGTERM), as a terminated process does.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+__all__ = ["Terminated", "sigterm_as_interrupt", "EXIT_TERMINATED"]
+
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived; a ``KeyboardInterrupt`` so every Ctrl-C path (drain, record) handles it."""
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated(f"stopped by {signal.Signals(signum).name}")
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be installed from the main thread
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
