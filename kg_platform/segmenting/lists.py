@@ -22,8 +22,10 @@ class _TextUnit(Protocol):
     def text(self) -> str: ...
 
 
+# Bullets, "1." / "1)" / "(1)", and letter items "a." / "a)" / "(a)" / "A)"; not "A." (an initial:
+# "J. R. R. Tolkien wrote ..." is a sentence, not a list item).
 _LIST_ITEM = re.compile(
-    r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043\u2219]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)])\s+\S"
+    r"^\s*(?:[-*+\u2022\u2023\u25e6\u2043\u2219]|\(?\d{1,3}[.)]|\(?[a-z][.)]|\(?[A-Z]\))\s+\S"
 )
 _TABLE_ROW = re.compile(r"^\s*\|")
 

@@ -78,3 +78,15 @@ def test_table_rows_stay_together_and_a_lone_item_pairs_as_before():
     assert make_pieces(rows, 12, "\n")[0].text == "| a | b |\n|---|---|\n| 1 | 2 |"
     lone = [_u("- one item", 3, 0), _u("A sentence that is long enough here.", 12, 1)]
     assert [p.sentences for p in make_pieces(lone, 12)] == [(0, 1)]
+
+
+def test_initials_and_numbers_in_prose_are_not_list_items():
+    from kg_platform.segmenting.lists import unit_kind
+
+    assert unit_kind("J. R. R. Tolkien wrote The Hobbit.") == "text"
+    assert unit_kind("A. Smith won the race.") == "text"
+    assert unit_kind("1990 was a year.") == "text"
+    assert [
+        unit_kind(t) for t in ("- PDF", "* Word", "1. one", "2) two", "(a) x", "b. y", "C) z")
+    ] == ["item"] * 7
+    assert unit_kind("| a | b |") == "row"
