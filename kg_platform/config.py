@@ -196,6 +196,12 @@ class MoGSettings(BaseModel):
         "piece vector index, or both (a seed's score = the sum of its normalised scores)",
     )
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
+    mogg_hops: Literal["similar", "similar+next"] = Field(
+        "similar",
+        description="edges a MoGG hop follows: SIMILAR (the MoG paper's sentence graph) or "
+        "also NEXT (the neighbouring piece in the document), which makes groups read as "
+        "passages on long documents (docs/retrieval.md, 'MoGG on long papers')",
+    )
     fixed_mogg_level: int = Field(1, description="MoGG level (hop radius + 1) without a router")
     default_router: str = Field(
         "builtin",

@@ -13,8 +13,12 @@ score of a retrieved level-g group holding the piece -> router-weighted score ->
 the level-g_r group centred on each, skipping a candidate that an earlier kept group already
 holds and dropping from a later group the pieces an earlier one holds (each piece once).
 
-Cypher path bounds cannot be parameters, so there is one named query per radius
-(``retrieval/mogg_r0..r3``), all rendered from ``retrieval/mogg.cypher.template``
+A hop follows ``SIMILAR`` edges, and with ``mog.mogg_hops = "similar+next"`` also ``NEXT`` (the
+neighbouring piece in the document, weight 1.0): on long papers a group over similarity alone
+gathers sentences from anywhere in the paper and reads as no passage (docs/retrieval.md,
+"MoGG on long papers"). Cypher path bounds and relationship types cannot be parameters, so there is
+one named query per radius and hop set (``retrieval/mogg_r0..r3``, ``retrieval/mogg_next_r0..r3``),
+all rendered from ``retrieval/mogg.cypher.template``
 (``python -m kg_platform.retrieval.mogg`` rewrites them; a test checks they are in sync); the
 file used is the largest radius that has a non-zero weight. :func:`reference_select` is the same
 computation in Python (tests check they agree exactly).
@@ -107,7 +111,7 @@ class MoGGStrategy:
         if not params["q"] and params["qv"] is None:
             return []
         radius = radius_needed(plans, self.ctx.settings.mog.zero_weight)
-        name = f"retrieval/mogg_r{radius}"
+        name = query_name(radius, self.ctx.settings.mog.mogg_hops)
         self.last_query = name
         rows = self.ctx.graph.read(name, **params)
         by_corpus = {p.corpus: p for p in plans}
@@ -283,29 +287,48 @@ def reference_select(
 
 # ------------------------------------------------------------------ the per-radius Cypher files
 TEMPLATE = "retrieval/mogg.cypher.template"
+#: ``mog.mogg_hops`` -> (relationship types a hop may follow, query file prefix)
+HOPS: dict[str, tuple[str, str]] = {
+    "similar": ("SIMILAR", "mogg_r"),
+    "similar+next": ("SIMILAR|NEXT", "mogg_next_r"),
+}
 
 
-def render_query(radius: int) -> str:
-    """The text of ``retrieval/mogg_r<radius>.cypher``: the template with the integer bounds
-    filled in (our constants, never user input; Cypher cannot take them as parameters)."""
+def query_name(radius: int, hops: str = "similar") -> str:
+    """The named query for ``radius`` over the ``hops`` relationship set."""
+    return f"retrieval/{HOPS[hops][1]}{radius}"
+
+
+def render_query(radius: int, hops: str = "similar") -> str:
+    """The text of the query for ``radius`` and ``hops``: the template with the integer bounds
+    and relationship types filled in (our constants, never user input; Cypher cannot take them
+    as parameters)."""
     from importlib import resources
 
     if not 0 <= radius <= MAX_RADIUS:
         raise RetrievalError(f"MoGG radius {radius} is outside 0..{MAX_RADIUS}")
+    if hops not in HOPS:
+        raise RetrievalError(f"MoGG hops {hops!r} is not one of {', '.join(HOPS)}")
     text = resources.files("kg_platform").joinpath("cypher", TEMPLATE).read_text(encoding="utf-8")
-    return text.replace("{radius}", str(radius)).replace("{levels}", str(radius + 1))
+    return (
+        text.replace("{radius}", str(radius))
+        .replace("{levels}", str(radius + 1))
+        .replace("{hops}", HOPS[hops][0])
+    )
 
 
 def write_queries() -> list[str]:
-    """Rewrite ``cypher/retrieval/mogg_r0..r3.cypher`` from the template (run after editing it)."""
+    """Rewrite every ``cypher/retrieval/mogg*_r<radius>.cypher`` from the template (run after
+    editing it)."""
     from importlib import resources
 
-    folder = resources.files("kg_platform").joinpath("cypher", "retrieval")
+    folder = resources.files("kg_platform").joinpath("cypher")
     written = []
-    for radius in range(MAX_RADIUS + 1):
-        path = folder.joinpath(f"mogg_r{radius}.cypher")
-        Path(str(path)).write_text(render_query(radius), encoding="utf-8")
-        written.append(str(path))
+    for hops in HOPS:
+        for radius in range(MAX_RADIUS + 1):
+            path = folder.joinpath(query_name(radius, hops) + ".cypher")
+            Path(str(path)).write_text(render_query(radius, hops), encoding="utf-8")
+            written.append(str(path))
     return written
 
 

@@ -149,8 +149,34 @@ def _build(graph, embedder) -> dict:
         "CREATE (a)-[:SIMILAR {score: r.s}]->(b)",
         rows=rows,
     )
+    # NEXT between consecutive pieces of a source, as ingestion writes them; a hop over NEXT
+    # weighs 1.0 (the Cypher's coalesce), and the better of two parallel edges counts
+    by_source: dict[str, list[dict]] = {}
+    for p in pieces:
+        by_source.setdefault(p["src"], []).append(p)
+    next_rows = [
+        {"a": a["id"], "b": b["id"]}
+        for ps in by_source.values()
+        for a, b in zip(
+            sorted(ps, key=lambda p: p["doc_ord"]), sorted(ps, key=lambda p: p["doc_ord"])[1:]
+        )
+    ]
+    graph.write_raw(
+        "UNWIND $rows AS r MATCH (a:Piece {id: r.a}), (b:Piece {id: r.b}) CREATE (a)-[:NEXT]->(b)",
+        rows=next_rows,
+    )
+    with_next = {u: dict(vs) for u, vs in edges.items()}
+    for r in next_rows:
+        for u, v in ((r["a"], r["b"]), (r["b"], r["a"])):
+            with_next.setdefault(u, {})[v] = max(1.0, with_next.get(u, {}).get(v, 0.0))
     graph.write_raw("CALL db.awaitIndexes(60)")
-    return {"ancestors": ancestors, "corpus_of": corpus_of, "pieces": infos, "edges": edges}
+    return {
+        "ancestors": ancestors,
+        "corpus_of": corpus_of,
+        "pieces": infos,
+        "edges": edges,
+        "edges_with_next": with_next,
+    }
 
 
 @pytest.fixture()
@@ -290,12 +316,14 @@ def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
     "w,g_r", [((0.1, 0.8, 0.3), 2), ((0.9, 0.0, 0.0), 1), ((0.2, 0.3, 0.6), 3)]
 )
 @pytest.mark.parametrize("seed_index", ["bm25", "vector", "hybrid"])
-def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index):
+@pytest.mark.parametrize("hops", ["similar", "similar+next"])
+def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index, hops):
     ctx, data = world
     cfg = ctx.settings.mog
-    old = (cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index)
+    old = (cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index, cfg.mogg_hops)
     # small seeds and caps, so the seed limit, the cap and the cross-group trimming all bite
     cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = 5, 14, seed_index
+    cfg.mogg_hops = hops
     qvec = ctx.embedder.embed([question])[0]
     try:
         plans = [CorpusPlan("tA", w, g_r), CorpusPlan("tB", w, g_r)]
@@ -305,7 +333,7 @@ def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index
         want = mogg_mod.reference_select(
             _piece_hits(ctx.graph, question, qvec, seed_index),
             data["pieces"],
-            data["edges"],
+            data["edges_with_next"] if hops == "similar+next" else data["edges"],
             plans,
             seeds=cfg.mogg_seeds,
             k_r=max(cfg.k_r, 3),
@@ -316,9 +344,9 @@ def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index
             normalise=cfg.normalise,
         )
     finally:
-        cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = old
+        cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index, cfg.mogg_hops = old
     assert want
-    assert strat.last_query == f"retrieval/mogg_r{radius}"
+    assert strat.last_query == mogg_mod.query_name(radius, hops)
     assert [(it.id, it.path) for it in got] == [(c, m) for c, _, m in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
     for it in got:  # members are unique, within the cap (or the centre alone), centre included

@@ -11,15 +11,19 @@ from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.retrieval.propagate import rank_with, rescore
 
 
+@pytest.mark.parametrize("hops", list(mogg.HOPS))
 @pytest.mark.parametrize("radius", range(mogg.MAX_RADIUS + 1))
-def test_per_radius_files_are_the_rendered_template(radius):
-    path = resources.files("kg_platform").joinpath("cypher", "retrieval", f"mogg_r{radius}.cypher")
-    assert path.read_text(encoding="utf-8") == mogg.render_query(radius), (
+def test_per_radius_files_are_the_rendered_template(radius, hops):
+    name = mogg.query_name(radius, hops).split("/", 1)[1]
+    path = resources.files("kg_platform").joinpath("cypher", "retrieval", f"{name}.cypher")
+    assert path.read_text(encoding="utf-8") == mogg.render_query(radius, hops), (
         "edit cypher/retrieval/mogg.cypher.template, then run `python -m kg_platform.retrieval.mogg`"
     )
-    text = mogg.render_query(radius)
-    assert f"[:SIMILAR*0..{radius}]" in text and f"UNWIND range(1, {radius + 1}) AS g" in text
-    assert "{radius}" not in text and "{levels}" not in text
+    text = mogg.render_query(radius, hops)
+    rels = mogg.HOPS[hops][0]
+    assert text.count(f"[:{rels}*0..{radius}]") == 2
+    assert f"UNWIND range(1, {radius + 1}) AS g" in text
+    assert "{radius}" not in text and "{levels}" not in text and "{hops}" not in text
 
 
 def test_render_refuses_unsupported_radius():
@@ -27,6 +31,8 @@ def test_render_refuses_unsupported_radius():
 
     with pytest.raises(RetrievalError, match="outside"):
         mogg.render_query(mogg.MAX_RADIUS + 1)
+    with pytest.raises(RetrievalError, match="not one of"):
+        mogg.render_query(1, "similar+cites")
 
 
 def test_seed_scores_sum_normalised_index_scores():

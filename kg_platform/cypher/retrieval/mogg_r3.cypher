@@ -1,5 +1,6 @@
-// MoGG (MoG paper) with hop radius bound 3 (Cypher path bounds cannot be parameters, so there
-// is one file per radius: mogg_r0..mogg_r3, all rendered from retrieval/mogg.cypher.template by
+// MoGG (MoG paper) with hop radius bound 3 over SIMILAR (Cypher path bounds and relationship
+// types cannot be parameters, so there is one file per radius and hop set: mogg_r0..mogg_r3 over
+// SIMILAR, mogg_next_r0..r3 over SIMILAR|NEXT, all rendered from retrieval/mogg.cypher.template by
 // `python -m kg_platform.retrieval.mogg`). Levels 1..4 = radius 0..3 around a centre piece.
 // Params: $q (escaped Lucene text, '' = no lexical seeds), $qv (query vector, null = no dense
 // seeds), $plan = [{corpus, w: [w_1..w_4], g_r}], $seeds, $fetch, $k_r, $normalise
@@ -51,14 +52,16 @@ WITH pl, p, sum(t) AS t
 ORDER BY round(t, 9) DESC, p.id ASC
 WITH pl, collect({id: p.id, p: p, t: t})[0..$seeds] AS seeds
 // Step 2: each seed's neighbourhood over SIMILAR (undirected), each piece once with its hop
-// distance, nearest hops first, then higher edge weight.
+// distance, nearest hops first, then higher edge weight (a NEXT hop, between neighbours in the
+// document, weighs 1.0).
 UNWIND seeds AS sd
 CALL (sd) {
   WITH sd.p AS centre
   MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
   WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
   WITH n, length(path) AS h,
-       CASE WHEN length(path) = 0 THEN 1.0 ELSE last(relationships(path)).score END AS ew
+       CASE WHEN length(path) = 0 THEN 1.0
+            ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
   ORDER BY h ASC, ew DESC
   WITH n, head(collect({h: h, ew: ew})) AS best
   ORDER BY best.h ASC, best.ew DESC, n.id ASC
@@ -103,7 +106,8 @@ CALL (centre, cd) {
   MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
   WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
   WITH n, length(path) AS h,
-       CASE WHEN length(path) = 0 THEN 1.0 ELSE last(relationships(path)).score END AS ew
+       CASE WHEN length(path) = 0 THEN 1.0
+            ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
   ORDER BY h ASC, ew DESC
   WITH n, head(collect({h: h, ew: ew})) AS best
   WHERE best.h <= cd.g_r - 1
