@@ -17,10 +17,22 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
+#: The workplace's shared data (bench datasets, parser test documents): next to the clone, or
+#: wherever KGP_SHARED_DIR says.
+SHARED = Path(os.environ.get("KGP_SHARED_DIR") or REPO.parent / "shared")
 BENCH = SHARED / "bench"
 DOCUMENTS = BENCH / "documents"
 DEV = BENCH / "dev"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """One clear error instead of dozens of missing-file failures when the data is elsewhere."""
+    if not DOCUMENTS.is_dir():
+        pytest.exit(
+            f"the shared bench data is not at {SHARED} (no {DOCUMENTS}): run the tests from a "
+            "clone next to shared/, or set KGP_SHARED_DIR to the folder that holds bench/",
+            returncode=4,
+        )
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
