@@ -118,6 +118,18 @@ class SegmentSettings(BaseModel):
 class PieceGraphSettings(BaseModel):
     k_graph: int = Field(3, description="BM25 nearest pieces considered per piece (MoGG)")
     t_graph: float = Field(0.2, description="self-normalised BM25 threshold for a SIMILAR edge")
+    candidates: int = Field(
+        100,
+        ge=1,
+        description="pieces the fulltext index proposes per new piece in an incremental update "
+        "(the only pieces it is compared with)",
+    )
+    rebuild_factor: float = Field(
+        2.0,
+        gt=1.0,
+        description="rebuild the whole graph with fresh BM25 statistics once the corpus has grown "
+        "or shrunk by this factor since the statistics were frozen",
+    )
 
 
 class IngestSettings(BaseModel):

@@ -21,6 +21,7 @@ from kg_platform.cli.lazy import get_settings
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest)
     app.command("ingest-qa")(ingest_qa_cmd)
+    register_piece_graph(app)
 
 
 def _json_progress(event: dict[str, Any]) -> None:
@@ -150,3 +151,64 @@ def ingest_qa_cmd(
 ) -> None:
     """Ingest the candidate paragraphs of a QA file (one Source per distinct paragraph)."""
     _run(lambda kp, p: kp.ingest_qa(file, corpus, limit=limit, progress=p), as_json)
+
+
+PIECE_GRAPH_HELP = "The MoGG piece graph (SIMILAR edges): rebuild it, check it."
+
+
+def register_piece_graph(app: typer.Typer) -> None:
+    from kg_platform.cli.groups import group
+
+    sub = group(app, "piece-graph", PIECE_GRAPH_HELP)
+    sub.command("rebuild")(piece_graph_rebuild)
+    sub.command("check")(piece_graph_check)
+
+
+def _platform() -> Any:  # the SDK is imported lazily to keep `--help` light
+    from kg_platform.sdk.platform import KnowledgePlatform
+
+    return KnowledgePlatform(get_settings())
+
+
+def piece_graph_rebuild(
+    corpus: str | None = typer.Option(None, "--corpus", help="default: settings.corpus"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Rebuild the whole piece graph with fresh BM25 statistics.
+
+    Ingestion keeps the graph up to date incrementally (statistics frozen at the last full build)
+    and rebuilds by itself once the corpus has grown or shrunk by piece_graph.rebuild_factor.
+    """
+    with _platform() as kp:
+        done = kp.rebuild_piece_graph(corpus)
+    if as_json:
+        typer.echo(json.dumps(done.__dict__, default=str))
+        return
+    if done.stale:
+        typer.echo("other ingests kept changing the corpus; it stays marked for the next sync")
+        raise typer.Exit(1)
+    typer.echo(
+        f"rebuilt: {done.pieces} pieces, {done.edges} SIMILAR edges "
+        f"(+{done.added} / -{done.removed} / {done.updated} re-weighted) in "
+        f"{done.compute_s + done.write_s:.1f}s"
+    )
+
+
+def piece_graph_check(
+    corpus: str | None = typer.Option(None, "--corpus", help="default: settings.corpus"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """Compare the stored piece graph with a full build (exit 1 when they differ)."""
+    with _platform() as kp:
+        result = kp.check_piece_graph(corpus)
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        typer.echo(
+            f"{result['corpus']}: {result['pieces']} pieces, {result['edges']} edges; against a "
+            f"full build with the frozen statistics: {result['missing']} missing, "
+            f"{result['extra']} extra, max score difference {result['max_score_diff']:.2e}; "
+            f"overlap with a fresh-statistics rebuild {result['fresh_jaccard']}"
+        )
+    if result["missing"] or result["extra"]:
+        raise typer.Exit(1)

@@ -16,12 +16,13 @@ are close to what the fulltext index gives the read path.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import sparse
 
-__all__ = ["tokenize", "BM25Matrix", "STOPWORDS"]
+__all__ = ["tokenize", "BM25Matrix", "BM25Stats", "STOPWORDS"]
 
 STOPWORDS: frozenset[str] = frozenset(
     """a an and are as at be but by for if in into is it no not of on or such that the their then
@@ -36,10 +37,49 @@ def tokenize(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
-class BM25Matrix:
-    """Term weights of a piece collection, ready for all-pairs scoring."""
+@dataclass(frozen=True)
+class BM25Stats:
+    """The collection statistics BM25 scores depend on: piece count, mean length, document
+    frequency per term.
 
-    def __init__(self, texts: Sequence[str], k1: float = 1.2, b: float = 0.75) -> None:
+    Why a value of its own: the incremental piece graph freezes them at its last full build, so
+    the score of a pair of pieces never changes when other pieces come and go, and the graph
+    built step by step equals a full build with the same statistics. A term the frozen
+    statistics have not seen counts as df = 0 (the rarest possible).
+    """
+
+    n: int
+    avgdl: float
+    df: Mapping[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, texts: Sequence[str]) -> BM25Stats:
+        df: dict[str, int] = {}
+        total = 0
+        for text in texts:
+            toks = tokenize(text)
+            total += len(toks)
+            for tok in set(toks):
+                df[tok] = df.get(tok, 0) + 1
+        n = len(texts)
+        avg = total / n if n and total > 0 else 1.0
+        return cls(n=n, avgdl=avg, df=df)
+
+
+class BM25Matrix:
+    """Term weights of a piece collection, ready for all-pairs scoring.
+
+    With ``stats`` the weights use those (frozen) statistics instead of the collection's own, so
+    a few pieces scored here get exactly the weights they have inside the whole corpus.
+    """
+
+    def __init__(
+        self,
+        texts: Sequence[str],
+        k1: float = 1.2,
+        b: float = 0.75,
+        stats: BM25Stats | None = None,
+    ) -> None:
         vocab: dict[str, int] = {}
         rows: list[int] = []
         cols: list[int] = []
@@ -58,9 +98,16 @@ class BM25Matrix:
                 vals.append(float(n))
         n_docs, n_terms = len(texts), max(len(vocab), 1)
         tf = sparse.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_terms), dtype=np.float64)
-        df = np.bincount(np.asarray(cols, dtype=np.int64), minlength=n_terms).astype(np.float64)
-        idf = np.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
-        avg = float(lengths.mean()) if n_docs and lengths.mean() > 0 else 1.0
+        if stats is None:
+            df = np.bincount(np.asarray(cols, dtype=np.int64), minlength=n_terms).astype(np.float64)
+            n_stat = float(n_docs)
+            avg = float(lengths.mean()) if n_docs and lengths.mean() > 0 else 1.0
+        else:
+            df = np.zeros(n_terms, dtype=np.float64)
+            for term, col in vocab.items():
+                df[col] = float(stats.df.get(term, 0))
+            n_stat, avg = float(stats.n), float(stats.avgdl)
+        idf = np.log(1.0 + (n_stat - df + 0.5) / (df + 0.5))
         # weight(d, t) = idf(t) * tf * (k1 + 1) / (tf + k1 * (1 - b + b * |d| / avgdl))
         norm = k1 * (1.0 - b + b * lengths / avg)
         coo = tf.tocoo()
@@ -72,6 +119,12 @@ class BM25Matrix:
     def scores(self, rows: slice) -> np.ndarray:
         """Dense BM25(u -> v) for the pieces u in ``rows`` against every piece v."""
         return (self.query[rows] @ self.weights.T).toarray()
+
+    def pair_scores(self, us: np.ndarray, vs: np.ndarray) -> np.ndarray:
+        """BM25(u -> v) for each pair (us[i], vs[i])."""
+        if len(us) == 0:
+            return np.zeros(0, dtype=np.float64)
+        return np.asarray(self.query[us].multiply(self.weights[vs]).sum(axis=1)).ravel()
 
     def self_scores(self) -> np.ndarray:
         return np.asarray(self.query.multiply(self.weights).sum(axis=1)).ravel()

@@ -4,10 +4,12 @@ For each piece u, its ``k_graph`` best other pieces v by BM25(u -> v) are candid
 u-v becomes an edge when the self-normalised score s(u, v) = BM25(u -> v) / BM25(u -> u) reaches
 ``t_graph``. An edge is stored once per unordered pair, weighted by max(s(u, v), s(v, u)).
 
-The graph is always computed over the whole corpus (all pieces, old and new), so the result does
-not depend on the order sources arrived in and a re-run is a no-op; the writer then applies only
-the difference to Neo4j. Scores are computed in row blocks, so memory stays at
-``block x n_pieces`` floats.
+A piece's *choices* are the pieces it picked (its top ``k_graph`` with s >= ``t_graph``); the edge
+set is the union of all choices. ``build_full`` computes the graph of a whole corpus, with the
+corpus' own BM25 statistics or with frozen ones (``BM25Stats``); with frozen statistics a pair's
+score never changes when other pieces come and go, which is what lets the incremental update
+(``granularity/incremental.py``) equal a full build. Scores are computed in row blocks, so memory
+stays at ``block x n_pieces`` floats.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kg_platform.granularity.bm25 import BM25Matrix
+from kg_platform.granularity.bm25 import BM25Matrix, BM25Stats
 
-__all__ = ["SimilarEdge", "build_piece_graph"]
+__all__ = ["SimilarEdge", "PieceGraph", "build_full", "build_piece_graph", "DECIMALS"]
 
 #: Scores are compared after rounding to this many decimals (deterministic tie-breaking).
-_DECIMALS = 9
+DECIMALS = 9
+_DECIMALS = DECIMALS
 
 
 @dataclass(frozen=True)
@@ -32,13 +35,36 @@ class SimilarEdge:
     score: float  # max of both directions' self-normalised scores
 
 
+@dataclass(frozen=True)
+class PieceGraph:
+    edges: list[SimilarEdge]
+    #: per piece, the (index, rounded score) of the pieces it chose, best first
+    choices: list[list[tuple[int, float]]]
+    stats: BM25Stats
+
+
 def build_piece_graph(
     texts: Sequence[str], k_graph: int, t_graph: float, block: int = 512
 ) -> list[SimilarEdge]:
+    """The edges of the piece graph of ``texts`` with their own BM25 statistics."""
+    return build_full(texts, k_graph, t_graph, block=block).edges
+
+
+def build_full(
+    texts: Sequence[str],
+    k_graph: int,
+    t_graph: float,
+    *,
+    stats: BM25Stats | None = None,
+    block: int = 512,
+) -> PieceGraph:
+    """The whole piece graph of ``texts``: edges, every piece's choices, the statistics used."""
     n = len(texts)
+    stats = stats if stats is not None else BM25Stats.of(texts)
+    choices: list[list[tuple[int, float]]] = [[] for _ in range(n)]
     if n < 2 or k_graph <= 0:
-        return []
-    bm = BM25Matrix(texts)
+        return PieceGraph([], choices, stats)
+    bm = BM25Matrix(texts, stats=stats)
     self_scores = bm.self_scores()
     safe_self = np.where(self_scores > 0, self_scores, np.inf)  # stopword-only piece: no edges
     k = min(k_graph, n - 1)
@@ -52,7 +78,7 @@ def build_piece_graph(
         # top-k by score (rounded, so float noise cannot reorder equal scores), ties broken by
         # the lower piece index. Rows without a tie at the k-th place are handled vectorised;
         # only rows with a tie are sorted one by one.
-        rounded = np.round(norm, _DECIMALS)
+        rounded = np.round(norm, DECIMALS)
         part = np.argpartition(-rounded, k - 1, axis=1)[:, :k]
         rows = np.arange(stop - start)[:, None]
         kth = rounded[rows, part].min(axis=1)
@@ -61,23 +87,25 @@ def build_piece_graph(
             tied = np.nonzero(rounded[r] >= kth[r])[0]
             part[r] = sorted(tied.tolist(), key=lambda v: (-rounded[r, v], v))[:k]
         keep = (rounded[rows, part] >= t_graph) & (raw[rows, part] > 0)
-        for r, c in zip(*np.nonzero(keep)):
-            u, v = start + int(r), int(part[r, c])
-            key = (min(u, v), max(u, v))
-            chosen[key] = 0.0  # weight filled in below from both directions
+        for r in range(stop - start):
+            picked = [
+                (int(part[r, c]), float(rounded[r, part[r, c]]))
+                for c in range(part.shape[1])
+                if keep[r, c]
+            ]
+            picked.sort(key=lambda e: (-e[1], e[0]))
+            choices[start + r] = picked
+            for v, _ in picked:
+                u = start + r
+                chosen[(min(u, v), max(u, v))] = 0.0  # weight filled in below
     # The weight is the max of both directions even when only one direction chose the pair.
     if chosen:
         pairs = np.array(sorted(chosen), dtype=np.int64)
         for start in range(0, len(pairs), block):
             sub = pairs[start : start + block]
-            fwd = np.asarray(
-                bm.query[sub[:, 0]].multiply(bm.weights[sub[:, 1]]).sum(axis=1)
-            ).ravel()
-            bwd = np.asarray(
-                bm.query[sub[:, 1]].multiply(bm.weights[sub[:, 0]]).sum(axis=1)
-            ).ravel()
-            s_ab = fwd / safe_self[sub[:, 0]]
-            s_ba = bwd / safe_self[sub[:, 1]]
+            s_ab = bm.pair_scores(sub[:, 0], sub[:, 1]) / safe_self[sub[:, 0]]
+            s_ba = bm.pair_scores(sub[:, 1], sub[:, 0]) / safe_self[sub[:, 1]]
             for (a, b), x, y in zip(sub.tolist(), s_ab, s_ba):
                 chosen[(a, b)] = float(max(x, y))
-    return [SimilarEdge(a, b, s) for (a, b), s in sorted(chosen.items())]
+    edges = [SimilarEdge(a, b, s) for (a, b), s in sorted(chosen.items())]
+    return PieceGraph(edges, choices, stats)

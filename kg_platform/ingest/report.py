@@ -34,6 +34,8 @@ class IngestReport(BaseModel):
     timings: dict[str, float] = Field(default_factory=dict)  # seconds per phase
     fatal: str | None = None
     interrupted: list[str] = Field(default_factory=list)  # earlier runs found dead and closed
+    #: how this run's piece-graph sync went: "full", "incremental", or "" (nothing to do)
+    piece_graph_mode: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -49,7 +51,8 @@ class IngestReport(BaseModel):
             f"{len(self.errors)} failed",
             f"written: {c.get('sections', 0)} sections, {c.get('chunks', 0)} chunks, "
             f"{c.get('pieces', 0)} pieces; SIMILAR edges in corpus: "
-            f"{c.get('similar_edges', 0)}",
+            f"{c.get('similar_edges', 0)}"
+            + (f" ({self.piece_graph_mode} update)" if self.piece_graph_mode else ""),
             f"{self.tokens} tokens in {self.duration_s:.1f}s",
         ]
         for err in self.errors:

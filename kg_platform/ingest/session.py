@@ -444,12 +444,21 @@ class IngestSession:
                 started = time.perf_counter()
                 pg = self.settings.piece_graph
                 fault_point("piece_graph")
-                sync = sync_piece_graph(self.graph, self.corpus, pg.k_graph, pg.t_graph)
+                sync = sync_piece_graph(
+                    self.graph,
+                    self.corpus,
+                    pg.k_graph,
+                    pg.t_graph,
+                    candidates=pg.candidates,
+                    rebuild_factor=pg.rebuild_factor,
+                )
                 self.timings["piece_graph"] += time.perf_counter() - started
                 if not sync.skipped:
                     self.counts["similar_added"] = sync.added
                     self.counts["similar_removed"] = sync.removed
                     self.counts["similar_edges"] = sync.edges
+                    self.counts["piece_graph_pending"] = sync.pending
+                    self.report.piece_graph_mode = sync.mode
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc
         if fatal is not None:

@@ -14,16 +14,21 @@ the one the snapshot was taken at. Every source write bumps that version under t
   stops. A stale snapshot can therefore never delete the edges of pieces it did not see, nor mark
   the corpus clean over them.
 
-Why the whole corpus is re-scored rather than only the new pieces: the score is self-normalised
-BM25 whose idf (through the piece count N and each term's document frequency) and length norm
-(through the mean piece length) are corpus-wide, so one added piece changes every piece's scores,
-its self-score and possibly its top-k. Only a full recomputation equals a full rebuild; see
-docs/scale.md for the cost and the incremental design this forces.
+Full or incremental. The first sync of a corpus builds the whole graph and freezes its BM25
+statistics (``(:PieceGraphStats)`` + ``(:PieceTerm {df})``); later syncs only let the pending
+pieces (``:SimPending``: new, replaced, or whose chosen neighbour was deleted) choose, among the
+candidates the fulltext index proposes, and let those candidates take a new piece that beats
+their k-th choice (``granularity/incremental.py``). With frozen statistics the result equals a
+full build with the same statistics, and the cost of a run grows with what it adds, not with the
+corpus. Once the corpus has grown or shrunk by ``piece_graph.rebuild_factor`` since the freeze (or
+on demand, ``force``), the graph is rebuilt with fresh statistics. An incremental update is
+applied in ONE transaction under the same version check.
 """
 
 from __future__ import annotations
 
 import time
+import uuid
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,9 +36,12 @@ from neo4j import ManagedTransaction
 
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
-from kg_platform.granularity.piece_graph import build_piece_graph
+from kg_platform.graph.lucene import fulltext_query
+from kg_platform.granularity.bm25 import BM25Stats, tokenize
+from kg_platform.granularity.incremental import StoredPiece, update_choices
+from kg_platform.granularity.piece_graph import PieceGraph, build_full
 
-__all__ = ["sync_piece_graph", "PieceGraphSync", "desired_edges"]
+__all__ = ["sync_piece_graph", "PieceGraphSync", "desired_edges", "frozen_stats"]
 
 _SCORE_EPS = 1e-6
 #: Snapshots tried before giving up while other writers keep changing the corpus; the corpus then
@@ -55,17 +63,53 @@ class PieceGraphSync:
     conflicts: int = 0
     #: true when every attempt lost the race; the corpus is left dirty, not wrong
     stale: bool = False
+    #: "full" (whole graph, fresh statistics) or "incremental" (pending pieces only)
+    mode: str = ""
+    #: pieces that chose again in an incremental update
+    pending: int = 0
 
 
-def desired_edges(rows: list[Any], k_graph: int, t_graph: float) -> dict[tuple[str, str], float]:
-    """The piece graph of ``rows`` (id, text) keyed by (smaller id, larger id)."""
+def _full_graph(
+    rows: list[Any], k_graph: int, t_graph: float, stats: BM25Stats | None
+) -> PieceGraph:
+    return build_full([r["text"] or "" for r in rows], k_graph, t_graph, stats=stats)
+
+
+def _edge_map(rows: list[Any], graph: PieceGraph) -> dict[tuple[str, str], float]:
     ids = [r["id"] for r in rows]
-    edges = build_piece_graph([r["text"] or "" for r in rows], k_graph, t_graph)
     out: dict[tuple[str, str], float] = {}
-    for e in edges:
+    for e in graph.edges:
         a, b = sorted((ids[e.a], ids[e.b]))
         out[(a, b)] = e.score
     return out
+
+
+def desired_edges(
+    rows: list[Any], k_graph: int, t_graph: float, stats: BM25Stats | None = None
+) -> dict[tuple[str, str], float]:
+    """The piece graph of ``rows`` (id, text) keyed by (smaller id, larger id): with their own
+    statistics, or with ``stats`` (what an incremental sync must equal)."""
+    return _edge_map(rows, _full_graph(rows, k_graph, t_graph, stats))
+
+
+def frozen_stats(
+    graph: GraphClient, corpus: str, texts: list[str] | None = None
+) -> BM25Stats | None:
+    """The corpus' frozen BM25 statistics (document frequencies of ``texts``' terms, or of every
+    stored term), or None before its first full build."""
+    row = graph.read("ingest/piece_graph_stats", corpus=corpus)[0]
+    if not row["ready"]:
+        return None
+    if texts is None:
+        rows = graph.read_raw(
+            "MATCH (t:PieceTerm {corpus: $c}) RETURN t.term AS term, t.df AS df", c=corpus
+        )
+    else:
+        terms = sorted({tok for text in texts for tok in tokenize(text)})
+        rows = graph.read("ingest/piece_term_dfs", corpus=corpus, terms=terms)
+    return BM25Stats(
+        n=int(row["n"]), avgdl=float(row["avgdl"]), df={r["term"]: int(r["df"]) for r in rows}
+    )
 
 
 class _Moved(Exception):
@@ -82,17 +126,32 @@ def _locked_batch(
         tx.run(cypher(name), params).consume()
 
 
-def _apply(
-    graph: GraphClient, corpus: str, version: int, desired: dict[tuple[str, str], float]
+def _choice_rows(ids: list[str], graph: PieceGraph) -> list[dict[str, Any]]:
+    return [
+        {"id": ids[u], "choices": [ids[v] for v, _ in c], "scores": [sc for _, sc in c]}
+        for u, c in enumerate(graph.choices)
+    ]
+
+
+def _apply_full(
+    graph: GraphClient,
+    corpus: str,
+    version: int,
+    rows: list[Any],
+    built: PieceGraph,
+    k_graph: int,
+    t_graph: float,
 ) -> PieceGraphSync | None:
-    """Write the diff and mark clean, or return None when the corpus moved past ``version``.
+    """Write the diff, every piece's choices and the frozen statistics, then mark clean; or
+    return None when the corpus moved past ``version``.
 
     Each batch is its own transaction (bounded memory for a first build of a large corpus) that
     locks the Corpus node and re-checks the version, so once a writer has landed no later batch
-    of this snapshot can. Batches written before that were right for the corpus they saw, and
-    the writer's own sync diffs against them. Two syncs of the same version compute the same
-    graph, so their interleaved batches converge on it.
+    of this snapshot can. Batches written before that were right for the corpus they saw; the
+    statistics are marked ready only by the last batch, so the next sync (the writer's own)
+    builds in full again rather than update a half-written build.
     """
+    desired = _edge_map(rows, built)
     existing = {
         (r["a"], r["b"]): r["score"] for r in graph.read("ingest/similar_edges", corpus=corpus)
     }
@@ -104,7 +163,23 @@ def _apply(
     ]
     added = sum(1 for r in upsert if (r["a"], r["b"]) not in existing)
     size = graph.batch_size
+    build = uuid.uuid4().hex
+    terms = [{"term": t, "df": df} for t, df in sorted(built.stats.df.items())]
+    choices = _choice_rows([r["id"] for r in rows], built)
     steps: list[tuple[str, dict[str, Any]]] = [
+        (
+            "ingest/piece_graph_stats_begin",
+            {
+                "corpus": corpus,
+                "n": built.stats.n,
+                "avgdl": built.stats.avgdl,
+                "k_graph": k_graph,
+                "t_graph": t_graph,
+                "build": build,
+            },
+        )
+    ]
+    steps += [
         ("ingest/delete_similar", {"rows": remove[i : i + size]})
         for i in range(0, len(remove), size)
     ]
@@ -112,41 +187,181 @@ def _apply(
         ("ingest/merge_similar", {"rows": upsert[i : i + size]})
         for i in range(0, len(upsert), size)
     ]
-    steps.append(("ingest/corpus_graph_clean", {"corpus": corpus, "edges": len(desired)}))
+    steps += [
+        ("ingest/set_piece_choices", {"rows": choices[i : i + size]})
+        for i in range(0, len(choices), size)
+    ]
+    term_batch = max(size, 5000)
+    steps += [
+        (
+            "ingest/merge_piece_terms",
+            {"corpus": corpus, "build": build, "rows": terms[i : i + term_batch]},
+        )
+        for i in range(0, len(terms), term_batch)
+    ]
+    steps.append(("ingest/delete_stale_piece_terms", {"corpus": corpus, "build": build}))
+    final: list[tuple[str, dict[str, Any]]] = [
+        ("ingest/piece_graph_stats_ready", {"corpus": corpus, "build": build}),
+        ("ingest/corpus_graph_clean", {"corpus": corpus, "edges": len(desired)}),
+    ]
     try:
         for step in steps:
             graph.in_transaction(lambda tx, st=step: _locked_batch(tx, corpus, version, [st]))
+        graph.in_transaction(lambda tx: _locked_batch(tx, corpus, version, final))
     except _Moved:
         return None
     return PieceGraphSync(
-        edges=len(desired), added=added, removed=len(remove), updated=len(upsert) - added
+        edges=len(desired),
+        added=added,
+        removed=len(remove),
+        updated=len(upsert) - added,
+        mode="full",
     )
 
 
+def _count(record: Any) -> int:
+    return int(record[0] or 0) if record is not None else 0
+
+
+def _stored(row: Any) -> StoredPiece:
+    choices = row["choices"]
+    scores = row["scores"]
+    stored = None if choices is None else tuple(zip(choices, (float(x) for x in scores or ())))
+    return StoredPiece(row["id"], row["text"] or "", stored)
+
+
+def _incremental(
+    graph: GraphClient,
+    corpus: str,
+    version: int,
+    stats_row: Any,
+    k_graph: int,
+    t_graph: float,
+    candidates: int,
+) -> PieceGraphSync | None:
+    """Let the pending pieces choose and their candidates re-choose; apply in one transaction."""
+    pending = [_stored(r) for r in graph.read("ingest/pending_pieces", corpus=corpus)]
+    queries = []
+    for piece in pending:
+        q = fulltext_query(" ".join(sorted(set(tokenize(piece.text)))))
+        if q:
+            queries.append({"id": piece.id, "q": q})
+    pools: dict[str, list[str]] = {}
+    found: dict[str, StoredPiece] = {}
+    size = max(graph.batch_size, 1)
+    for start in range(0, len(queries), size):
+        for row in graph.read(
+            "ingest/piece_candidates",
+            corpus=corpus,
+            rows=queries[start : start + size],
+            limit=candidates,
+        ):
+            pools[row["id"]] = [c["id"] for c in row["candidates"]]
+            for c in row["candidates"]:
+                found.setdefault(c["id"], _stored(c))
+    texts = [p.text for p in pending] + [c.text for c in found.values()]
+    terms = sorted({tok for text in texts for tok in tokenize(text)})
+    dfs = graph.read("ingest/piece_term_dfs", corpus=corpus, terms=terms)
+    stats = BM25Stats(
+        n=int(stats_row["n"]),
+        avgdl=float(stats_row["avgdl"]),
+        df={r["term"]: int(r["df"]) for r in dfs},
+    )
+    update = update_choices(pending, found, pools, stats, k_graph, t_graph)
+    choice_rows: list[dict[str, Any]] = [
+        {"id": pid, "choices": [c for c, _ in ch], "scores": [sc for _, sc in ch]}
+        for pid, ch in update.choices.items()
+    ]
+    upsert: list[dict[str, Any]] = [{"a": a, "b": b, "score": sc} for a, b, sc in update.upsert]
+    drop: list[dict[str, Any]] = [{"a": a, "b": b} for a, b in update.maybe_drop]
+    counts = {"created": 0, "deleted": 0}
+
+    def work(tx: ManagedTransaction) -> None:
+        row = tx.run(cypher("ingest/corpus_graph_lock"), corpus=corpus).single()
+        if row is None or row["version"] != version:
+            raise _Moved()
+        for start in range(0, len(choice_rows), size):
+            batch: list[dict[str, Any]] = choice_rows[start : start + size]
+            tx.run(cypher("ingest/set_piece_choices"), rows=batch).consume()
+        created = deleted = 0
+        for start in range(0, len(upsert), size):
+            batch = upsert[start : start + size]
+            created += _count(tx.run(cypher("ingest/merge_similar_counted"), rows=batch).single())
+        for start in range(0, len(drop), size):
+            batch = drop[start : start + size]
+            deleted += _count(tx.run(cypher("ingest/delete_unchosen_similar"), rows=batch).single())
+        tx.run(
+            cypher("ingest/corpus_graph_clean_delta"), corpus=corpus, delta=created - deleted
+        ).consume()
+        counts.update(created=created, deleted=deleted)
+
+    try:
+        graph.in_transaction(work)
+    except _Moved:
+        return None
+    edges = graph.read_raw(
+        "MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_edges AS n", c=corpus
+    )
+    return PieceGraphSync(
+        edges=int(edges[0]["n"] or 0) if edges else 0,
+        added=counts["created"],
+        removed=counts["deleted"],
+        updated=len(upsert) - counts["created"],
+        mode="incremental",
+        pending=len(pending),
+    )
+
+
+def _needs_full(row: Any, k_graph: int, t_graph: float, rebuild_factor: float) -> bool:
+    if not row["ready"] or row["k_graph"] != k_graph or row["t_graph"] != t_graph:
+        return True
+    frozen, now = int(row["n"] or 0), int(row["pieces"] or 0)
+    return now > rebuild_factor * frozen or now * rebuild_factor < frozen
+
+
 def sync_piece_graph(
-    graph: GraphClient, corpus: str, k_graph: int, t_graph: float, *, force: bool = False
+    graph: GraphClient,
+    corpus: str,
+    k_graph: int,
+    t_graph: float,
+    *,
+    force: bool = False,
+    candidates: int = 100,
+    rebuild_factor: float = 2.0,
 ) -> PieceGraphSync:
-    """Bring the corpus' SIMILAR edges up to date; safe to run from concurrent ingests."""
+    """Bring the corpus' SIMILAR edges up to date; safe to run from concurrent ingests.
+
+    ``force`` rebuilds the whole graph with fresh statistics even when nothing changed.
+    """
     conflicts = 0
     compute_s = write_s = 0.0
+    rebuild = force
     for _ in range(_ATTEMPTS):
         # version before pieces: a write committing in between makes the version check fail
         # (a harmless retry); the other order could pair an old snapshot with a new version
         state = graph.read("ingest/corpus_graph_state", corpus=corpus)
-        if not state or (not force and not state[0]["dirty"]):
+        if not state or (not rebuild and not state[0]["dirty"]):
             return PieceGraphSync(skipped=True, conflicts=conflicts)
         version = int(state[0]["version"])
+        stats_row = graph.read("ingest/piece_graph_stats", corpus=corpus)[0]
         started = time.perf_counter()
-        rows = graph.read("ingest/piece_texts", corpus=corpus)
-        desired = desired_edges(rows, k_graph, t_graph)
-        compute_s += time.perf_counter() - started
-        started = time.perf_counter()
-        done = _apply(graph, corpus, version, desired)
-        write_s += time.perf_counter() - started
+        done: PieceGraphSync | None
+        if rebuild or _needs_full(stats_row, k_graph, t_graph, rebuild_factor):
+            rows = graph.read("ingest/piece_texts", corpus=corpus)
+            built = _full_graph(rows, k_graph, t_graph, None)
+            compute_s += time.perf_counter() - started
+            started = time.perf_counter()
+            done = _apply_full(graph, corpus, version, rows, built, k_graph, t_graph)
+            write_s += time.perf_counter() - started
+            n_pieces = len(rows)
+        else:
+            done = _incremental(graph, corpus, version, stats_row, k_graph, t_graph, candidates)
+            compute_s += time.perf_counter() - started
+            n_pieces = int(stats_row["pieces"] or 0)
         if done is not None:
-            done.pieces, done.conflicts = len(rows), conflicts
+            done.pieces, done.conflicts = n_pieces, conflicts
             done.compute_s, done.write_s = compute_s, write_s
             return done
         conflicts += 1
-        force = False  # the writer that moved the version marked the corpus dirty itself
+        rebuild = False  # the writer that moved the version marked the corpus dirty itself
     return PieceGraphSync(conflicts=conflicts, stale=True, compute_s=compute_s, write_s=write_s)

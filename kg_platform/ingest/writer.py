@@ -84,6 +84,7 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
             tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
         # distilled facts of a replaced source (entity mentions, relations, tags) go with it
         remove_distillation_tx(tx, source_ids, plans[0].source["corpus"])
+        tx.run(cypher("ingest/reopen_similar_neighbours"), source_ids=source_ids).consume()
         tx.run(cypher("ingest/delete_source_content"), source_ids=source_ids).consume()
         _run_batches(tx, "ingest/upsert_sources", sources, size, run_id=run_id)
         _run_batches(tx, "ingest/create_sections", sections, size)
@@ -104,6 +105,7 @@ def delete_sources(graph: GraphClient, corpus: str, source_ids: Sequence[str]) -
     def work(tx: ManagedTransaction) -> None:
         tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
         remove_distillation_tx(tx, list(source_ids), corpus)
+        tx.run(cypher("ingest/reopen_similar_neighbours"), source_ids=list(source_ids)).consume()
         tx.run(cypher("ingest/delete_source_content"), source_ids=list(source_ids)).consume()
         tx.run(cypher("ingest/delete_sources"), source_ids=list(source_ids)).consume()
 

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from kg_platform.embedding import Embedder
     from kg_platform.graph import GraphClient
     from kg_platform.ingest import IngestReport
+    from kg_platform.ingest.similar import PieceGraphSync
     from kg_platform.jobs import JobRunResult, JobSpec
     from kg_platform.jobs.runner import Trigger
     from kg_platform.reasoning import Answer
@@ -202,6 +203,61 @@ class KnowledgePlatform:
             if not done.skipped:
                 record_distillation(self.graph, report.run_id, done)
         return report
+
+    def rebuild_piece_graph(self, corpus: str | None = None) -> "PieceGraphSync":
+        """Rebuild the corpus' whole MoGG piece graph with fresh BM25 statistics.
+
+        Ingestion updates the graph incrementally with statistics frozen at the last full build
+        and rebuilds on its own once the corpus has grown or shrunk by
+        ``piece_graph.rebuild_factor``; this is the same rebuild on demand (after changing
+        ``k_graph``/``t_graph`` it happens by itself). Safe while other ingests run.
+        """
+        from kg_platform.ingest.similar import sync_piece_graph
+
+        pg = self.settings.piece_graph
+        return sync_piece_graph(
+            self.graph,
+            self.corpus_name(corpus),
+            pg.k_graph,
+            pg.t_graph,
+            force=True,
+            candidates=pg.candidates,
+            rebuild_factor=pg.rebuild_factor,
+        )
+
+    def check_piece_graph(self, corpus: str | None = None) -> dict[str, Any]:
+        """Compare the stored piece graph with a full build over the current pieces.
+
+        Two references: the frozen statistics the incremental updates promise to equal
+        (``missing``/``extra``/``max_score_diff``), and fresh statistics (``fresh_jaccard``: how far
+        the graph has drifted from what a rebuild would give). Costs a full build in Python.
+        """
+        from kg_platform.ingest.similar import desired_edges, frozen_stats
+
+        name = self.corpus_name(corpus)
+        pg = self.settings.piece_graph
+        rows = self.graph.read("ingest/piece_texts", corpus=name)
+        stored = {
+            (r["a"], r["b"]): float(r["score"])
+            for r in self.graph.read("ingest/similar_edges", corpus=name)
+        }
+        stats = frozen_stats(self.graph, name)
+        fresh = desired_edges(rows, pg.k_graph, pg.t_graph)
+        frozen = desired_edges(rows, pg.k_graph, pg.t_graph, stats) if stats else fresh
+        common = set(stored) & set(frozen)
+        union = set(fresh) | set(stored)
+        return {
+            "corpus": name,
+            "pieces": len(rows),
+            "edges": len(stored),
+            "frozen_statistics": stats is not None,
+            "frozen_pieces": stats.n if stats else None,
+            "expected_edges": len(frozen),
+            "missing": len(set(frozen) - set(stored)),
+            "extra": len(set(stored) - set(frozen)),
+            "max_score_diff": max((abs(stored[e] - frozen[e]) for e in common), default=0.0),
+            "fresh_jaccard": round(len(set(fresh) & set(stored)) / len(union), 4) if union else 1.0,
+        }
 
     def ingest_qa(
         self, file: str | Path, corpus: str, *, limit: int | None = None, progress: Any = None

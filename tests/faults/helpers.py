@@ -84,27 +84,27 @@ def orphans(graph: Any) -> dict[str, int]:
 def stored_and_rebuilt_edges(
     graph: Any, settings: Any, corpus: str
 ) -> tuple[dict[tuple[str, str], float], dict[tuple[str, str], float]]:
-    """The corpus's SIMILAR edges (piece id pairs with scores) as stored, then after wiping them
-    and rebuilding the piece graph from scratch.
+    """The corpus's SIMILAR edges (piece id pairs with scores) as stored, then as a full build
+    over its current pieces with its frozen BM25 statistics gives them (computed in Python, from
+    the pieces' texts alone).
 
-    The rebuild is the reference a stored graph must equal: within one corpus the sync is
-    deterministic (ties broken by piece order), while a second corpus of the same files has other
-    piece ids and may break score ties the other way, so it is no reference for edges."""
-    from kg_platform.ingest.similar import sync_piece_graph
+    That build is the reference a stored graph must equal, whatever mix of full and incremental
+    syncs, crashes and concurrent runs produced it: within one corpus the build is deterministic
+    (ties broken by piece order), while a second corpus of the same files has other piece ids
+    and may break score ties the other way, so it is no reference for edges."""
+    from kg_platform.ingest.similar import desired_edges, frozen_stats
 
-    def edges() -> dict[tuple[str, str], float]:
-        rows = graph.read_raw(
-            "MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
-            "RETURN a.id AS a, b.id AS b, r.score AS s",
-            c=corpus,
-        )
-        return {(r["a"], r["b"]): r["s"] for r in rows}
-
-    stored = edges()
-    graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]-() DELETE r", c=corpus)
+    rows = graph.read_raw(
+        "MATCH (a:Piece {corpus: $c})-[r:SIMILAR]->(b:Piece) "
+        "RETURN a.id AS a, b.id AS b, r.score AS s",
+        c=corpus,
+    )
+    stored = {(r["a"], r["b"]): r["s"] for r in rows}
+    stats = frozen_stats(graph, corpus)
+    assert stats is not None, "a synced corpus has frozen piece-graph statistics"
+    pieces = graph.read("ingest/piece_texts", corpus=corpus)
     pg = settings.piece_graph
-    sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
-    return stored, edges()
+    return stored, desired_edges(pieces, pg.k_graph, pg.t_graph, stats)
 
 
 def assert_same_edges(

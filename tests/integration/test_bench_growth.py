@@ -17,6 +17,8 @@ def test_growth_bench_reports_every_size_and_cleans_up(graph_session, settings):
     assert 40 <= rows[0]["pieces"] < rows[1]["pieces"] and rows[1]["pieces"] >= 120
     for row in rows:
         assert row["per_source_s"] > 0 and row["embed_only_s"] > 0
+        assert row["sync_modes"] == ["incremental"]  # the replicas are a frozen, synced state
+        assert row["full_build_s"] is not None
         assert abs(row["ratio_vs_embed"] - row["per_source_s"] / row["embed_only_s"]) < 0.2
     assert rows[0]["ratio_vs_smallest"] == 1.0
     left = graph_session.read_raw(

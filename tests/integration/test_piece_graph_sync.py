@@ -1,6 +1,7 @@
-"""The SIMILAR piece graph on a real Neo4j: a sequence of ingests (add one by one, replace, remove)
-ends equal to a full rebuild, and concurrent writers cannot leave edges missing or the corpus
-marked clean over pieces the sync did not see."""
+"""The SIMILAR piece graph on a real Neo4j: a sequence of incremental ingests (add one by one,
+replace, remove) ends equal to a full build with the corpus' frozen BM25 statistics, and
+concurrent writers cannot leave edges missing or the corpus marked clean over pieces the sync did
+not see."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from kg_platform.ingest import ingest_paths
 from kg_platform.ingest import similar
-from kg_platform.ingest.similar import sync_piece_graph
+from kg_platform.ingest.similar import desired_edges, frozen_stats, sync_piece_graph
 from kg_platform.ingest.writer import drop_corpus
 
 pytestmark = pytest.mark.integration
@@ -45,11 +46,18 @@ def _edges(graph, corpus: str) -> dict[tuple[str, str], float]:
 
 
 def _rebuilt(graph, corpus: str, settings) -> dict[tuple[str, str], float]:
-    """Edges after wiping every SIMILAR edge of the corpus and syncing from scratch."""
-    graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]-() DELETE r", c=corpus)
+    """What the sync promises: a full build over the current pieces with the corpus' frozen
+    statistics (computed here in Python, independent of the stored edges and choices)."""
     pg = settings.piece_graph
-    sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
-    return _edges(graph, corpus)
+    rows = graph.read("ingest/piece_texts", corpus=corpus)
+    stats = frozen_stats(graph, corpus)
+    assert stats is not None, "a synced corpus has frozen statistics"
+    return desired_edges(rows, pg.k_graph, pg.t_graph, stats)
+
+
+def _with_piece_graph(settings, **changes):
+    pg = settings.piece_graph.model_copy(update=changes)
+    return settings.model_copy(update={"piece_graph": pg})
 
 
 def _state(graph, corpus: str) -> dict:
@@ -72,12 +80,17 @@ def _assert_same(got: dict, want: dict) -> None:
 def test_incremental_runs_equal_a_full_rebuild(graph_session, settings, embedder, tmp_path):
     graph, corpus = graph_session, "t-pg-incremental"
     drop_corpus(graph, corpus)
+    settings = _with_piece_graph(settings, rebuild_factor=100.0)  # never rebuild: all incremental
     folder = tmp_path / "docs"
     files = _write_sources(folder, n_files=5, per_file=4)
+    modes = []
     for i in range(1, len(files) + 1):  # add sources one by one
         report = ingest_paths(graph, settings, files[:i], corpus, embedder=embedder)
         assert report.status == "completed", report.summary()
+        modes.append(report.piece_graph_mode)
+    assert modes == ["full"] + ["incremental"] * 4
     added_only = _edges(graph, corpus)
+    _assert_same(added_only, _rebuilt(graph, corpus, settings))
     files[2].write_text(
         files[2].read_text(encoding="utf-8") + "\n\n## Replaced\n\n"
         "Hardy Diagnostics replaced this paragraph about culture media.\n",
@@ -88,7 +101,12 @@ def test_incremental_runs_equal_a_full_rebuild(graph_session, settings, embedder
     files[4].unlink()
     report = ingest_paths(graph, settings, [folder], corpus, prune=True, embedder=embedder)
     assert report.pruned == [str(files[4])]
+    assert report.piece_graph_mode == "incremental"
     incremental = _edges(graph, corpus)
+    count = graph.read_raw(
+        "MATCH (co:Corpus {name: $c}) RETURN co.piece_graph_edges AS n", c=corpus
+    )
+    assert count[0]["n"] == len(incremental)  # the edge count kept up through replace and prune
     assert incremental != added_only  # the replace and the prune changed the graph
     assert _state(graph, corpus)["dirty"] is False
     _assert_same(incremental, _rebuilt(graph, corpus, settings))
@@ -103,7 +121,7 @@ def test_a_write_inside_the_sync_window_is_not_lost(
     drop_corpus(graph, corpus)
     first = _write_sources(tmp_path / "a", n_files=2, per_file=4)
     second = _write_sources(tmp_path / "b", n_files=2, per_file=4, skip=8)
-    real = similar.build_piece_graph
+    real = similar._full_graph
     landed: list[bool] = []
 
     def compute_then_let_b_in(*args, **kwargs):
@@ -114,10 +132,10 @@ def test_a_write_inside_the_sync_window_is_not_lost(
             assert report.status == "completed", report.summary()
         return edges
 
-    monkeypatch.setattr(similar, "build_piece_graph", compute_then_let_b_in)
+    monkeypatch.setattr(similar, "_full_graph", compute_then_let_b_in)
     report = ingest_paths(graph, settings, first, corpus, embedder=embedder)
     assert report.status == "completed" and landed
-    monkeypatch.setattr(similar, "build_piece_graph", real)
+    monkeypatch.setattr(similar, "_full_graph", real)
     sources = graph.read_raw(
         "MATCH (:Corpus {name: $c})-[:HAS_SOURCE]->(s) RETURN count(s) AS n", c=corpus
     )[0]["n"]
@@ -205,7 +223,8 @@ def test_a_write_between_apply_batches_stops_the_stale_snapshot(
 
     monkeypatch.setattr(graph, "in_transaction", tx_then_write)
     pg = settings.piece_graph
-    result = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph)
+    # forced: a full build is what is applied in batches (an incremental one is one transaction)
+    result = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
     monkeypatch.undo()
     assert seen["batches"] > 1
     # the nested ingest's sync brought the graph up to date; the stale one stopped and found
@@ -214,3 +233,50 @@ def test_a_write_between_apply_batches_stops_the_stale_snapshot(
     assert _state(graph, corpus)["dirty"] is False
     _assert_same(_edges(graph, corpus), _rebuilt(graph, corpus, settings))
     drop_corpus(graph, corpus)
+
+
+def test_check_and_rebuild_through_the_cli(
+    graph_session, settings, embedder, tmp_path, monkeypatch
+):
+    """`kgp piece-graph check` finds the incremental graph equal to a frozen-statistics build
+    and reports a tampered edge; `rebuild` refreezes the statistics on the current pieces."""
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+    from kg_platform.config import get_settings
+
+    graph, corpus = graph_session, "t-pg-cli"
+    drop_corpus(graph, corpus)
+    small = _with_piece_graph(settings, rebuild_factor=100.0)
+    files = _write_sources(tmp_path / "docs", n_files=3, per_file=4, skip=80)
+    for i in (1, 3):
+        report = ingest_paths(graph, small, files[:i], corpus, embedder=embedder)
+        assert report.status == "completed", report.summary()
+    assert report.piece_graph_mode == "incremental"
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
+    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
+    get_settings.cache_clear()
+    try:
+        res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
+        assert res.exit_code == 0, res.output
+        checked = json.loads(res.output)
+        assert checked["missing"] == checked["extra"] == 0 and checked["edges"] > 0
+        pieces = checked["pieces"]
+        assert checked["frozen_pieces"] < pieces  # frozen on the first file only
+
+        graph.write_raw(
+            "MATCH (:Piece {corpus: $c})-[r:SIMILAR]->() WITH r LIMIT 1 DELETE r", c=corpus
+        )
+        res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
+        assert res.exit_code == 1 and json.loads(res.output)["missing"] == 1
+
+        res = CliRunner().invoke(app, ["piece-graph", "rebuild", "--corpus", corpus])
+        assert res.exit_code == 0 and f"rebuilt: {pieces} pieces" in res.output, res.output
+        res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
+        rebuilt = json.loads(res.output)
+        assert res.exit_code == 0 and rebuilt["frozen_pieces"] == pieces
+        assert rebuilt["fresh_jaccard"] == 1.0
+    finally:
+        get_settings.cache_clear()
+        drop_corpus(graph, corpus)

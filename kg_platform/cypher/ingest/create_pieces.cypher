@@ -1,7 +1,8 @@
-// MoGG pieces, each IN its level-1 chunk, with their vector.
+// MoGG pieces, each IN its level-1 chunk, with their vector; new pieces are SimPending (they
+// choose their SIMILAR neighbours at the next piece-graph sync).
 UNWIND $rows AS row
 MERGE (p:Piece {id: row.id})
-SET p += row.props
+SET p += row.props, p:SimPending
 WITH p, row
 CALL db.create.setNodeVectorProperty(p, 'embedding', row.embedding)
 WITH p, row

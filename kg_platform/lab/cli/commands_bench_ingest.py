@@ -84,12 +84,12 @@ def bench_ingest_growth(
         typer.echo(json.dumps(result, indent=2))
         return
     typer.echo(
-        f"{'pieces':>8} {'full sync s':>11} {'per source s':>12} {'embed s':>8} "
-        f"{'graph s':>8} {'x embed':>8} {'x smallest':>10}"
+        f"{'pieces':>8} {'full build s':>12} {'per source s':>12} {'embed s':>8} "
+        f"{'graph s':>8} {'x embed':>8} {'x smallest':>10}  sync"
     )
     for r in result["sizes"]:
         typer.echo(
-            f"{r['pieces']:>8} {r['full_sync_s']:>11} {r['per_source_s']:>12} "
+            f"{r['pieces']:>8} {r['full_build_s']!s:>12} {r['per_source_s']:>12} "
             f"{r['embed_only_s']:>8} {r['piece_graph_s']:>8} {r['ratio_vs_embed']!s:>8} "
-            f"{r['ratio_vs_smallest']!s:>10}"
+            f"{r['ratio_vs_smallest']!s:>10}  {','.join(r['sync_modes'])}"
         )
