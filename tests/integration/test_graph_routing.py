@@ -74,9 +74,14 @@ def test_routing_scheme_runs_the_piece_graph_sync(routed, settings):
             "MATCH (:Piece {corpus: $c})-[r:SIMILAR]->() RETURN count(r) AS n", c=corpus
         )[0]["n"]
         assert stored == result.edges
+        assert result.mode == "full"  # the first sync of a corpus freezes its statistics
+        frozen = routed.read_raw(
+            "MATCH (st:PieceGraphStats {corpus: $c}) RETURN st.ready AS ready, st.n AS n", c=corpus
+        )
+        assert [dict(r) for r in frozen] == [{"ready": True, "n": 4}]
     finally:
         routed.write_raw("MATCH (p:Piece {corpus: $c}) DETACH DELETE p", c=corpus)
-        routed.write_raw("MATCH (co:Corpus {name: $c}) DELETE co", c=corpus)
+        routed.write("ingest/delete_corpus_meta", corpus=corpus)  # with its piece-graph stats
 
 
 def test_the_database_name_is_honoured(neo4j_server, graph_session):
