@@ -6,9 +6,22 @@ an empty ``--corpus ""`` silently fell back to the default corpus on ingest. Now
 
 from __future__ import annotations
 
+import hashlib
+
 from kg_platform.errors import ConfigError
 
-__all__ = ["check_corpus"]
+__all__ = ["check_corpus", "corpus_key"]
+
+
+def corpus_key(name: str) -> str:
+    """One Lucene token that stands for the corpus (``Piece.corpus_key``).
+
+    Why: the piece graph's candidate search must stay inside one corpus *inside* the fulltext
+    query (``+corpus_key:...``); filtering a global top-k afterwards starves when other corpora
+    hold the same texts. A corpus name may hold any character, so it is hashed into a lowercase
+    alphanumeric token the standard analyzer keeps whole.
+    """
+    return "ck" + hashlib.sha1(name.encode("utf-8")).hexdigest()[:24]
 
 
 def check_corpus(name: str | None, *, optional: bool = False) -> str | None:

@@ -34,6 +34,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from kg_platform.corpus_name import corpus_key
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
 from kg_platform.graph.lucene import fulltext_query
@@ -166,6 +167,7 @@ def _apply_full(
     build = uuid.uuid4().hex
     terms = [{"term": t, "df": df} for t, df in sorted(built.stats.df.items())]
     choices = _choice_rows([r["id"] for r in rows], built)
+    key = corpus_key(corpus)
     steps: list[tuple[str, dict[str, Any]]] = [
         (
             "ingest/piece_graph_stats_begin",
@@ -188,7 +190,7 @@ def _apply_full(
         for i in range(0, len(upsert), size)
     ]
     steps += [
-        ("ingest/set_piece_choices", {"rows": choices[i : i + size]})
+        ("ingest/set_piece_choices", {"rows": choices[i : i + size], "corpus_key": key})
         for i in range(0, len(choices), size)
     ]
     term_batch = max(size, 5000)
@@ -241,11 +243,12 @@ def _incremental(
 ) -> PieceGraphSync | None:
     """Let the pending pieces choose and their candidates re-choose; apply in one transaction."""
     pending = [_stored(r) for r in graph.read("ingest/pending_pieces", corpus=corpus)]
+    key = corpus_key(corpus)
     queries = []
     for piece in pending:
-        q = fulltext_query(" ".join(sorted(set(tokenize(piece.text)))))
-        if q:
-            queries.append({"id": piece.id, "q": q})
+        words = fulltext_query(" ".join(sorted(set(tokenize(piece.text)))))
+        if words:
+            queries.append({"id": piece.id, "q": f"+corpus_key:{key} +text:({words})"})
     pools: dict[str, list[str]] = {}
     found: dict[str, StoredPiece] = {}
     size = max(graph.batch_size, 1)
@@ -282,7 +285,7 @@ def _incremental(
             raise _Moved()
         for start in range(0, len(choice_rows), size):
             batch: list[dict[str, Any]] = choice_rows[start : start + size]
-            tx.run(cypher("ingest/set_piece_choices"), rows=batch).consume()
+            tx.run(cypher("ingest/set_piece_choices"), rows=batch, corpus_key=key).consume()
         created = deleted = 0
         for start in range(0, len(upsert), size):
             batch = upsert[start : start + size]

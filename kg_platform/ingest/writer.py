@@ -17,6 +17,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from kg_platform.corpus_name import corpus_key
 from kg_platform.distilling.runner import remove_distillation_tx
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
@@ -78,6 +79,8 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
     chunk_next = [r for p in plans for r in p.chunk_next]
     piece_next = [r for p in plans for r in p.piece_next]
 
+    key = corpus_key(plans[0].source["corpus"])
+
     def work(tx: ManagedTransaction) -> None:
         # Corpus lock and version bump first, so the piece-graph sync sees this write
         for corpus in sorted({p.source["corpus"] for p in plans}):
@@ -91,7 +94,7 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
         _run_batches(tx, "ingest/create_chunks", chunks, size)
         _run_batches(tx, "ingest/link_part_of", part_of, size)
         _run_batches(tx, "ingest/link_chunk_next", chunk_next, size)
-        _run_batches(tx, "ingest/create_pieces", pieces, size)
+        _run_batches(tx, "ingest/create_pieces", pieces, size, corpus_key=key)
         _run_batches(tx, "ingest/link_piece_next", piece_next, size)
 
     graph.in_transaction(work)

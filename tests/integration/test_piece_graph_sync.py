@@ -280,3 +280,49 @@ def test_check_and_rebuild_through_the_cli(
     finally:
         get_settings.cache_clear()
         drop_corpus(graph, corpus)
+
+
+def test_candidates_stay_inside_the_corpus_when_others_hold_the_same_texts(
+    graph_session, settings, embedder, tmp_path
+):
+    """Another corpus holding 60 copies of every piece fills any global fulltext top-100; the
+    incremental update must still find its candidates in its own corpus."""
+    graph, corpus = graph_session, "t-pg-crowded"
+    drop_corpus(graph, corpus)
+    settings = _with_piece_graph(settings, rebuild_factor=100.0)
+    (first,) = _write_sources(tmp_path / "docs", n_files=1, per_file=4, skip=100)
+    second = tmp_path / "docs" / "retold.md"  # the same facts retold: edges across the files
+    second.write_text(
+        first.read_text(encoding="utf-8").replace("# Source", "# Retold source"), encoding="utf-8"
+    )
+    try:
+        # the decoys go in first, so equal scores rank them ahead of the corpus' own pieces
+        scratch = "t-pg-crowded-scratch"
+        assert ingest_paths(graph, settings, [first], scratch, embedder=embedder).status == (
+            "completed"
+        )
+        texts = [r["text"] for r in graph.read("ingest/piece_texts", corpus=scratch)]
+        drop_corpus(graph, scratch)
+        graph.write_raw(
+            "UNWIND range(1, 60) AS copy UNWIND range(0, size($texts) - 1) AS i "
+            "CREATE (:Piece {id: 'decoy-' + toString(copy) + '-' + toString(i), "
+            "corpus: 't-pg-decoy', text: $texts[i]})",
+            texts=texts,
+        )
+        assert ingest_paths(graph, settings, [first], corpus, embedder=embedder).status == (
+            "completed"
+        )
+        report = ingest_paths(graph, settings, [first, second], corpus, embedder=embedder)
+        assert report.piece_graph_mode == "incremental"
+        want = _rebuilt(graph, corpus, settings)
+        sources = {
+            r["id"]: r["s"]
+            for r in graph.read_raw(
+                "MATCH (p:Piece {corpus: $c}) RETURN p.id AS id, p.source_id AS s", c=corpus
+            )
+        }
+        assert any(sources[a] != sources[b] for a, b in want), "no edge between the two files"
+        _assert_same(_edges(graph, corpus), want)
+    finally:
+        graph.write_raw("MATCH (p:Piece {corpus: 't-pg-decoy'}) DETACH DELETE p")
+        drop_corpus(graph, corpus)

@@ -1,8 +1,9 @@
-// For each pending piece, the corpus' pieces sharing its terms (fulltext BM25, $limit of them),
-// with their stored choices: the only pieces the incremental update compares it with.
+// For each pending piece, the pieces of its corpus sharing its terms (fulltext BM25, $limit of
+// them; row.q = "+corpus_key:<key> +text:(<terms>)"), with their stored choices: the only pieces
+// the incremental update compares it with.
 UNWIND $rows AS row
 CALL (row) {
-  CALL db.index.fulltext.queryNodes('piece_text', row.q, {limit: $limit}) YIELD node
+  CALL db.index.fulltext.queryNodes('piece_terms', row.q, {limit: $limit}) YIELD node
   WITH node
   WHERE node.corpus = $corpus
   RETURN collect({id: node.id, text: node.text, choices: node.sim_choices,

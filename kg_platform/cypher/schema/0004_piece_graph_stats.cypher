@@ -3,3 +3,6 @@
 // per term, looked up only for the terms of the pieces an incremental run touches.
 CREATE CONSTRAINT piece_graph_stats_corpus IF NOT EXISTS FOR (n:PieceGraphStats) REQUIRE n.corpus IS UNIQUE;
 CREATE INDEX piece_term_key IF NOT EXISTS FOR (n:PieceTerm) ON (n.corpus, n.term);
+// The incremental update's candidate search: a piece's terms, inside its own corpus
+// (Piece.corpus_key is one token per corpus, required in the query).
+CREATE FULLTEXT INDEX piece_terms IF NOT EXISTS FOR (n:Piece) ON EACH [n.text, n.corpus_key];

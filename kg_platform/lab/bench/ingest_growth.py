@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from kg_platform.config import Settings
+from kg_platform.corpus_name import corpus_key
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
 from kg_platform.lab.bench.ingest import default_qa_file
@@ -93,13 +94,15 @@ def _freeze_replicas(
         )
     graph.write("ingest/delete_stale_piece_terms", corpus=corpus, build=build)
     graph.write("ingest/piece_graph_stats_ready", corpus=corpus, build=build)
+    key = corpus_key(corpus)
     for copy in copies:  # the copied choices name the seed's pieces: point them into the copy
         graph.write_raw(
             "MATCH (p:Piece {corpus: $c}) WHERE p.id ENDS WITH $suffix "
             "AND p.sim_choices IS NOT NULL AND NOT any(x IN p.sim_choices WHERE x ENDS WITH $suffix) "
-            "SET p.sim_choices = [x IN p.sim_choices | x + $suffix]",
+            "SET p.sim_choices = [x IN p.sim_choices | x + $suffix], p.corpus_key = $key",
             c=corpus,
             suffix=f"~{copy}",
+            key=key,
         )
     edges = graph.read_raw(
         "MATCH (:Piece {corpus: $c})-[r:SIMILAR]->() RETURN count(r) AS n", c=corpus
