@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import sparse
 
-__all__ = ["tokenize", "BM25Matrix", "BM25Stats", "STOPWORDS"]
+__all__ = ["tokenize", "piece_terms", "BM25Matrix", "BM25Stats", "STOPWORDS"]
 
 STOPWORDS: frozenset[str] = frozenset(
     """a an and are as at be but by for if in into is it no not of on or such that the their then
@@ -35,6 +35,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 def tokenize(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
+
+
+def piece_terms(text: str) -> str:
+    """The tokens of ``text`` joined by spaces (``Piece.terms``, indexed with Lucene's whitespace
+    analyzer), so the fulltext candidate search sees exactly the terms BM25 here scores."""
+    return " ".join(tokenize(text))
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from kg_platform.corpus_name import corpus_key
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
 from kg_platform.graph.lucene import fulltext_query
-from kg_platform.granularity.bm25 import BM25Stats, tokenize
+from kg_platform.granularity.bm25 import BM25Stats, piece_terms, tokenize
 from kg_platform.granularity.incremental import StoredPiece, update_choices
 from kg_platform.granularity.piece_graph import PieceGraph, build_full
 
@@ -127,9 +127,15 @@ def _locked_batch(
         tx.run(cypher(name), params).consume()
 
 
-def _choice_rows(ids: list[str], graph: PieceGraph) -> list[dict[str, Any]]:
+def _choice_rows(rows: list[Any], graph: PieceGraph) -> list[dict[str, Any]]:
+    ids = [r["id"] for r in rows]
     return [
-        {"id": ids[u], "choices": [ids[v] for v, _ in c], "scores": [sc for _, sc in c]}
+        {
+            "id": ids[u],
+            "choices": [ids[v] for v, _ in c],
+            "scores": [sc for _, sc in c],
+            "terms": piece_terms(rows[u]["text"] or ""),
+        }
         for u, c in enumerate(graph.choices)
     ]
 
@@ -166,7 +172,7 @@ def _apply_full(
     size = graph.batch_size
     build = uuid.uuid4().hex
     terms = [{"term": t, "df": df} for t, df in sorted(built.stats.df.items())]
-    choices = _choice_rows([r["id"] for r in rows], built)
+    choices = _choice_rows(rows, built)
     key = corpus_key(corpus)
     steps: list[tuple[str, dict[str, Any]]] = [
         (
@@ -248,7 +254,7 @@ def _incremental(
     for piece in pending:
         words = fulltext_query(" ".join(sorted(set(tokenize(piece.text)))))
         if words:
-            queries.append({"id": piece.id, "q": f"+corpus_key:{key} +text:({words})"})
+            queries.append({"id": piece.id, "q": f"+corpus_key:{key} +terms:({words})"})
     pools: dict[str, list[str]] = {}
     found: dict[str, StoredPiece] = {}
     size = max(graph.batch_size, 1)

@@ -19,6 +19,7 @@ from neo4j import ManagedTransaction
 
 from kg_platform.corpus_name import corpus_key
 from kg_platform.distilling.runner import remove_distillation_tx
+from kg_platform.granularity.bm25 import piece_terms
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
 from kg_platform.ingest.plan import SourcePlan
@@ -71,7 +72,13 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
         for c in p.chunks
     ]
     pieces = [
-        {"id": x["id"], "chunk_id": x["chunk_id"], "props": x["props"], "embedding": x["embedding"]}
+        {
+            "id": x["id"],
+            "chunk_id": x["chunk_id"],
+            "props": x["props"],
+            "embedding": x["embedding"],
+            "terms": piece_terms(x["props"].get("text") or ""),
+        }
         for p in plans
         for x in p.pieces
     ]

@@ -2,7 +2,7 @@
 // choose their SIMILAR neighbours at the next piece-graph sync).
 UNWIND $rows AS row
 MERGE (p:Piece {id: row.id})
-SET p += row.props, p.corpus_key = $corpus_key, p:SimPending
+SET p += row.props, p.terms = row.terms, p.corpus_key = $corpus_key, p:SimPending
 WITH p, row
 CALL db.create.setNodeVectorProperty(p, 'embedding', row.embedding)
 WITH p, row

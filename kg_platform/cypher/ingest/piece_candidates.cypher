@@ -1,5 +1,5 @@
 // For each pending piece, the pieces of its corpus sharing its terms (fulltext BM25, $limit of
-// them; row.q = "+corpus_key:<key> +text:(<terms>)"), with their stored choices: the only pieces
+// them; row.q = "+corpus_key:<key> +terms:(<terms>)"), with their stored choices: the only pieces
 // the incremental update compares it with.
 UNWIND $rows AS row
 CALL (row) {
