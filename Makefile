@@ -12,8 +12,9 @@ KGP := $(VENV)/bin/kgp
 # PYTHONDONTWRITEBYTECODE set every command would recompile torch/transformers from source.
 UV ?= $(PYTHON) -m uv
 # train brings torch + sentence-transformers (router/segmenter training, the torch-parity tests);
-# `make install EXTRAS=all` is the light install that runs everything else on ONNX Runtime.
-EXTRAS ?= all,dev,train
+# `make install EXTRAS=all` is the light install that runs everything else on ONNX Runtime;
+# ray brings `kgp ingest --engine ray` (its tests start a local two-worker Ray cluster).
+EXTRAS ?= all,dev,train,ray
 
 .PHONY: install demo lint test test-fast neo4j-start neo4j-stop clean system-deps
 

@@ -175,6 +175,28 @@ class IngestSettings(BaseModel):
         "its writes (one writer per corpus, so two runs over one folder never do the work "
         "twice); then it fails with exit 2",
     )
+    engine: Literal["local", "ray"] = Field(
+        "local",
+        description="where files are parsed, planned and embedded: in this process (local) or "
+        "on Ray workers (ray: needs the ray extra); writes stay in this process either way",
+    )
+    ray_address: str | None = Field(
+        None,
+        description="engine=ray: the Ray cluster to join ('auto', 'ray://head:10001', "
+        "'host:6379'); unset starts a Ray instance on this machine for the run",
+    )
+    ray_workers: int = Field(
+        0, ge=0, description="engine=ray: worker actors (0 = the cluster's CPUs / cpus per worker)"
+    )
+    ray_cpus_per_worker: float = Field(
+        1.0, gt=0, description="engine=ray: CPUs per worker actor (its embedder's threads)"
+    )
+    ray_gpus_per_worker: float = Field(
+        0.0,
+        ge=0,
+        description="engine=ray: GPUs per worker actor; > 0 embeds on the GPU "
+        "(onnxruntime-gpu's CUDA provider on the worker)",
+    )
 
 
 class MoGSettings(BaseModel):

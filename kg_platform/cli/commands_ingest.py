@@ -122,10 +122,27 @@ def ingest(
         help="then distil with the LLM: comma-separated steps "
         "atomic,entities,tags (resumable; recorded in the run)",
     ),
+    engine: str = typer.Option(
+        None,
+        "--engine",
+        help="local (this process) or ray (parse, plan and embed on Ray workers; writes stay "
+        "here). Default: settings (KGP_INGEST__ENGINE, local)",
+    ),
+    address: str = typer.Option(
+        None,
+        "--address",
+        help="--engine ray: the Ray cluster ('auto', 'ray://head:10001'); default starts Ray "
+        "on this machine",
+    ),
+    workers: int = typer.Option(
+        None, "--workers", min=1, help="--engine ray: worker actors (default: one per CPU)"
+    ),
 ) -> None:
     """Ingest documents into a corpus (unchanged files are skipped; changed ones replaced)."""
     from kg_platform.corpus_name import check_corpus
 
+    if engine is not None and engine not in ("local", "ray"):
+        raise typer.BadParameter("use local or ray", param_hint="--engine")
     name = check_corpus(corpus if corpus is not None else get_settings().corpus)
     echo = (lambda m: sys.stderr.write(m + "\n")) if as_json else typer.echo
     _run(
@@ -138,6 +155,9 @@ def ingest(
             progress=p,
             distill=distill or None,
             echo=echo,
+            engine=engine,
+            ray_address=address,
+            ray_workers=workers,
         ),
         as_json,
     )

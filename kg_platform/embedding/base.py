@@ -61,6 +61,7 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
                     batch_size=settings.batch_size,
                     threads=settings.threads,
                     quantize=settings.quantize,
+                    device=settings.device,
                 )
             elif settings.provider == "sentence-transformers":
                 from kg_platform.embedding.local import SentenceTransformerEmbedder

@@ -10,6 +10,7 @@ other: both record the same model name and dimension.
 from __future__ import annotations
 
 import json
+import logging
 import os
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from kg_platform.embedding.local import resolve_model_path
 from kg_platform.errors import EmbeddingError
 
 __all__ = ["OnnxEmbedder", "default_threads"]
+
+log = logging.getLogger(__name__)
 
 
 def default_threads() -> int:
@@ -75,6 +78,7 @@ class OnnxEmbedder:
         batch_size: int = 64,
         threads: int = 0,
         quantize: str = "none",
+        device: str = "cpu",
     ) -> None:
         try:
             import onnxruntime as ort
@@ -115,9 +119,21 @@ class OnnxEmbedder:
         # Idle worker threads sleep instead of spinning: on a shared machine spinning burns CPU
         # time that other processes (Neo4j, the rest of the pipeline) need.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        providers = ["CPUExecutionProvider"]
+        if device.startswith("cuda"):
+            # onnxruntime-gpu has the CUDA provider; the plain wheel has not, and then the CPU
+            # runs the model (said once in the log, not an error: the vectors are the same)
+            if "CUDAExecutionProvider" in ort.get_available_providers():
+                providers.insert(0, "CUDAExecutionProvider")
+            else:
+                log.warning(
+                    "embedding device %r asked for, but this onnxruntime has no CUDA provider "
+                    "(pip install onnxruntime-gpu); embedding on the CPU",
+                    device,
+                )
         try:
             self._session = ort.InferenceSession(
-                str(onnx_file), sess_options=options, providers=["CPUExecutionProvider"]
+                str(onnx_file), sess_options=options, providers=providers
             )
         except Exception as exc:  # a corrupt cache file is the usual cause
             raise EmbeddingError(

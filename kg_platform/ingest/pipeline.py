@@ -13,25 +13,22 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
-from kg_platform._faults import fault_point
 from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import IngestionError, SourceTooLarge
 from kg_platform.graph.client import GraphClient
+from kg_platform.ingest.files import Candidate, Parser, default_parser, read_document
 from kg_platform.ingest.plan import document_input
 from kg_platform.ingest.report import IngestReport
 from kg_platform.ingest.session import IngestSession, Progress
-from kg_platform.parsing.model import ParsedDocument
 
 log = logging.getLogger(__name__)
 
-Parser = Callable[[Path], ParsedDocument]
-
-__all__ = ["ingest_paths", "discover", "Discovery", "file_sha256", "Parser"]
+__all__ = ["Discovery", "Parser", "discover", "file_sha256", "ingest_paths"]
 
 
 class Discovery(NamedTuple):
@@ -124,15 +121,34 @@ def _keeper(unreadable: Sequence[Path]) -> Callable[[str], bool]:
     return keep
 
 
-def _default_parser() -> Parser:
-    try:
-        from kg_platform.parsing import parse_file
-    except ImportError as exc:
-        raise IngestionError(
-            "no document parsers are available (kg_platform.parsing.parse_file is missing)",
-            hint="install kg-platform with its parsers, or pass parser= to ingest_paths",
-        ) from exc
-    return parse_file
+def _changed_files(
+    session: IngestSession, files: Sequence[Path], limit: int
+) -> Iterator[Candidate]:
+    """Size check (stat only, so a huge file is refused unread), sha256, skip-by-hash; what is
+    left is yielded. Errors are recorded on the session as they are met."""
+    for path in files:
+        uri = str(path)
+        try:
+            size = path.stat().st_size
+            if size > limit:
+                raise SourceTooLarge(
+                    f"{path.name} is {size} bytes, over the {limit}-byte limit",
+                    hint="raise KGP_INGEST__MAX_FILE_BYTES, or split the file",
+                )
+            sha = file_sha256(path)
+        except SourceTooLarge as exc:
+            session.error(uri, exc)
+            continue
+        except OSError as exc:
+            session.error(
+                uri,
+                IngestionError(f"cannot read {path}: {exc}", hint="check the file's permissions"),
+            )
+            continue
+        if session.is_unchanged(uri, sha):
+            session.skip(uri)
+            continue
+        yield Candidate(path, uri, sha, size)
 
 
 def ingest_paths(
@@ -153,7 +169,7 @@ def ingest_paths(
     Returns the run's :class:`IngestReport` (status ``completed``, ``completed_with_errors`` or
     ``failed``); bad inputs are listed in ``report.errors`` and never stop the batch.
     """
-    parse = parser or _default_parser()
+    parse = parser or default_parser()
     files, missing, unreadable = discover(paths, include, exclude)
     session = IngestSession(
         graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(p) for p in paths]
@@ -177,42 +193,22 @@ def ingest_paths(
                     hint="give this user read and execute permission on the folder, or exclude it",
                 ),
             )
-        limit = settings.ingest.max_file_bytes
-        for path in files:
-            uri = str(path)
-            try:
-                size = path.stat().st_size
-                if size > limit:
-                    raise SourceTooLarge(
-                        f"{path.name} is {size} bytes, over the {limit}-byte limit",
-                        hint="raise KGP_INGEST__MAX_FILE_BYTES, or split the file",
-                    )
-                sha = file_sha256(path)
-            except SourceTooLarge as exc:
-                session.error(uri, exc)
-                continue
-            except OSError as exc:
-                session.error(
-                    uri,
-                    IngestionError(
-                        f"cannot read {path}: {exc}", hint="check the file's permissions"
-                    ),
-                )
-                continue
-            if session.is_unchanged(uri, sha):
-                session.skip(uri)
-                continue
-            started = time.perf_counter()
-            try:
-                fault_point("parse")
-                doc = parse(path)
-            except Exception as exc:  # noqa: BLE001 - reported; the batch goes on
-                session.error(uri, exc)
-                continue
-            finally:
-                session.timings["parse"] += time.perf_counter() - started
-            doc.uri, doc.sha256, doc.bytes = uri, sha, size
-            session.add(document_input(doc, corpus, session.pipeline), display=uri)
+        changed = _changed_files(session, files, settings.ingest.max_file_bytes)
+        if settings.ingest.engine == "ray":
+            from kg_platform.ingest.ray_engine import prepare_on_ray
+
+            prepare_on_ray(session, changed, parser)
+        else:
+            for candidate in changed:
+                started = time.perf_counter()
+                try:
+                    doc = read_document(candidate, parse)
+                except Exception as exc:  # noqa: BLE001 - reported; the batch goes on
+                    session.error(candidate.uri, exc)
+                    continue
+                finally:
+                    session.timings["parse"] += time.perf_counter() - started
+                session.add(document_input(doc, corpus, session.pipeline), display=candidate.uri)
         session.flush()
         if prune:
             session.prune(_keeper([folder for folder, _ in unreadable]))

@@ -27,6 +27,7 @@ __all__ = [
     "SourceInput",
     "SourcePlan",
     "plan_source",
+    "plan_with_settings",
     "document_input",
     "pipeline_signature",
 ]
@@ -224,6 +225,21 @@ def _level1(
     if stream:
         emit(chunker.chunk(stream), "text")
     return out
+
+
+def plan_with_settings(inp: SourceInput, chunker: Chunker, settings: Any) -> SourcePlan:
+    """:func:`plan_source` with the budgets and limits of ``settings`` (the platform's
+    :class:`~kg_platform.config.Settings`): the one place both engines plan a source."""
+    seg, ing = settings.segment, settings.ingest
+    return plan_source(
+        inp,
+        chunker,
+        budget=seg.chunk_tokens,
+        n_gra=seg.n_gra,
+        min_piece_tokens=seg.min_sentence_tokens,
+        hard_factor=ing.hard_split_factor,
+        max_tokens=ing.max_source_tokens,
+    )
 
 
 def plan_source(

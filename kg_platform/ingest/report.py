@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import logging
 from typing import Literal
 
 from pydantic import BaseModel, Field
+
+log = logging.getLogger(__name__)
 
 RunStatus = Literal["completed", "completed_with_errors", "failed"]
 
@@ -16,6 +19,27 @@ class FileError(BaseModel):
     error: str  # exception class, e.g. 'CorruptDocument'
     reason: str
     hint: str = ""
+
+
+def file_error(path: str, exc: BaseException) -> FileError:
+    """What the report says of an input that raised ``exc``: a :class:`~kg_platform.errors.KGPError`
+    carries its own reason and hint; anything else is a bug of ours, logged with its traceback."""
+    from kg_platform.errors import KGPError
+
+    if isinstance(exc, KGPError):
+        return FileError(
+            path=path,
+            error=type(exc).__name__,
+            reason=str(exc.args[0]) if exc.args else str(exc),
+            hint=exc.hint,
+        )
+    log.exception("unexpected error while ingesting %s", path, exc_info=exc)
+    return FileError(
+        path=path,
+        error=type(exc).__name__,
+        reason=str(exc) or repr(exc),
+        hint="this is a bug in kg-platform; please report it with the file",
+    )
 
 
 class IngestReport(BaseModel):

@@ -45,12 +45,17 @@ from kg_platform._faults import fault_point
 from kg_platform.config import Settings
 from kg_platform.corpus_name import check_corpus
 from kg_platform.embedding.base import Embedder
-from kg_platform.errors import KGPError
+from kg_platform.errors import IngestionError, KGPError
 from kg_platform.graph.client import GraphClient
 from kg_platform.ingest.embed import embed_plans
 from kg_platform.ingest.ids import source_id
-from kg_platform.ingest.plan import SourceInput, SourcePlan, pipeline_signature, plan_source
-from kg_platform.ingest.report import FileError, IngestReport
+from kg_platform.ingest.plan import (
+    SourceInput,
+    SourcePlan,
+    pipeline_signature,
+    plan_with_settings,
+)
+from kg_platform.ingest.report import FileError, IngestReport, file_error
 from kg_platform.ingest.similar import sync_piece_graph
 from kg_platform.ingest.writer import delete_sources, write_plans
 from kg_platform.segmenting.chunker import Chunker, get_chunker
@@ -200,7 +205,6 @@ class IngestSession:
 
     # ------------------------------------------------------------------ corpus lock
     def _wait_for_corpus(self, graph: GraphClient, settings: Settings, corpus: str) -> Any:
-        from kg_platform.errors import IngestionError
         from kg_platform.graph.lock import JobLock
 
         lock = JobLock(graph, ingest_lock_name(corpus), lease_s=settings.jobs.lease_s)
@@ -242,23 +246,12 @@ class IngestSession:
             self._progress(event)
 
     def error(self, path: str, exc: BaseException) -> None:
-        if isinstance(exc, KGPError):
-            err = FileError(
-                path=path,
-                error=type(exc).__name__,
-                reason=str(exc.args[0]) if exc.args else str(exc),
-                hint=exc.hint,
-            )
-        else:
-            log.exception("unexpected error while ingesting %s", path)
-            err = FileError(
-                path=path,
-                error=type(exc).__name__,
-                reason=str(exc) or repr(exc),
-                hint="this is a bug in kg-platform; please report it with the file",
-            )
+        self.record_error(file_error(path, exc))
+
+    def record_error(self, err: FileError) -> None:
+        """Report an input that could not be ingested (here or on a worker); the batch goes on."""
         self.report.errors.append(err)
-        self.emit(event="source", uri=path, status="error", error=err.model_dump())
+        self.emit(event="source", uri=err.path, status="error", error=err.model_dump())
 
     def is_unchanged(self, uri: str, sha256: str) -> bool:
         state = self.existing.get(source_id(self.corpus, uri))
@@ -273,25 +266,29 @@ class IngestSession:
         """Plan one source and queue it; a planning error is recorded, not raised."""
         inp.pipeline = self.pipeline
         started = time.perf_counter()
-        seg = self.settings.segment
         try:
-            plan = plan_source(
-                inp,
-                self.chunker,
-                budget=seg.chunk_tokens,
-                n_gra=seg.n_gra,
-                min_piece_tokens=seg.min_sentence_tokens,
-                hard_factor=self.settings.ingest.hard_split_factor,
-                max_tokens=self.settings.ingest.max_source_tokens,
-            )
-        except KGPError as exc:
-            self.error(display or inp.uri, exc)
-            return
+            plan = plan_with_settings(inp, self.chunker, self.settings)
         except Exception as exc:  # noqa: BLE001 - one bad input never stops the batch
             self.error(display or inp.uri, exc)
             return
         finally:
             self.timings["plan"] += time.perf_counter() - started
+        self._queue(plan)
+
+    def add_planned(self, plan: SourcePlan, texts_embedded: int) -> None:
+        """Queue a source planned and embedded elsewhere (a Ray worker): it is written like one
+        planned here, in the same grouped transactions, and its vectors are not recomputed."""
+        if plan.source["props"].get("pipeline") != self.pipeline:
+            raise IngestionError(
+                f"{plan.source['props'].get('uri')} was planned with pipeline "
+                f"{plan.source['props'].get('pipeline')!r}, this run writes {self.pipeline!r}",
+                hint="every worker must run the same kg-platform version and settings as the "
+                "process that writes",
+            )
+        self.report.texts_embedded += texts_embedded
+        self._queue(plan)
+
+    def _queue(self, plan: SourcePlan) -> None:
         replaced = plan.source["id"] in self.existing
         self._pending.append((plan, replaced))
         self._pending_rows += plan.node_count
@@ -333,6 +330,8 @@ class IngestSession:
             raise _Cancelled()
         started = time.perf_counter()
         fault_point("embed")
+        # plans from add_planned carry their vectors already
+        plans = [p for p in plans if "embedding" not in p.source]
         count = embed_plans(
             plans,
             self.embedder,

@@ -85,7 +85,18 @@ def job_settings(spec: JobSpec, settings: Settings) -> Settings:
                 update["api_key"] = key
         # Validated through the settings model, so ``api_key`` becomes a secret string.
         llm = type(settings.llm).model_validate(settings.llm.model_dump() | update)
-    return settings.model_copy(update={"segment": segment, "llm": llm})
+    ingest = settings.ingest.model_copy(
+        update={
+            k: v
+            for k, v in {
+                "engine": opts.engine,
+                "ray_address": opts.ray_address,
+                "ray_workers": opts.ray_workers,
+            }.items()
+            if v is not None
+        }
+    )
+    return settings.model_copy(update={"segment": segment, "llm": llm, "ingest": ingest})
 
 
 def _now_iso() -> str:

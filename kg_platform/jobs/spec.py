@@ -18,6 +18,7 @@ validated by pydantic, so a typo is an error with the file name, never a silentl
     chunk_tokens = 128              # MoG level-1 budget; levels double from there
     n_gra = 5
     distill = ["atomic"]            # needs an LLM; skipped with a note when none is configured
+    engine = "ray"                  # optional: parse/plan/embed on Ray (ray_address, ray_workers)
 
     [options.llm]                   # the LLM profile of this job (overrides KGP_LLM__*)
     model = "gemma3-270m"
@@ -86,6 +87,11 @@ class OptionsSpec(_Strict):
         default_factory=list, description="distillation steps run after ingestion (need an LLM)"
     )
     llm: LLMProfile | None = None
+    engine: Literal["local", "ray"] | None = Field(
+        None, description="ray: parse, plan and embed on Ray workers (writes stay in the runner)"
+    )
+    ray_address: str | None = Field(None, description="engine=ray: the Ray cluster to join")
+    ray_workers: int | None = Field(None, ge=1, description="engine=ray: worker actors")
 
 
 class RetentionSpec(_Strict):

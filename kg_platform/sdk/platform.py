@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from kg_platform.sdk.results import Retrieval
 
@@ -166,6 +166,9 @@ class KnowledgePlatform:
         progress: Any = None,
         distill: str | Sequence[str] | None = None,
         echo: Callable[[str], None] | None = None,
+        engine: Literal["local", "ray"] | None = None,
+        ray_address: str | None = None,
+        ray_workers: int | None = None,
     ) -> "IngestReport":
         """Ingest files and folders into ``corpus`` (default: ``settings.corpus``).
 
@@ -173,13 +176,30 @@ class KnowledgePlatform:
         ``report.errors`` and never stop the batch. The run is recorded as ``(:IngestRun)``.
         ``distill`` (steps such as ``"atomic,entities"``) then distils the corpus's pending
         chunks with the configured LLM and adds that to the run's record.
+        ``engine="ray"`` parses, plans and embeds on Ray workers (``ray_address``: the cluster,
+        unset starts Ray here; ``ray_workers``: how many, default one per CPU); the writes, and
+        so the graph, are those of the default in-process engine. Unset arguments keep
+        ``settings.ingest``.
         """
         from kg_platform.ingest import ingest_paths
 
         name = self.corpus_name(corpus)
+        overrides = {
+            k: v
+            for k, v in {
+                "engine": engine,
+                "ray_address": ray_address,
+                "ray_workers": ray_workers,
+            }.items()
+            if v is not None
+        }
+        settings = self.settings
+        if overrides:
+            ingest = settings.ingest.model_validate(settings.ingest.model_dump() | overrides)
+            settings = settings.model_copy(update={"ingest": ingest})
         report = ingest_paths(
             self.graph,
-            self.settings,
+            settings,
             [Path(p) for p in paths],
             name,
             include=list(include) if include else None,

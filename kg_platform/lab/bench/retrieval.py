@@ -109,11 +109,14 @@ def _read_corpus(settings: Settings, corpus: str) -> dict[str, Any]:
     return {"nodes": nodes, "edges": edges}
 
 
-def _copy(graph, data: dict[str, Any], copies: range, corpus: str) -> None:
-    """Write ``copies`` replicas of the corpus (ids suffixed ``~<copy>``) in large batches."""
+def _copy(graph, data: dict[str, Any], copies: range, corpus: str, batch: int = 2000) -> None:
+    """Write ``copies`` replicas of the corpus (ids suffixed ``~<copy>``) in large batches.
+
+    Rows are made and written batch by batch, and chunks get their level label as they are
+    created, so memory (here and in Neo4j's transactions) stays bounded at a million pieces."""
     id_keys = ("id", "source_id", "section_id", "chunk_id")
     for label, rows in data["nodes"].items():
-        out = []
+        out: dict[str, list[dict[str, Any]]] = {}
         for copy in copies:
             for p in rows:
                 q = dict(p)
@@ -122,25 +125,42 @@ def _copy(graph, data: dict[str, Any], copies: range, corpus: str) -> None:
                         q[key] = f"{q[key]}~{copy}"
                 q["corpus"] = corpus
                 emb = q.pop("embedding", None)
-                out.append({"props": q, "emb": emb})
-        for i in range(0, len(out), 2000):  # label: our constant, never user input
-            graph.write_raw(
-                f"UNWIND $rows AS r CREATE (n:{label}) SET n = r.props "
-                "WITH n, r CALL (n, r) { WITH n, r WHERE r.emb IS NOT NULL "
-                "CALL db.create.setNodeVectorProperty(n, 'embedding', r.emb) }",
-                rows=out[i : i + 2000],
-            )
-    for lvl in range(1, 7):  # level labels (our constants, not user input)
-        graph.write_raw(f"MATCH (n:Chunk {{level: {lvl}}}) WHERE NOT n:L{lvl} SET n:L{lvl}")
+                labels = f"Chunk:L{int(q['level'])}" if label == "Chunk" else label
+                group = out.setdefault(labels, [])
+                group.append({"props": q, "emb": emb})
+                if len(group) >= batch:
+                    _create_nodes(graph, labels, group)
+                    out[labels] = []
+        for labels, group in out.items():
+            if group:
+                _create_nodes(graph, labels, group)
     for name, rows in data["edges"].items():
         _, rel, la, lb = _EDGE_READS[name]  # labels and types are our constants
-        payload = [{"a": f"{a}~{c}", "b": f"{b}~{c}", "s": s} for c in copies for a, b, s in rows]
-        for i in range(0, len(payload), 10000):
-            graph.write_raw(
-                f"UNWIND $rows AS r MATCH (a:{la} {{id: r.a}}) MATCH (b:{lb} {{id: r.b}}) "
-                f"CREATE (a)-[e:{rel}]->(b) SET e.score = r.s",
-                rows=payload[i : i + 10000],
-            )
+        payload: list[dict[str, Any]] = []
+        for c in copies:
+            payload.extend({"a": f"{a}~{c}", "b": f"{b}~{c}", "s": s} for a, b, s in rows)
+            if len(payload) >= 10000:
+                _create_edges(graph, rel, la, lb, payload)
+                payload = []
+        if payload:
+            _create_edges(graph, rel, la, lb, payload)
+
+
+def _create_nodes(graph, label: str, rows: list[dict[str, Any]]) -> None:
+    graph.write_raw(  # label: our constant, never user input
+        f"UNWIND $rows AS r CREATE (n:{label}) SET n = r.props "
+        "WITH n, r CALL (n, r) { WITH n, r WHERE r.emb IS NOT NULL "
+        "CALL db.create.setNodeVectorProperty(n, 'embedding', r.emb) }",
+        rows=rows,
+    )
+
+
+def _create_edges(graph, rel: str, la: str, lb: str, rows: list[dict[str, Any]]) -> None:
+    graph.write_raw(  # labels and type: our constants
+        f"UNWIND $rows AS r MATCH (a:{la} {{id: r.a}}) MATCH (b:{lb} {{id: r.b}}) "
+        f"CREATE (a)-[e:{rel}]->(b) SET e.score = r.s",
+        rows=rows,
+    )
 
 
 def _pct(values: list[float], q: float) -> float:

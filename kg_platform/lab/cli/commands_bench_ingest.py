@@ -15,6 +15,7 @@ def register(app: typer.Typer) -> None:
     bench_app = bench_group(app)
     bench_app.command("ingest")(bench_ingest)
     bench_app.command("ingest-growth")(bench_ingest_growth)
+    bench_app.command("ingest-engines")(bench_ingest_engines)
 
 
 def bench_ingest(
@@ -93,3 +94,24 @@ def bench_ingest_growth(
             f"{r['embed_only_s']:>8} {r['piece_graph_s']:>8} {r['ratio_vs_embed']!s:>8} "
             f"{r['ratio_vs_smallest']!s:>10}  {','.join(r['sync_modes'])}"
         )
+
+
+def bench_ingest_engines(
+    paths: list[Path] = typer.Argument(..., help="files and/or folders to ingest"),
+    engines: str = typer.Option("local,ray", "--engines", help="comma-separated, in order"),
+    limit: int = typer.Option(None, "--limit", help="only the first N files found"),
+    workers: int = typer.Option(None, "--workers", min=1, help="Ray worker actors"),
+    as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
+) -> None:
+    """The same files ingested in-process and on Ray (needs the ray extra), rates and ratio."""
+    from kg_platform.lab.bench.ingest_engines import format_engine_bench, run_engine_bench
+
+    chosen = tuple(e.strip() for e in engines.split(",") if e.strip())
+    if not chosen or any(e not in ("local", "ray") for e in chosen):
+        raise typer.BadParameter("use local and/or ray", param_hint="--engines")
+    out = run_engine_bench(get_settings(), paths, engines=chosen, limit=limit, workers=workers)
+    if as_json:
+        typer.echo(json.dumps(out, indent=2))
+    else:
+        for line in format_engine_bench(out):
+            typer.echo(line)
