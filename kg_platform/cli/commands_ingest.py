@@ -86,7 +86,7 @@ class _Bar:
 
 def _run(work: Callable[[Any, Any], Any], as_json: bool) -> None:
     """Call ``work(platform, progress)`` with JSON lines or a progress bar; exit with its code."""
-    from kg_platform.cli.signals import EXIT_TERMINATED, Terminated, sigterm_as_interrupt
+    from kg_platform.cli.signals import Terminated, exit_terminated, sigterm_as_interrupt
     from kg_platform.sdk.platform import KnowledgePlatform
 
     try:
@@ -99,13 +99,11 @@ def _run(work: Callable[[Any, Any], Any], as_json: bool) -> None:
                     report = work(kp, bar)
                 typer.echo(report.summary())
     except Terminated as exc:
-        typer.secho(
-            f"interrupted: {exc}; the run is recorded as failed and what was written stays; "
+        exit_terminated(
+            exc,
+            "the run is recorded as failed and what was written stays; "
             "run the same command again to resume",
-            fg=typer.colors.YELLOW,
-            err=True,
         )
-        raise typer.Exit(EXIT_TERMINATED) from None
     raise typer.Exit(report.exit_code)
 
 

@@ -85,20 +85,18 @@ def run(
     from kg_platform.errors import JobLocked
     from kg_platform.sdk.platform import KnowledgePlatform
 
-    from kg_platform.cli.signals import EXIT_TERMINATED, Terminated, sigterm_as_interrupt
+    from kg_platform.cli.signals import Terminated, exit_terminated, sigterm_as_interrupt
 
     with sigterm_as_interrupt(), KnowledgePlatform(get_settings()) as kp:
         spec = kp.find_job(name, _dir(directory))
         try:
             result = kp.run_job(spec, trigger="manual")
         except Terminated as exc:
-            typer.secho(
-                f"interrupted: {exc}; job {spec.name!r} stopped, its lock released; what it "
+            exit_terminated(
+                exc,
+                f"job {spec.name!r} stopped, its lock released; what it "
                 "wrote stays and its next run resumes",
-                fg=typer.colors.YELLOW,
-                err=True,
             )
-            raise typer.Exit(EXIT_TERMINATED) from None
         except JobLocked as exc:
             if as_json:  # a scheduler reading stdout must see why nothing ran
                 typer.echo(

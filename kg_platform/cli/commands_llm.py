@@ -33,19 +33,16 @@ def distill(
     echo = (lambda _m: None) if as_json else typer.echo
     from kg_platform.errors import JobLocked
 
-    from kg_platform.cli.signals import EXIT_TERMINATED, Terminated, sigterm_as_interrupt
+    from kg_platform.cli.signals import Terminated, exit_terminated, sigterm_as_interrupt
 
     try:
         with sigterm_as_interrupt(), KnowledgePlatform(get_settings()) as kp:
             report = kp.distill(corpus, steps, echo=echo)
     except Terminated as exc:
-        typer.secho(
-            f"interrupted: {exc}; distilled chunks are kept and replies cached: run the same "
-            "command again to go on",
-            fg=typer.colors.YELLOW,
-            err=True,
+        exit_terminated(
+            exc,
+            "distilled chunks are kept and replies cached: run the same command again to go on",
         )
-        raise typer.Exit(EXIT_TERMINATED) from None
     except JobLocked as exc:
         # exit 3 like a locked `kgp jobs run`: "not run", which a scheduler must tell from a
         # failure; the running distillation covers the same pending chunks

@@ -16,8 +16,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import NoReturn
 
-__all__ = ["Terminated", "sigterm_as_interrupt", "EXIT_TERMINATED"]
+__all__ = ["EXIT_TERMINATED", "Terminated", "exit_terminated", "sigterm_as_interrupt"]
 
 EXIT_TERMINATED = 128 + signal.SIGTERM
 
@@ -41,3 +42,11 @@ def sigterm_as_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def exit_terminated(exc: Terminated, what_stays: str) -> NoReturn:
+    """Say on stderr that the command was stopped and what it leaves behind; exit with 143."""
+    import typer
+
+    typer.secho(f"interrupted: {exc}; {what_stays}", fg=typer.colors.YELLOW, err=True)
+    raise typer.Exit(EXIT_TERMINATED) from None

@@ -118,3 +118,20 @@ def test_llm_profile_overrides_settings_without_storing_keys(tmp_path: Path, mon
     assert (cfg.segment.chunk_tokens, cfg.segment.n_gra) == (64, 3)
     assert cfg.llm.model == "m" and cfg.llm.api_key.get_secret_value() == "sk-test"
     assert base.segment.chunk_tokens != 64 or base.llm.model != "m"
+
+
+def test_engine_options_reach_the_ingest_settings(tmp_path: Path) -> None:
+    from kg_platform.config import Settings
+    from kg_platform.jobs.runner import job_settings
+
+    body = 'name = "r"\ncorpus = "c"\n[sources]\npaths = ["d"]\n[options]\n'
+    path = _write(
+        tmp_path / "r.toml", body + 'engine = "ray"\nray_address = "auto"\nray_workers = 3\n'
+    )
+    base = Settings()
+    cfg = job_settings(load_spec(path), base)
+    assert (cfg.ingest.engine, cfg.ingest.ray_address, cfg.ingest.ray_workers) == ("ray", "auto", 3)
+    assert base.ingest.engine == "local"
+    assert job_settings(load_spec(_write(tmp_path / "l.toml", body)), base).ingest.engine == "local"
+    with pytest.raises(JobError, match="engine"):
+        load_spec(_write(tmp_path / "bad.toml", body + 'engine = "spark"\n'))

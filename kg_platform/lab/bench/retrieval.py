@@ -175,6 +175,8 @@ def run_bench(
     strategies: list[str],
     echo: Callable[[str], None] = print,
     profile: bool = False,
+    heap: str = "2g",
+    pagecache: str = "1g",
 ) -> dict[str, Any]:
     from kg_platform.embedding import get_embedder
     from kg_platform.graph import GraphClient
@@ -189,7 +191,7 @@ def run_bench(
     rng = random.Random(7)
     queries = [p["text"] for p in rng.sample(data["nodes"]["Piece"], min(n_queries, per_copy))]
     embedder = _CachedEmbedder(get_embedder(settings.embedding), queries)
-    server = LocalNeo4j(Settings(neo4j={"heap": "2g", "pagecache": "1g"}), ephemeral=True)
+    server = LocalNeo4j(Settings(neo4j={"heap": heap, "pagecache": pagecache}), ephemeral=True)
     server.start()
     report: dict[str, Any] = {"corpus": corpus, "pieces_per_copy": per_copy, "sizes": []}
     try:

@@ -67,6 +67,10 @@ def bench_retrieve(
         help="also PROFILE one query per strategy and size: db hits, "
         "rows and the costliest operators",
     ),
+    heap: str = typer.Option("2g", "--heap", help="the bench server's JVM heap"),
+    pagecache: str = typer.Option(
+        "1g", "--pagecache", help="the bench server's page cache (a million pieces: 6g or more)"
+    ),
 ) -> None:
     """Latency p50/p95 of strategies at growing graph sizes, next to one vector query."""
     from kg_platform.lab.bench.retrieval import run_bench
@@ -78,6 +82,8 @@ def bench_retrieve(
         [s.strip() for s in strategies.split(",") if s.strip()],
         echo=typer.echo,
         profile=profile,
+        heap=heap,
+        pagecache=pagecache,
     )
     if out:
         out.write_text(json.dumps(report, indent=2))
