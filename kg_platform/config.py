@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from platformdirs import user_cache_dir, user_data_dir
 from pydantic import BaseModel, Field, SecretStr
@@ -30,6 +30,18 @@ from pydantic_settings import (
 )
 
 APP_NAME = "kg-platform"
+
+
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+def with_values(model: _Model, **values: Any) -> _Model:
+    """``model`` with the fields given replaced, skipping ``None`` (an option left unset);
+    validated, so a wrong value fails here with the field's name."""
+    changes = {k: v for k, v in values.items() if v is not None}
+    if not changes:
+        return model
+    return type(model).model_validate(model.model_dump() | changes)
 
 
 def default_data_dir() -> Path:

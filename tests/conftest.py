@@ -100,6 +100,20 @@ def graph_session(settings, embedder) -> Iterator:
 
 
 @pytest.fixture()
+def cli_env(monkeypatch, settings, graph_session):
+    """Point the CLI's ``get_settings()`` (read from the environment) at the session's test
+    server for one test; yields the session's graph."""
+    from kg_platform.config import get_settings
+
+    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
+    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
+    get_settings.cache_clear()
+    yield graph_session
+    get_settings.cache_clear()
+
+
+@pytest.fixture()
 def clean_graph(graph_session):
     """The session's graph with every data node removed (schema and migrations kept)."""
     _wipe(graph_session)

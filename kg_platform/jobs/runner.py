@@ -64,17 +64,14 @@ def job_settings(spec: JobSpec, settings: Settings) -> Settings:
     """The platform settings with the job's options applied (the original is not changed)."""
     import os
 
+    from kg_platform.config import with_values
+
     opts = spec.options
-    segment = settings.segment.model_copy(
-        update={
-            k: v
-            for k, v in {
-                "chunk_tokens": opts.chunk_tokens,
-                "n_gra": opts.n_gra,
-                "segmenter": opts.segmenter,
-            }.items()
-            if v is not None
-        }
+    segment = with_values(
+        settings.segment,
+        chunk_tokens=opts.chunk_tokens,
+        n_gra=opts.n_gra,
+        segmenter=opts.segmenter,
     )
     llm = settings.llm
     if opts.llm is not None:
@@ -85,16 +82,11 @@ def job_settings(spec: JobSpec, settings: Settings) -> Settings:
                 update["api_key"] = key
         # Validated through the settings model, so ``api_key`` becomes a secret string.
         llm = type(settings.llm).model_validate(settings.llm.model_dump() | update)
-    ingest = settings.ingest.model_copy(
-        update={
-            k: v
-            for k, v in {
-                "engine": opts.engine,
-                "ray_address": opts.ray_address,
-                "ray_workers": opts.ray_workers,
-            }.items()
-            if v is not None
-        }
+    ingest = with_values(
+        settings.ingest,
+        engine=opts.engine,
+        ray_address=opts.ray_address,
+        ray_workers=opts.ray_workers,
     )
     return settings.model_copy(update={"segment": segment, "llm": llm, "ingest": ingest})
 

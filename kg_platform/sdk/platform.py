@@ -181,22 +181,14 @@ class KnowledgePlatform:
         so the graph, are those of the default in-process engine. Unset arguments keep
         ``settings.ingest``.
         """
+        from kg_platform.config import with_values
         from kg_platform.ingest import ingest_paths
 
         name = self.corpus_name(corpus)
-        overrides = {
-            k: v
-            for k, v in {
-                "engine": engine,
-                "ray_address": ray_address,
-                "ray_workers": ray_workers,
-            }.items()
-            if v is not None
-        }
-        settings = self.settings
-        if overrides:
-            ingest = settings.ingest.model_validate(settings.ingest.model_dump() | overrides)
-            settings = settings.model_copy(update={"ingest": ingest})
+        ingest = with_values(
+            self.settings.ingest, engine=engine, ray_address=ray_address, ray_workers=ray_workers
+        )
+        settings = self.settings.model_copy(update={"ingest": ingest})
         report = ingest_paths(
             self.graph,
             settings,

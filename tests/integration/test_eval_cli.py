@@ -91,19 +91,6 @@ def eval_graph(graph_session, embedder):
     return graph_session
 
 
-@pytest.fixture()
-def cli_env(monkeypatch, settings):
-    """Point the CLI's get_settings() at the session's test server."""
-    from kg_platform.config import get_settings
-
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
-    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
-
-
 def _ctx(graph, embedder, settings, corpus):
     from kg_platform.retrieval.base import RetrievalContext
 

@@ -19,18 +19,6 @@ MUSIQUE = DEV / "musique.jsonl"
 CORPUS = "test-eval-musique"
 
 
-@pytest.fixture()
-def cli_env(monkeypatch, settings):
-    from kg_platform.config import get_settings
-
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
-    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
-    yield
-    get_settings.cache_clear()
-
-
 def test_kgp_eval_ingests_then_reuses_the_corpus(graph_session, cli_env, tmp_path):
     from typer.testing import CliRunner
 

@@ -12,18 +12,6 @@ pytestmark = pytest.mark.integration
 DEV = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "dev"
 
 
-@pytest.fixture()
-def cli_env(monkeypatch, settings, graph_session):
-    from kg_platform.config import get_settings
-
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
-    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
-    yield graph_session
-    get_settings.cache_clear()
-
-
 def _lines(output: str) -> list[dict]:
     return [json.loads(line) for line in output.splitlines() if line.startswith("{")]
 

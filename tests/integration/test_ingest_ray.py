@@ -189,26 +189,18 @@ def _rebuild(graph, settings, corpus: str):
     return sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
 
 
-def test_kgp_ingest_engine_ray_cli(ray_local, monkeypatch, settings, graph_session, folder) -> None:
+def test_kgp_ingest_engine_ray_cli(ray_local, cli_env, folder) -> None:
     from typer.testing import CliRunner
 
     from kg_platform.cli.main import app
-    from kg_platform.config import get_settings
 
-    drop_corpus(graph_session, "t-ray-cli")
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
-    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
-    try:
-        res = CliRunner().invoke(
-            app,
-            ["ingest", str(folder), "--corpus", "t-ray-cli", "--engine", "ray", "--workers", "2"]
-            + ["--json"],
-        )
-        bad = CliRunner().invoke(app, ["ingest", str(folder), "--engine", "spark"])
-    finally:
-        get_settings.cache_clear()
+    drop_corpus(cli_env, "t-ray-cli")
+    res = CliRunner().invoke(
+        app,
+        ["ingest", str(folder), "--corpus", "t-ray-cli", "--engine", "ray", "--workers", "2"]
+        + ["--json"],
+    )
+    bad = CliRunner().invoke(app, ["ingest", str(folder), "--engine", "spark"])
     assert res.exit_code == 1, res.output  # the corrupt PDF
     events = [json.loads(line) for line in res.output.splitlines() if line.startswith("{")]
     assert any(e.get("name") == "ingesting on 2 Ray workers" for e in events)

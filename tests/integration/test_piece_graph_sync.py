@@ -238,17 +238,14 @@ def test_a_write_between_apply_batches_stops_the_stale_snapshot(
     drop_corpus(graph, corpus)
 
 
-def test_check_and_rebuild_through_the_cli(
-    graph_session, settings, embedder, tmp_path, monkeypatch
-):
+def test_check_and_rebuild_through_the_cli(cli_env, settings, embedder, tmp_path):
     """`kgp piece-graph check` finds the incremental graph equal to a frozen-statistics build
     and reports a tampered edge; `rebuild` refreezes the statistics on the current pieces."""
     from typer.testing import CliRunner
 
     from kg_platform.cli.main import app
-    from kg_platform.config import get_settings
 
-    graph, corpus = graph_session, "t-pg-cli"
+    graph, corpus = cli_env, "t-pg-cli"
     drop_corpus(graph, corpus)
     small = _with_piece_graph(settings, rebuild_factor=100.0)
     files = _write_sources(tmp_path / "docs", n_files=3, per_file=4, skip=80)
@@ -256,33 +253,24 @@ def test_check_and_rebuild_through_the_cli(
         report = ingest_paths(graph, small, files[:i], corpus, embedder=embedder)
         assert report.status == "completed", report.summary()
     assert report.piece_graph_mode == "incremental"
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
-    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
-    try:
-        res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
-        assert res.exit_code == 0, res.output
-        checked = json.loads(res.output)
-        assert checked["missing"] == checked["extra"] == 0 and checked["edges"] > 0
-        pieces = checked["pieces"]
-        assert checked["frozen_pieces"] < pieces  # frozen on the first file only
+    res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
+    assert res.exit_code == 0, res.output
+    checked = json.loads(res.output)
+    assert checked["missing"] == checked["extra"] == 0 and checked["edges"] > 0
+    pieces = checked["pieces"]
+    assert checked["frozen_pieces"] < pieces  # frozen on the first file only
 
-        graph.write_raw(
-            "MATCH (:Piece {corpus: $c})-[r:SIMILAR]->() WITH r LIMIT 1 DELETE r", c=corpus
-        )
-        res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
-        assert res.exit_code == 1 and json.loads(res.output)["missing"] == 1
+    graph.write_raw("MATCH (:Piece {corpus: $c})-[r:SIMILAR]->() WITH r LIMIT 1 DELETE r", c=corpus)
+    res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
+    assert res.exit_code == 1 and json.loads(res.output)["missing"] == 1
 
-        res = CliRunner().invoke(app, ["piece-graph", "rebuild", "--corpus", corpus])
-        assert res.exit_code == 0 and f"rebuilt: {pieces} pieces" in res.output, res.output
-        res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
-        rebuilt = json.loads(res.output)
-        assert res.exit_code == 0 and rebuilt["frozen_pieces"] == pieces
-        assert rebuilt["fresh_jaccard"] == 1.0
-    finally:
-        get_settings.cache_clear()
-        drop_corpus(graph, corpus)
+    res = CliRunner().invoke(app, ["piece-graph", "rebuild", "--corpus", corpus])
+    assert res.exit_code == 0 and f"rebuilt: {pieces} pieces" in res.output, res.output
+    res = CliRunner().invoke(app, ["piece-graph", "check", "--corpus", corpus, "--json"])
+    rebuilt = json.loads(res.output)
+    assert res.exit_code == 0 and rebuilt["frozen_pieces"] == pieces
+    assert rebuilt["fresh_jaccard"] == 1.0
+    drop_corpus(graph, corpus)
 
 
 def test_candidates_stay_inside_the_corpus_when_others_hold_the_same_texts(

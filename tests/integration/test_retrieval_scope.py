@@ -96,33 +96,25 @@ def test_strategies_without_scope_support_refuse_a_scope(kp, settings, embedder)
             get_strategy(name, ctx)
 
 
-def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, settings, monkeypatch) -> None:
+def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, cli_env) -> None:
     from typer.testing import CliRunner
 
     from kg_platform.cli.main import app
-    from kg_platform.config import get_settings
 
-    monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
-    monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
-    try:
-        res = CliRunner().invoke(
-            app,
-            [
-                "retrieve",
-                FORMATS_QUESTION,
-                "--corpus",
-                CORPUS,
-                "--scope",
-                "MarkItDown",
-                "--k",
-                "3",
-                "--json",
-            ],
-        )
-    finally:
-        get_settings.cache_clear()
+    res = CliRunner().invoke(
+        app,
+        [
+            "retrieve",
+            FORMATS_QUESTION,
+            "--corpus",
+            CORPUS,
+            "--scope",
+            "MarkItDown",
+            "--k",
+            "3",
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output + repr(res.exception)
     import json
 
