@@ -166,6 +166,12 @@ class IngestSettings(BaseModel):
         "text once, about half the model time, but dev recall drops by up to 0.06: "
         "docs/results/2026-11-23/embedding/)",
     )
+    piece_vectors: Literal["separate", "late"] = Field(
+        "separate",
+        description="vectors of pieces: the model on each piece's text, or late chunking (one "
+        "model pass per level-1 chunk, each piece pooled from the token states of its span: "
+        "the model reads each text once and pieces carry their chunk's context; ONNX embedder)",
+    )
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget"
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +20,7 @@ import numpy as np
 from kg_platform.embedding.local import resolve_model_path
 from kg_platform.errors import EmbeddingError
 
-__all__ = ["OnnxEmbedder", "default_threads"]
+__all__ = ["OnnxEmbedder", "TokenStates", "default_threads"]
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,15 @@ def _check_mean_pooling(model_dir: Path) -> None:
                 f"{model_dir} does not use plain mean pooling; the ONNX embedder implements only that",
                 hint="set KGP_EMBEDDING__PROVIDER=sentence-transformers for this model",
             )
+
+
+@dataclass(frozen=True)
+class TokenStates:
+    """One text through the model: its sentence vector and its word pieces' states and spans."""
+
+    vector: np.ndarray  # (dimension,), L2-normalised
+    tokens: np.ndarray  # (n, dimension), last hidden states, not normalised
+    offsets: np.ndarray  # (n, 2), [start, end) character offsets into the text
 
 
 class OnnxEmbedder:
@@ -157,7 +167,43 @@ class OnnxEmbedder:
             encodings = self._tokenizer.encode_batch([stripped[i] for i in idx])
             ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
             mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
-            (pooled,) = self._session.run(None, {"input_ids": ids, "attention_mask": mask})
+            (pooled,) = self._session.run(
+                ["sentence_embedding"], {"input_ids": ids, "attention_mask": mask}
+            )
             out[idx] = pooled
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
+
+    def embed_tokens(self, texts: list[str]) -> list[TokenStates]:
+        """Per text: its normalised vector (as :meth:`embed` gives it) and the last hidden state
+        of each of its word pieces with the character span it covers (special tokens left out;
+        a text longer than the model's window keeps only the tokens the model read)."""
+        out: list[TokenStates | None] = [None] * len(texts)
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            # not stripped: the offsets must point into the caller's text
+            encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
+            ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
+            mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
+            pooled, states = self._session.run(
+                ["sentence_embedding", "token_embeddings"],
+                {"input_ids": ids, "attention_mask": mask},
+            )
+            for row, (i, enc) in enumerate(zip(idx, encodings)):
+                keep = [
+                    t
+                    for t, (special, m) in enumerate(
+                        zip(enc.special_tokens_mask, enc.attention_mask)
+                    )
+                    if m and not special
+                ]
+                vector = pooled[row] / max(float(np.linalg.norm(pooled[row])), 1e-12)
+                out[i] = TokenStates(
+                    vector=vector.astype(np.float32),
+                    tokens=np.asarray(states[row, keep], dtype=np.float32),
+                    offsets=np.asarray([enc.offsets[t] for t in keep], dtype=np.int64).reshape(
+                        -1, 2
+                    ),
+                )
+        return [o for o in out if o is not None]

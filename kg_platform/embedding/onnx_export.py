@@ -4,7 +4,9 @@ Why not ``torch.onnx.export``: a default install has no torch, yet must turn the
 all-MiniLM-L6-v2 weights into something ONNX Runtime runs. The BERT encoder is a short, fixed
 stack of standard ONNX operators, so we write it with ``onnx.helper`` from the numpy weights.
 The graph ends with sentence-transformers' mean pooling (mask-weighted mean of the last hidden
-states), so the runtime returns one row per text; L2 normalisation happens in numpy.
+states), so the runtime returns one row per text; L2 normalisation happens in numpy. The last
+hidden states are a second output, ``token_embeddings``, for late chunking (a piece's vector
+pooled from the tokens of its span inside its chunk, one model pass for both).
 
 The result is cached under ``<cache_dir>/onnx`` keyed by the weights file's identity, so the
 build (about a second) happens once per machine, not once per command.
@@ -25,7 +27,7 @@ from kg_platform.errors import EmbeddingError
 
 __all__ = ["build_bert_onnx", "cached_onnx_path", "quantize_int8"]
 
-_BUILDER_VERSION = "1"
+_BUILDER_VERSION = "2"  # 2: token_embeddings output
 _OPSET = 17
 _MASK_VALUE = -1.0e9
 
@@ -243,6 +245,7 @@ def build_bert_onnx(model_dir: Path) -> Any:
         "counts",
     )
     node("Div", [summed, counts], "sentence_embedding")
+    node("Identity", [h], "token_embeddings")
 
     graph = helper.make_graph(
         nodes,
@@ -251,7 +254,14 @@ def build_bert_onnx(model_dir: Path) -> Any:
             helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
         ],
-        [helper.make_tensor_value_info("sentence_embedding", TensorProto.FLOAT, ["batch", hidden])],
+        [
+            helper.make_tensor_value_info(
+                "sentence_embedding", TensorProto.FLOAT, ["batch", hidden]
+            ),
+            helper.make_tensor_value_info(
+                "token_embeddings", TensorProto.FLOAT, ["batch", "seq", hidden]
+            ),
+        ],
         initializer=inits,
     )
     model = helper.make_model(

@@ -2,7 +2,9 @@
 
 What goes through the model, and why nothing goes through it twice:
 
-* **pieces** always (they are the finest units; MoGG seeds and propagation read them);
+* **pieces** always (they are the finest units; MoGG seeds and propagation read them): by the
+  model on each piece's text, or with ``ingest.piece_vectors = "late"`` pooled from the token
+  states of their level-1 chunk's single model pass (:class:`LatePass`, late chunking);
 * **level-1 chunks** with ``ingest.level1_vectors = "model"`` (the default). With ``"pieces"``
   a level-1 chunk's vector is the token-weighted, normalised mean of its pieces' vectors: the
   pieces tile the chunk exactly, so the model reads each text once instead of about twice. It is
@@ -21,7 +23,7 @@ taken from the sentence memo instead of the model.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,7 +32,7 @@ from kg_platform.embedding.base import Embedder
 from kg_platform.embedding.memo import embedder_key, sentence_memo
 from kg_platform.ingest.plan import SourcePlan
 
-__all__ = ["embed_plans", "texts_to_embed", "pieces_by_chunk"]
+__all__ = ["LatePass", "embed_plans", "late_chunks", "pieces_by_chunk", "texts_to_embed"]
 
 
 def pieces_by_chunk(plan: SourcePlan) -> dict[str, list[dict[str, Any]]]:
@@ -49,8 +51,15 @@ def _chunk_needs_model(chunk: dict[str, Any], has_pieces: bool, higher: str, lev
     return higher == "direct"
 
 
-def texts_to_embed(plans: Sequence[SourcePlan], higher: str, level1: str = "model") -> list[str]:
-    """The distinct texts the model sees for these plans (also the benchmark's ceiling input)."""
+def texts_to_embed(
+    plans: Sequence[SourcePlan],
+    higher: str,
+    level1: str = "model",
+    skip_chunks: Collection[str] = (),
+    skip_pieces: Collection[int] = (),
+) -> list[str]:
+    """The distinct texts the model sees for these plans (also the benchmark's ceiling input),
+    leaving out the chunks (by id) and pieces (by ``id()`` of their row) a late pass covers."""
     seen: dict[str, None] = {}
     for plan in plans:
         seen.setdefault(plan.source["props"]["title"] or plan.source["props"]["uri"], None)
@@ -58,11 +67,60 @@ def texts_to_embed(plans: Sequence[SourcePlan], higher: str, level1: str = "mode
             seen.setdefault(sec["props"]["path"] or sec["props"]["title"] or "", None)
         owned = pieces_by_chunk(plan)
         for chunk in plan.chunks:
+            if chunk["id"] in skip_chunks:
+                continue
             if _chunk_needs_model(chunk, chunk["id"] in owned, higher, level1):
                 seen.setdefault(chunk["props"]["text"], None)
         for piece in plan.pieces:
-            seen.setdefault(piece["props"]["text"], None)
+            if id(piece) not in skip_pieces:
+                seen.setdefault(piece["props"]["text"], None)
     return list(seen)
+
+
+def late_chunks(
+    plans: Sequence[SourcePlan],
+) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """The level-1 chunks a late pass reads (two pieces or more), each with its pieces."""
+    jobs = []
+    for plan in plans:
+        owned = pieces_by_chunk(plan)
+        for chunk in plan.chunks:
+            own = owned.get(chunk["id"], [])
+            if chunk["level"] == 1 and len(own) >= 2:
+                jobs.append((chunk, own))
+    return jobs
+
+
+class LatePass:
+    """Late chunking: each level-1 chunk of two or more pieces goes through the model once, and
+    each of its pieces gets the mean of the token states inside its span, normalised.
+
+    Why: the model then reads every text once instead of twice (a chunk and, again, its pieces),
+    and a piece's vector carries its chunk's context ("It was founded in 1902" knows what "it"
+    is). A piece the model's window cut off (a chunk over 256 word pieces) or whose span is not
+    found keeps a vector of its own, from the model on its text.
+    """
+
+    def __init__(self, plans: Sequence[SourcePlan], embedder: Any) -> None:
+        self.chunks: dict[str, np.ndarray] = {}  # level-1 chunk id -> its vector
+        self.pieces: dict[int, np.ndarray] = {}  # id() of a piece row -> its pooled vector
+        jobs = late_chunks(plans)
+        texts = list(dict.fromkeys(chunk["props"]["text"] for chunk, _ in jobs))
+        states = dict(zip(texts, embedder.embed_tokens(texts))) if texts else {}
+        self.texts = len(texts)
+        for chunk, own in jobs:
+            text = chunk["props"]["text"]
+            state = states[text]
+            self.chunks[chunk["id"]] = state.vector
+            cursor = 0
+            for piece in own:
+                at = text.find(piece["props"]["text"], cursor)
+                if at < 0:
+                    continue
+                cursor = at + len(piece["props"]["text"])
+                inside = (state.offsets[:, 0] >= at) & (state.offsets[:, 1] <= cursor)
+                if inside.any():
+                    self.pieces[id(piece)] = _normalised(state.tokens[inside].mean(axis=0))
 
 
 def _normalised(v: np.ndarray) -> np.ndarray:
@@ -84,11 +142,28 @@ def derived_level1(piece_vectors: Sequence[np.ndarray], piece_tokens: Sequence[i
 
 
 def embed_plans(
-    plans: Sequence[SourcePlan], embedder: Embedder, higher: str = "mean", level1: str = "model"
+    plans: Sequence[SourcePlan],
+    embedder: Embedder,
+    higher: str = "mean",
+    level1: str = "model",
+    piece_vectors: str = "separate",
 ) -> int:
     """Attach an ``embedding`` (list of floats) to every row of ``plans``; return the number of
-    texts the model embedded (memo hits excluded)."""
-    texts = texts_to_embed(plans, higher, level1)
+    texts the model embedded (memo hits excluded).
+
+    ``piece_vectors = "late"`` pools piece vectors from their chunk's token states
+    (:class:`LatePass`) with an embedder that exposes them (``embed_tokens``; the ONNX one
+    does); other embedders embed each piece on its own."""
+    late = (
+        LatePass(plans, embedder)
+        if piece_vectors == "late" and hasattr(embedder, "embed_tokens")
+        else None
+    )
+    texts = (
+        texts_to_embed(plans, higher, level1, late.chunks, late.pieces)
+        if late is not None
+        else texts_to_embed(plans, higher, level1)
+    )
     known = sentence_memo().take(embedder_key(embedder), texts)
     todo = [t for t in texts if t not in known]
     matrix = embedder.embed(todo) if todo else np.zeros((0, embedder.dimension), np.float32)
@@ -106,11 +181,16 @@ def embed_plans(
             sec["embedding"] = vec(sec["props"]["path"] or sec["props"]["title"] or "").tolist()
         owned = pieces_by_chunk(plan)
         for piece in plan.pieces:
-            piece["embedding"] = vec(piece["props"]["text"]).tolist()
+            pooled = late.pieces.get(id(piece)) if late is not None else None
+            piece["embedding"] = (
+                pooled if pooled is not None else vec(piece["props"]["text"])
+            ).tolist()
         by_id: dict[str, np.ndarray] = {}
         for chunk in sorted(plan.chunks, key=lambda c: c["level"]):
             own = owned.get(chunk["id"], [])
-            if _chunk_needs_model(chunk, bool(own), higher, level1):
+            if late is not None and chunk["id"] in late.chunks:
+                v = late.chunks[chunk["id"]]
+            elif _chunk_needs_model(chunk, bool(own), higher, level1):
                 v = np.asarray(vec(chunk["props"]["text"]), dtype=np.float32)
             elif chunk["level"] == 1:
                 v = derived_level1(
@@ -121,4 +201,4 @@ def embed_plans(
                 v = _normalised(np.mean([by_id[k] for k in plan.children[chunk["id"]]], axis=0))
             by_id[chunk["id"]] = v
             chunk["embedding"] = v.tolist()
-    return len(todo)
+    return len(todo) + (late.texts if late is not None else 0)

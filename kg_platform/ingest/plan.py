@@ -108,6 +108,8 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     )
     if ing.level1_vectors != "model":
         signature += f"|l1={ing.level1_vectors}"
+    if getattr(ing, "piece_vectors", "separate") != "separate":
+        signature += f"|pv={ing.piece_vectors}"
     if quantize and quantize != "none":
         signature += f"|q={quantize}"
     return signature

@@ -107,7 +107,13 @@ class SourceWorker:
                 "embed",
             )
             ing = self.settings.ingest
-            texts = embed_plans([plan], self.embedder, ing.embed_higher_levels, ing.level1_vectors)
+            texts = embed_plans(
+                [plan],
+                self.embedder,
+                ing.embed_higher_levels,
+                ing.level1_vectors,
+                ing.piece_vectors,
+            )
             timings["embed"] = time.perf_counter() - started
         except Exception as exc:  # noqa: BLE001 - one bad input never stops the batch
             timings[stage] += time.perf_counter() - started

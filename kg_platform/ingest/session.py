@@ -337,6 +337,7 @@ class IngestSession:
             self.embedder,
             self.settings.ingest.embed_higher_levels,
             self.settings.ingest.level1_vectors,
+            self.settings.ingest.piece_vectors,
         )
         self.timings["embed"] += time.perf_counter() - started
         return count

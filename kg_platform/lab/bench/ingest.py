@@ -28,7 +28,7 @@ from kg_platform.config import Settings
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
 from kg_platform.lab.bench.ingest_peer import corpus_graph_size, run_langchain_peer
-from kg_platform.ingest.embed import texts_to_embed
+from kg_platform.ingest.embed import late_chunks, texts_to_embed
 from kg_platform.ingest.pipeline import ingest_paths
 from kg_platform.ingest.plan import SourceInput, SourcePlan, plan_source
 from kg_platform.ingest.qa import _paragraph_input, ingest_qa, read_questions
@@ -77,10 +77,19 @@ def _baseline_texts(
 ) -> tuple[list[str], list[str], list[dict[str, str]]]:
     """(texts the pipeline embeds, each paragraph's plain text, their titles and uris)."""
     inputs = qa_slice_inputs(settings, qa_file, limit, corpus)
+    plans = plan_inputs(settings, inputs)
+    skip_chunks: set[str] = set()
+    skip_pieces: set[int] = set()
+    if settings.ingest.piece_vectors == "late":
+        # the late pass reads these chunks' texts once for the chunk and its pieces
+        for _chunk, own in late_chunks(plans):
+            skip_pieces.update(id(p) for p in own)
     same = texts_to_embed(
-        plan_inputs(settings, inputs),
+        plans,
         settings.ingest.embed_higher_levels,
         settings.ingest.level1_vectors,
+        skip_chunks,
+        skip_pieces,
     )
     plain = [
         " ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)

@@ -94,8 +94,9 @@ def run_writer_bench(
     plans = plan_inputs(settings, inputs)
     plan_s = time.perf_counter() - started
     started = time.perf_counter()
+    ing = settings.ingest
     texts = embed_plans(
-        plans, embedder, settings.ingest.embed_higher_levels, settings.ingest.level1_vectors
+        plans, embedder, ing.embed_higher_levels, ing.level1_vectors, ing.piece_vectors
     )
     embed_s = time.perf_counter() - started
     groups = transaction_groups(plans, settings.ingest.transaction_rows)
