@@ -26,3 +26,38 @@ def test_growth_bench_reports_every_size_and_cleans_up(graph_session, settings):
         "'bench-growth' RETURN count(n) AS n"
     )[0]["n"]
     assert left == 0
+
+
+def test_replicas_choose_inside_their_own_copy(graph_session, settings, embedder):
+    """The replicas' stored choices name pieces of the same copy, and every replica piece has
+    the replica corpus' key (the incremental sync's fulltext candidates require it)."""
+    from kg_platform.corpus_name import corpus_key
+    from kg_platform.ingest.qa import ingest_qa
+    from kg_platform.ingest.writer import drop_corpus
+    from kg_platform.lab.bench.ingest import default_qa_file
+    from kg_platform.lab.bench.ingest_growth import _drop_replicas, _freeze_replicas
+    from kg_platform.lab.bench.retrieval import _copy, _read_corpus
+
+    seed, corpus = "t-growth-seed", "t-growth-replicas"
+    drop_corpus(graph_session, seed)
+    _drop_replicas(graph_session, corpus)
+    ingest_qa(graph_session, settings, default_qa_file(settings), seed, limit=2, embedder=embedder)
+    try:
+        data = _read_corpus(settings, seed)
+        assert any(p.get("sim_choices") for p in data["nodes"]["Piece"])
+        _copy(graph_session, data, range(0, 3), corpus)
+        _freeze_replicas(graph_session, seed, corpus, range(0, 3), 3, data["nodes"]["Piece"])
+        rows = graph_session.read_raw(
+            "MATCH (p:Piece {corpus: $c}) RETURN p.id AS id, p.sim_choices AS choices, "
+            "p.corpus_key AS key",
+            c=corpus,
+        )
+        assert len(rows) == 3 * len(data["nodes"]["Piece"])
+        ids = {r["id"] for r in rows}
+        for r in rows:
+            suffix = r["id"][r["id"].rindex("~") :]
+            assert r["key"] == corpus_key(corpus)
+            assert all(c.endswith(suffix) and c in ids for c in r["choices"] or [])
+    finally:
+        _drop_replicas(graph_session, corpus)
+        drop_corpus(graph_session, seed)

@@ -69,8 +69,22 @@ def _new_paragraphs(qa_file: Path, skip_questions: int, n: int) -> list[tuple[st
     return list(out.values())[:n]
 
 
+def _point_choices(graph: GraphClient, rows: list[dict[str, Any]], key: str) -> None:
+    graph.write_raw(
+        "UNWIND $rows AS r MATCH (p:Piece {id: r.id}) "
+        "SET p.sim_choices = r.choices, p.corpus_key = $key",
+        rows=rows,
+        key=key,
+    )
+
+
 def _freeze_replicas(
-    graph: GraphClient, seed: str, corpus: str, copies: range, total_copies: int
+    graph: GraphClient,
+    seed: str,
+    corpus: str,
+    copies: range,
+    total_copies: int,
+    seed_rows: list[dict[str, Any]],
 ) -> None:
     """Scaled frozen statistics for the whole replicated corpus; choices for the new copies."""
     stats = frozen_stats(graph, seed)
@@ -94,16 +108,22 @@ def _freeze_replicas(
         )
     graph.write("ingest/delete_stale_piece_terms", corpus=corpus, build=build)
     graph.write("ingest/piece_graph_stats_ready", corpus=corpus, build=build)
+    # the copied choices name the seed's pieces: point them into the copy, by id (a scan of the
+    # corpus per copy made this quadratic: ~20 min of scans at a million pieces)
     key = corpus_key(corpus)
-    for copy in copies:  # the copied choices name the seed's pieces: point them into the copy
-        graph.write_raw(
-            "MATCH (p:Piece {corpus: $c}) WHERE p.id ENDS WITH $suffix "
-            "AND p.sim_choices IS NOT NULL AND NOT any(x IN p.sim_choices WHERE x ENDS WITH $suffix) "
-            "SET p.sim_choices = [x IN p.sim_choices | x + $suffix], p.corpus_key = $key",
-            c=corpus,
-            suffix=f"~{copy}",
-            key=key,
+    seed_pieces = [(p["id"], p.get("sim_choices") or []) for p in seed_rows]
+    rows: list[dict[str, Any]] = []
+    for copy in copies:
+        suffix = f"~{copy}"
+        rows.extend(
+            {"id": pid + suffix, "choices": [x + suffix for x in choices]}
+            for pid, choices in seed_pieces
         )
+        if len(rows) >= 5000:
+            _point_choices(graph, rows, key)
+            rows = []
+    if rows:
+        _point_choices(graph, rows, key)
     edges = graph.read_raw(
         "MATCH (:Piece {corpus: $c})-[r:SIMILAR]->() RETURN count(r) AS n", c=corpus
     )[0]["n"]
@@ -144,7 +164,14 @@ def run_growth_bench(
                 need = max(math.ceil(size / per_copy), 1)
                 if need > copies_done:
                     _copy(graph, data, range(copies_done, need), corpus)
-                    _freeze_replicas(graph, seed, corpus, range(copies_done, need), need)
+                    _freeze_replicas(
+                        graph,
+                        seed,
+                        corpus,
+                        range(copies_done, need),
+                        need,
+                        data["nodes"]["Piece"],
+                    )
                     copies_done = need
                 pieces = graph.read_raw(
                     "MATCH (p:Piece {corpus: $c}) RETURN count(p) AS n", c=corpus
