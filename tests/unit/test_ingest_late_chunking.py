@@ -27,24 +27,16 @@ def embedder():
     return get_embedder(EmbeddingSettings(threads=1))
 
 
-def _plan(sentences: list[str]):
-    settings = Settings()
+def _plan(sentences: list[str], title: str = "Platypus", settings: Settings | None = None):
+    settings = settings or Settings()
     inp = SourceInput(
         corpus="t-late",
-        uri="mem://platypus",
-        title="Platypus",
+        uri=f"mem://{title}",
+        title=title,
         mime="text/markdown",
         sha256="0" * 64,
         bytes=1,
-        sections=[
-            SectionInput(
-                title="Platypus",
-                level=1,
-                path="Platypus",
-                parent=None,
-                segments=[Segment("text", sentences)],
-            )
-        ],
+        sections=[SectionInput(title, 1, title, None, [Segment("text", sentences)])],
     )
     return plan_with_settings(inp, get_chunker(settings), settings)
 
@@ -84,17 +76,7 @@ def test_pieces_are_pooled_from_their_chunks_single_pass(embedder) -> None:
 def test_pieces_the_window_cut_off_get_vectors_of_their_own(embedder) -> None:
     # a chunk longer than the model's 256 word pieces: its last pieces were never read
     long = [f"Sentence number {i} talks about platypus habitat {i} in detail." for i in range(60)]
-    settings = Settings(segment={"chunk_tokens": 1024})
-    inp = SourceInput(
-        corpus="t-late",
-        uri="mem://long",
-        title="Long",
-        mime="text/markdown",
-        sha256="1" * 64,
-        bytes=1,
-        sections=[SectionInput("Long", 1, "Long", None, [Segment("text", long)])],
-    )
-    plan = plan_with_settings(inp, get_chunker(settings), settings)
+    plan = _plan(long, "Long", Settings(segment={"chunk_tokens": 1024}))
     embed_plans([plan], embedder, piece_vectors="late")
     last = plan.pieces[-1]
     assert np.allclose(last["embedding"], embedder.embed([last["props"]["text"]])[0], atol=1e-5)
