@@ -35,13 +35,14 @@ APP_NAME = "kg-platform"
 _Model = TypeVar("_Model", bound=BaseModel)
 
 
-def with_values(model: _Model, **values: Any) -> _Model:
-    """``model`` with the fields given replaced, skipping ``None`` (an option left unset);
-    validated, so a wrong value fails here with the field's name."""
+def with_values(current: _Model, /, **values: Any) -> _Model:
+    """``current`` with the fields given replaced, skipping ``None`` (an option left unset);
+    validated, so a wrong value fails here with the field's name. Positional-only, so a field
+    may be called anything (an LLM profile has a ``model``)."""
     changes = {k: v for k, v in values.items() if v is not None}
     if not changes:
-        return model
-    return type(model).model_validate(model.model_dump() | changes)
+        return current
+    return type(current).model_validate(current.model_dump() | changes)
 
 
 def default_data_dir() -> Path:

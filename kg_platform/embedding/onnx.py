@@ -12,8 +12,10 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -160,16 +162,9 @@ class OnnxEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         stripped = [str(t).strip() for t in texts]
-        order = np.argsort([-len(t) for t in stripped], kind="stable")
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            encodings = self._tokenizer.encode_batch([stripped[i] for i in idx])
-            ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-            mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
-            (pooled,) = self._session.run(
-                ["sentence_embedding"], {"input_ids": ids, "attention_mask": mask}
-            )
+        for idx, _, feeds in self._batches(stripped):
+            (pooled,) = self._session.run(["sentence_embedding"], feeds)
             out[idx] = pooled
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
@@ -178,18 +173,10 @@ class OnnxEmbedder:
         """Per text: its normalised vector (as :meth:`embed` gives it) and the last hidden state
         of each of its word pieces with the character span it covers (special tokens left out;
         a text longer than the model's window keeps only the tokens the model read)."""
-        out: list[TokenStates | None] = [None] * len(texts)
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            # not stripped: the offsets must point into the caller's text
-            encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
-            ids = np.asarray([e.ids for e in encodings], dtype=np.int64)
-            mask = np.asarray([e.attention_mask for e in encodings], dtype=np.int64)
-            pooled, states = self._session.run(
-                ["sentence_embedding", "token_embeddings"],
-                {"input_ids": ids, "attention_mask": mask},
-            )
+        out: dict[int, TokenStates] = {}
+        # not stripped: the offsets must point into the caller's text
+        for idx, encodings, feeds in self._batches(texts):
+            pooled, states = self._session.run(["sentence_embedding", "token_embeddings"], feeds)
             for row, (i, enc) in enumerate(zip(idx, encodings)):
                 keep = [
                     t
@@ -199,11 +186,24 @@ class OnnxEmbedder:
                     if m and not special
                 ]
                 vector = pooled[row] / max(float(np.linalg.norm(pooled[row])), 1e-12)
-                out[i] = TokenStates(
+                out[int(i)] = TokenStates(
                     vector=vector.astype(np.float32),
                     tokens=np.asarray(states[row, keep], dtype=np.float32),
                     offsets=np.asarray([enc.offsets[t] for t in keep], dtype=np.int64).reshape(
                         -1, 2
                     ),
                 )
-        return [o for o in out if o is not None]
+        return [out[i] for i in range(len(texts))]
+
+    def _batches(self, texts: list[str]) -> Iterator[tuple[np.ndarray, list[Any], dict[str, Any]]]:
+        """Texts longest first (a batch pads to similar lengths), ``batch_size`` at a time: each
+        batch's positions in ``texts``, its encodings and the model's input feeds."""
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        for start in range(0, len(order), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
+            feeds = {
+                "input_ids": np.asarray([e.ids for e in encodings], dtype=np.int64),
+                "attention_mask": np.asarray([e.attention_mask for e in encodings], dtype=np.int64),
+            }
+            yield idx, encodings, feeds

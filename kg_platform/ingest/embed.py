@@ -32,7 +32,14 @@ from kg_platform.embedding.base import Embedder
 from kg_platform.embedding.memo import embedder_key, sentence_memo
 from kg_platform.ingest.plan import SourcePlan
 
-__all__ = ["LatePass", "embed_plans", "late_chunks", "pieces_by_chunk", "texts_to_embed"]
+__all__ = [
+    "LatePass",
+    "embed_plans",
+    "embed_with_settings",
+    "late_chunks",
+    "pieces_by_chunk",
+    "texts_to_embed",
+]
 
 
 def pieces_by_chunk(plan: SourcePlan) -> dict[str, list[dict[str, Any]]]:
@@ -154,16 +161,11 @@ def embed_plans(
     ``piece_vectors = "late"`` pools piece vectors from their chunk's token states
     (:class:`LatePass`) with an embedder that exposes them (``embed_tokens``; the ONNX one
     does); other embedders embed each piece on its own."""
-    late = (
-        LatePass(plans, embedder)
-        if piece_vectors == "late" and hasattr(embedder, "embed_tokens")
-        else None
+    # without late chunking the pass covers nothing (no chunk, no model call)
+    late = LatePass(
+        plans if piece_vectors == "late" and hasattr(embedder, "embed_tokens") else [], embedder
     )
-    texts = (
-        texts_to_embed(plans, higher, level1, late.chunks, late.pieces)
-        if late is not None
-        else texts_to_embed(plans, higher, level1)
-    )
+    texts = texts_to_embed(plans, higher, level1, late.chunks, late.pieces)
     known = sentence_memo().take(embedder_key(embedder), texts)
     todo = [t for t in texts if t not in known]
     matrix = embedder.embed(todo) if todo else np.zeros((0, embedder.dimension), np.float32)
@@ -181,14 +183,14 @@ def embed_plans(
             sec["embedding"] = vec(sec["props"]["path"] or sec["props"]["title"] or "").tolist()
         owned = pieces_by_chunk(plan)
         for piece in plan.pieces:
-            pooled = late.pieces.get(id(piece)) if late is not None else None
+            pooled = late.pieces.get(id(piece))
             piece["embedding"] = (
                 pooled if pooled is not None else vec(piece["props"]["text"])
             ).tolist()
         by_id: dict[str, np.ndarray] = {}
         for chunk in sorted(plan.chunks, key=lambda c: c["level"]):
             own = owned.get(chunk["id"], [])
-            if late is not None and chunk["id"] in late.chunks:
+            if chunk["id"] in late.chunks:
                 v = late.chunks[chunk["id"]]
             elif _chunk_needs_model(chunk, bool(own), higher, level1):
                 v = np.asarray(vec(chunk["props"]["text"]), dtype=np.float32)
@@ -201,4 +203,13 @@ def embed_plans(
                 v = _normalised(np.mean([by_id[k] for k in plan.children[chunk["id"]]], axis=0))
             by_id[chunk["id"]] = v
             chunk["embedding"] = v.tolist()
-    return len(todo) + (late.texts if late is not None else 0)
+    return len(todo) + late.texts
+
+
+def embed_with_settings(plans: Sequence[SourcePlan], embedder: Embedder, settings: Any) -> int:
+    """:func:`embed_plans` with the vector choices of ``settings.ingest`` (the platform's
+    :class:`~kg_platform.config.Settings`): the one place every ingestion path embeds a plan."""
+    ing = settings.ingest
+    return embed_plans(
+        plans, embedder, ing.embed_higher_levels, ing.level1_vectors, ing.piece_vectors
+    )

@@ -29,6 +29,7 @@ __all__ = [
     "plan_source",
     "plan_with_settings",
     "document_input",
+    "embedder_pipeline",
     "pipeline_signature",
 ]
 
@@ -88,6 +89,13 @@ class SourcePlan:
     @property
     def node_count(self) -> int:
         return 1 + len(self.sections) + len(self.chunks) + len(self.pieces)
+
+
+def embedder_pipeline(settings: Any, embedder: Any) -> str:
+    """:func:`pipeline_signature` for the embedder actually used (its model and quantisation)."""
+    return pipeline_signature(
+        settings, embedder.model_name, str(getattr(embedder, "quantize", None) or "none")
+    )
 
 
 def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -> str:

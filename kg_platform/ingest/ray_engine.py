@@ -26,6 +26,7 @@ import logging
 import os
 import time
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,16 +63,12 @@ class SourceWorker:
         self, settings: Settings, corpus: str, pipeline: str, parser: Parser | None
     ) -> None:
         from kg_platform.embedding import get_embedder
-        from kg_platform.ingest.plan import pipeline_signature
+        from kg_platform.ingest.plan import embedder_pipeline
         from kg_platform.segmenting.chunker import get_chunker
 
         self.settings, self.corpus, self.pipeline, self.parser = settings, corpus, pipeline, parser
         self.embedder = get_embedder(settings.embedding)
-        mine = pipeline_signature(
-            settings,
-            self.embedder.model_name,
-            str(getattr(self.embedder, "quantize", None) or "none"),
-        )
+        mine = embedder_pipeline(settings, self.embedder)
         if mine != pipeline:
             # a worker with another model or version would store vectors the others cannot match
             raise ConfigError(
@@ -86,39 +83,30 @@ class SourceWorker:
 
     def prepare(self, candidate: Candidate) -> PreparedSource:
         """Parse, plan and embed one file; an error is returned (and reported), never raised."""
-        from kg_platform.ingest.embed import embed_plans
+        from kg_platform.ingest.embed import embed_with_settings
 
         timings = {"parse": 0.0, "plan": 0.0, "embed": 0.0}
-        stage = "parse"
-        started = time.perf_counter()
         try:
-            doc = read_document(candidate, self.parser)
-            inp = document_input(doc, self.corpus, self.pipeline)
-            inp.pipeline = self.pipeline
-            timings["parse"], started, stage = (
-                time.perf_counter() - started,
-                time.perf_counter(),
-                "plan",
-            )
-            plan = plan_with_settings(inp, self.chunker, self.settings)
-            timings["plan"], started, stage = (
-                time.perf_counter() - started,
-                time.perf_counter(),
-                "embed",
-            )
-            ing = self.settings.ingest
-            texts = embed_plans(
-                [plan],
-                self.embedder,
-                ing.embed_higher_levels,
-                ing.level1_vectors,
-                ing.piece_vectors,
-            )
-            timings["embed"] = time.perf_counter() - started
+            with _timed(timings, "parse"):
+                doc = read_document(candidate, self.parser)
+                inp = document_input(doc, self.corpus, self.pipeline)
+            with _timed(timings, "plan"):
+                plan = plan_with_settings(inp, self.chunker, self.settings)
+            with _timed(timings, "embed"):
+                texts = embed_with_settings([plan], self.embedder, self.settings)
         except Exception as exc:  # noqa: BLE001 - one bad input never stops the batch
-            timings[stage] += time.perf_counter() - started
             return PreparedSource(candidate.uri, None, 0, timings, file_error(candidate.uri, exc))
         return PreparedSource(candidate.uri, plan, texts, timings)
+
+
+@contextmanager
+def _timed(timings: dict[str, float], stage: str) -> Iterator[None]:
+    """Add the block's wall time to ``timings[stage]``, also when it raises."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        timings[stage] += time.perf_counter() - started
 
 
 def _import_ray() -> Any:

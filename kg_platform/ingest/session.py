@@ -47,12 +47,12 @@ from kg_platform.corpus_name import check_corpus
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import IngestionError, KGPError
 from kg_platform.graph.client import GraphClient
-from kg_platform.ingest.embed import embed_plans
+from kg_platform.ingest.embed import embed_with_settings
 from kg_platform.ingest.ids import source_id
 from kg_platform.ingest.plan import (
     SourceInput,
     SourcePlan,
-    pipeline_signature,
+    embedder_pipeline,
     plan_with_settings,
 )
 from kg_platform.ingest.report import FileError, IngestReport, file_error
@@ -125,9 +125,7 @@ class IngestSession:
         check_corpus(corpus)
         self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
         self._progress = progress
-        self.pipeline = pipeline_signature(
-            settings, embedder.model_name, str(getattr(embedder, "quantize", None) or "none")
-        )
+        self.pipeline = embedder_pipeline(settings, embedder)
         self.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         self.report = IngestReport(run_id=self.run_id, corpus=corpus)
         self.counts = {"sources": 0, "sections": 0, "chunks": 0, "pieces": 0}
@@ -332,13 +330,7 @@ class IngestSession:
         fault_point("embed")
         # plans from add_planned carry their vectors already
         plans = [p for p in plans if "embedding" not in p.source]
-        count = embed_plans(
-            plans,
-            self.embedder,
-            self.settings.ingest.embed_higher_levels,
-            self.settings.ingest.level1_vectors,
-            self.settings.ingest.piece_vectors,
-        )
+        count = embed_with_settings(plans, self.embedder, self.settings)
         self.timings["embed"] += time.perf_counter() - started
         return count
 

@@ -81,7 +81,7 @@ def job_settings(spec: JobSpec, settings: Settings) -> Settings:
             if key:
                 update["api_key"] = key
         # Validated through the settings model, so ``api_key`` becomes a secret string.
-        llm = type(settings.llm).model_validate(settings.llm.model_dump() | update)
+        llm = with_values(settings.llm, **update)
     ingest = with_values(
         settings.ingest,
         engine=opts.engine,

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import time
 import uuid
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from kg_platform.config import Settings
+from kg_platform.config import Settings, with_values
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
 from kg_platform.ingest.pipeline import discover, ingest_paths
@@ -26,10 +27,8 @@ __all__ = ["format_engine_bench", "run_engine_bench"]
 
 
 def _with_engine(settings: Settings, engine: str, workers: int | None) -> Settings:
-    update: dict[str, Any] = {"engine": engine}
-    if workers:
-        update["ray_workers"] = workers
-    return settings.model_copy(update={"ingest": settings.ingest.model_copy(update=update)})
+    ingest = with_values(settings.ingest, engine=engine, ray_workers=workers)
+    return settings.model_copy(update={"ingest": ingest})
 
 
 def run_engine_bench(
@@ -57,23 +56,20 @@ def run_engine_bench(
             corpus = f"bench-engines-{tag}-{engine}"
             run_settings = _with_engine(settings, engine, workers)
             start_s = 0.0
-            ray_context = None
-            if engine == "ray":
-                from kg_platform.ingest.ray_engine import RayCluster
+            with ExitStack() as stack:
+                if engine == "ray":
+                    from kg_platform.ingest.ray_engine import RayCluster
 
-                started = time.perf_counter()
-                ray_context = RayCluster(run_settings)
-                ray = ray_context.__enter__()
-                start_s = time.perf_counter() - started
-                out["ray_cpus"] = float(ray.cluster_resources().get("CPU", 0))
-            try:
-                started = time.perf_counter()
-                report = ingest_paths(graph, run_settings, files, corpus, embedder=embedder)
-                wall = time.perf_counter() - started
-            finally:
-                drop_corpus(graph, corpus)
-                if ray_context is not None:
-                    ray_context.__exit__(None, None, None)
+                    started = time.perf_counter()
+                    ray = stack.enter_context(RayCluster(run_settings))
+                    start_s = time.perf_counter() - started
+                    out["ray_cpus"] = float(ray.cluster_resources().get("CPU", 0))
+                try:
+                    started = time.perf_counter()
+                    report = ingest_paths(graph, run_settings, files, corpus, embedder=embedder)
+                    wall = time.perf_counter() - started
+                finally:
+                    drop_corpus(graph, corpus)
             sources = len(report.added) + len(report.replaced)
             pieces = report.counts.get("pieces", 0)
             out["engines"][engine] = {

@@ -27,7 +27,7 @@ from typing import Any
 from kg_platform.config import Settings
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
-from kg_platform.ingest.embed import embed_plans
+from kg_platform.ingest.embed import embed_with_settings
 from kg_platform.ingest.plan import SourcePlan
 from kg_platform.ingest.similar import sync_piece_graph
 from kg_platform.ingest.writer import drop_corpus, write_plans
@@ -94,10 +94,7 @@ def run_writer_bench(
     plans = plan_inputs(settings, inputs)
     plan_s = time.perf_counter() - started
     started = time.perf_counter()
-    ing = settings.ingest
-    texts = embed_plans(
-        plans, embedder, ing.embed_higher_levels, ing.level1_vectors, ing.piece_vectors
-    )
+    texts = embed_with_settings(plans, embedder, settings)
     embed_s = time.perf_counter() - started
     groups = transaction_groups(plans, settings.ingest.transaction_rows)
     with GraphClient.from_settings(settings) as graph:
