@@ -61,3 +61,40 @@ def test_replicas_choose_inside_their_own_copy(graph_session, settings, embedder
     finally:
         _drop_replicas(graph_session, corpus)
         drop_corpus(graph_session, seed)
+
+
+def test_a_kept_retrieval_bench_server_reuses_only_complete_copies(
+    graph_session, settings, embedder
+):
+    """`kgp bench retrieve --keep DIR`: the copies a kept server records are reused; a piece
+    count that disagrees with the record (a run killed mid-copy) is refused, never measured."""
+    from kg_platform.errors import RetrievalError
+    from kg_platform.ingest.qa import ingest_qa
+    from kg_platform.ingest.writer import drop_corpus
+    from kg_platform.lab.bench.ingest import default_qa_file
+    from kg_platform.lab.bench.ingest_growth import _drop_replicas
+    from kg_platform.lab.bench.retrieval import _complete_copies, _copy, _read_corpus
+
+    seed, corpus = "t-keep-seed", "t-keep-replicas"
+    drop_corpus(graph_session, seed)
+    _drop_replicas(graph_session, corpus)
+    ingest_qa(graph_session, settings, default_qa_file(settings), seed, limit=2, embedder=embedder)
+    try:
+        data = _read_corpus(settings, seed)
+        per_copy = len(data["nodes"]["Piece"])
+        assert _complete_copies(graph_session, corpus, per_copy) == 0  # a new server
+        _copy(graph_session, data, range(0, 2), corpus)
+        with pytest.raises(RetrievalError, match="not 0 complete copies"):
+            _complete_copies(graph_session, corpus, per_copy)  # copied, never recorded
+        graph_session.write_raw(
+            "MERGE (r:BenchReplica {corpus: $c}) SET r.copies = 2, r.per_copy = $p",
+            c=corpus,
+            p=per_copy,
+        )
+        assert _complete_copies(graph_session, corpus, per_copy) == 2
+        with pytest.raises(RetrievalError, match="delete the --keep folder"):
+            _complete_copies(graph_session, corpus, per_copy + 1)  # the dev corpus changed
+    finally:
+        graph_session.write_raw("MATCH (r:BenchReplica {corpus: $c}) DELETE r", c=corpus)
+        _drop_replicas(graph_session, corpus)
+        drop_corpus(graph_session, seed)

@@ -4,7 +4,15 @@ A dev corpus is read from the configured (shared) graph and replicated, ids suff
 into a SEPARATE ephemeral Neo4j until the piece count reaches each target size, so the shared
 server is never bloated. At every size each strategy answers the same queries (texts of sampled
 pieces); the query embeddings are computed before timing, so the numbers are Cypher + Python
-work, comparable with the single ``db.index.vector.queryNodes`` call measured in the same run.
+work, comparable with the single ``db.index.vector.queryNodes`` call measured in the same run:
+query by query, round robin through the baseline and the strategies (a baseline timed apart,
+first, ran on colder caches and read up to 3x slower than the same query a minute later).
+
+With ``keep`` the replica server lives in that folder and survives the run: the next run with the
+same folder and corpus reuses the copies already written (a million pieces take ~20 minutes to
+build), so a change to a strategy is re-measured in minutes. A ``(:BenchReplica)`` node records
+how many copies are complete; a folder whose piece count disagrees (a run killed mid-copy) is
+refused rather than silently measured on a partial copy.
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -69,6 +78,13 @@ _EDGE_READS = {  # name: (query, type, start label, end label)
         "Piece",
     ),
 }
+
+
+#: The baseline every strategy's latency is divided by: one plain vector index query.
+_VECTOR_QUERY = (
+    "CALL db.index.vector.queryNodes('piece_embedding', 10, $qv) "
+    "YIELD node, score RETURN node.id AS id, score"
+)
 
 
 class _CachedEmbedder:
@@ -146,6 +162,24 @@ def _copy(graph, data: dict[str, Any], copies: range, corpus: str, batch: int = 
             _create_edges(graph, rel, la, lb, payload)
 
 
+def _complete_copies(graph, corpus: str, per_copy: int) -> int:
+    """Copies of ``corpus`` a kept replica server already holds (0 in a new one)."""
+    rows = graph.read_raw(
+        "OPTIONAL MATCH (r:BenchReplica {corpus: $c}) "
+        "RETURN coalesce(r.copies, 0) AS copies, r.per_copy AS per_copy, "
+        "COUNT { MATCH (p:Piece {corpus: $c}) } AS pieces",
+        c=corpus,
+    )
+    copies, recorded, pieces = rows[0]["copies"], rows[0]["per_copy"], rows[0]["pieces"]
+    if pieces != copies * per_copy or (recorded is not None and recorded != per_copy):
+        raise RetrievalError(
+            f"the kept bench server holds {pieces} pieces of {corpus!r}, not {copies} complete "
+            f"copies of {per_copy} (a run stopped mid-copy, or the dev corpus changed)",
+            hint="delete the --keep folder and run again",
+        )
+    return int(copies)
+
+
 def _create_nodes(graph, label: str, rows: list[dict[str, Any]]) -> None:
     graph.write_raw(  # label: our constant, never user input
         f"UNWIND $rows AS r CREATE (n:{label}) SET n = r.props "
@@ -177,7 +211,9 @@ def run_bench(
     profile: bool = False,
     heap: str = "2g",
     pagecache: str = "1g",
+    keep: Path | None = None,
 ) -> dict[str, Any]:
+    from kg_platform._process import free_port
     from kg_platform.embedding import get_embedder
     from kg_platform.graph import GraphClient
     from kg_platform.graph.schema import apply_migrations
@@ -191,7 +227,14 @@ def run_bench(
     rng = random.Random(7)
     queries = [p["text"] for p in rng.sample(data["nodes"]["Piece"], min(n_queries, per_copy))]
     embedder = _CachedEmbedder(get_embedder(settings.embedding), queries)
-    server = LocalNeo4j(Settings(neo4j={"heap": heap, "pagecache": pagecache}), ephemeral=True)
+    qvecs = [[float(x) for x in embedder.embed([q])[0]] for q in queries]
+    server_settings = Settings(neo4j={"heap": heap, "pagecache": pagecache})
+    if keep is None:
+        server = LocalNeo4j(server_settings, ephemeral=True)
+    else:
+        server = LocalNeo4j(
+            server_settings, home=keep, bolt_port=free_port(), http_port=free_port()
+        )
     server.start()
     report: dict[str, Any] = {"corpus": corpus, "pieces_per_copy": per_copy, "sizes": []}
     try:
@@ -202,32 +245,36 @@ def run_bench(
         with GraphClient.from_settings(bench_settings) as graph:
             apply_migrations(graph, embedder.dimension, embedder.model_name)
             graph.write_raw("MERGE (:Corpus {name: $c})", c=corpus)
-            copies = 0
+            copies = _complete_copies(graph, corpus, per_copy)
+            if copies:
+                echo(f"reusing {copies} copies kept in {keep}")
             for target in sorted(sizes):
                 t0 = time.time()
                 need = -(-target // per_copy)
                 if need > copies:
                     _copy(graph, data, range(copies, need), corpus)
                     copies = need
+                    graph.write_raw(
+                        "MERGE (r:BenchReplica {corpus: $c}) SET r.copies = $n, r.per_copy = $p",
+                        c=corpus,
+                        n=copies,
+                        p=per_copy,
+                    )
                 graph.write_raw("CALL db.awaitIndexes(3600)")
                 pieces = graph.read_raw("MATCH (p:Piece) RETURN count(p) AS n")[0]["n"]
                 echo(f"size {pieces} pieces ({copies} copies) built in {time.time() - t0:.0f}s")
+                if need < copies:
+                    echo(
+                        f"  (the kept server holds more than {target} pieces: measured at {pieces})"
+                    )
                 ctx = RetrievalContext(
                     graph=graph, embedder=embedder, settings=bench_settings, corpus=corpus
                 )
                 row: dict[str, Any] = {"pieces": pieces}
-                timings: dict[str, list[float]] = {}
-                qvecs = [[float(x) for x in embedder.embed([q])[0]] for q in queries]
-                vq = (
-                    "CALL db.index.vector.queryNodes('piece_embedding', 10, $qv) "
-                    "YIELD node, score RETURN node.id AS id, score"
-                )
-                graph.read_raw(vq, qv=qvecs[0])
-                timings["vector_query"] = []
-                for qv in qvecs:
-                    t = time.perf_counter()
-                    graph.read_raw(vq, qv=qv)
-                    timings["vector_query"].append((time.perf_counter() - t) * 1000)
+                graph.read_raw(_VECTOR_QUERY, qv=qvecs[0])
+                runners: dict[str, Callable[[int], Any]] = {
+                    "vector_query": lambda i: graph.read_raw(_VECTOR_QUERY, qv=qvecs[i])
+                }
                 profiles: dict[str, Any] = {}
                 for name in strategies:
                     strat = get_strategy(name, ctx)
@@ -236,10 +283,14 @@ def run_bench(
                         recorder = RecordingGraph(graph)
                         get_strategy(name, replace(ctx, graph=recorder)).retrieve(queries[0], 5)
                         profiles[name] = profile_calls(graph, recorder.calls)
-                    timings[name] = []
-                    for q in queries:
+                    runners[name] = lambda i, strat=strat: strat.retrieve(queries[i], 5)
+                # round robin: every query runs through the baseline and each strategy in turn,
+                # so a drift of the machine or of Neo4j's caches weighs on all of them alike
+                timings: dict[str, list[float]] = {name: [] for name in runners}
+                for i in range(len(queries)):
+                    for name, run in runners.items():
                         t = time.perf_counter()
-                        strat.retrieve(q, 5)
+                        run(i)
                         timings[name].append((time.perf_counter() - t) * 1000)
                 base = statistics.median(timings["vector_query"])
                 for name, vals in timings.items():

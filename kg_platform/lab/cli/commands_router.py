@@ -71,6 +71,13 @@ def bench_retrieve(
     pagecache: str = typer.Option(
         "1g", "--pagecache", help="the bench server's page cache (a million pieces: 6g or more)"
     ),
+    keep: Path | None = typer.Option(
+        None,
+        "--keep",
+        file_okay=False,
+        help="keep the replica server in this folder and reuse its copies next time "
+        "(default: a temporary server, deleted after the run)",
+    ),
 ) -> None:
     """Latency p50/p95 of strategies at growing graph sizes, next to one vector query."""
     from kg_platform.lab.bench.retrieval import run_bench
@@ -84,6 +91,7 @@ def bench_retrieve(
         profile=profile,
         heap=heap,
         pagecache=pagecache,
+        keep=keep,
     )
     if out:
         out.write_text(json.dumps(report, indent=2))
