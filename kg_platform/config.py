@@ -224,7 +224,11 @@ class MoGSettings(BaseModel):
     # best snippet was most often closest to the gold evidence over the default routers' training
     # questions (2026-11-23: MoG level 1 for 263 of 380, MoGG level 1 for 178 of 380).
     fixed_level: int = Field(1, description="level used when no router is trained")
-    zero_weight: float = Field(0.05, description="router weights below this count as 0 in Eq. 2")
+    zero_weight: float = Field(
+        0.05,
+        description="router weights below this count as 0: in Eq. 2, in MoGG's hop radius, and "
+        "MoG does not search their levels (0: search every level, as the paper)",
+    )
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
     # MoG/MoGG query and router settings

@@ -249,17 +249,32 @@ def _vector_hits(graph, qvec, levels: int) -> dict:
     return hits
 
 
+ALL_LEVELS_WEIGHTED = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
+# tA's level 1 and tB's level 2 weigh less than mog.zero_weight (0.05): not searched; tB's
+# level 3 does too, but it is the router level g_r, which is always searched
+SOME_LEVELS_ZERO = [CorpusPlan("tA", (0.02, 0.9, 0.3), 2), CorpusPlan("tB", (0.6, 0.01, 0.001), 3)]
+
+
 @pytest.mark.parametrize("question", QUESTIONS)
-def test_mog_hybrid_cypher_equals_python_reference(world, question):
-    """`mog` (hybrid scoring): each level's BM25 and cosine top-k_r normalised on their own, added."""
+@pytest.mark.parametrize("plans", [ALL_LEVELS_WEIGHTED, SOME_LEVELS_ZERO], ids=["all", "zeros"])
+def test_mog_hybrid_cypher_equals_python_reference(world, question, plans):
+    """`mog` (hybrid scoring): each level's BM25 and cosine top-k_r normalised on their own,
+    added; levels whose weight counts as zero are skipped (their index queries cost the most)."""
     ctx, data = world
+    zero = ctx.settings.mog.zero_weight
+    assert [p.searched_levels(zero) for p in SOME_LEVELS_ZERO] == [[2, 3], [1, 3]]
     qvec = ctx.embedder.embed([question])[0]
-    plans = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
     got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
     hits = {(c, g, "bm25"): h for (c, g), h in _chunk_hits(ctx.graph, question, 3).items()}
     hits.update(_vector_hits(ctx.graph, qvec, 3))
     want = reference_select(
-        hits, data["ancestors"], data["corpus_of"], plans, k_r=ctx.settings.mog.k_r, k=3
+        hits,
+        data["ancestors"],
+        data["corpus_of"],
+        plans,
+        k_r=ctx.settings.mog.k_r,
+        k=3,
+        zero_weight=zero,
     )
     bm25_only = reference_select(
         {k[:2]: v for k, v in hits.items() if k[2] == "bm25"},
@@ -268,6 +283,7 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question):
         plans,
         k_r=ctx.settings.mog.k_r,
         k=3,
+        zero_weight=zero,
     )
     assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]

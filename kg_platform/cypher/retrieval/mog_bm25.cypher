@@ -1,11 +1,12 @@
 // MoG two-step selection (MoG paper) over every corpus of $plan, BM25 through the per-level
-// fulltext indexes chunk_text_l<g>. Params: $q (escaped Lucene text), $plan = [{corpus,
+// fulltext indexes chunk_text_l<g>. Params: $q (escaped Lucene text), $plan = [{corpus, levels:
+// the levels to search (the weights not treated as zero, and g_r),
 // w: [w_1..w_n] router weights, g_r: router level}], $k_r, $fetch (over-fetch before the corpus
 // filter: indexes span all corpora), $normalise ('minmax'|'max'), $k, $sources (document scope:
 // source ids, or null; Lucene cannot pre-filter, so the caller sizes $fetch by the scope's share).
 // Step 1a: top-k_r chunks of every level of every corpus.
 UNWIND $plan AS pl
-UNWIND range(1, size(pl.w)) AS g
+UNWIND pl.levels AS g
 CALL (pl, g) {
   CALL db.index.fulltext.queryNodes('chunk_text_l' + toString(g), $q, {limit: $fetch})
   YIELD node, score

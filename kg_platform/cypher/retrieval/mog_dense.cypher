@@ -5,7 +5,7 @@
 // (a document has a few hundred per level, and a filtered global top-k could miss them all).
 // Step 1a: top-k_r chunks of every level of every corpus.
 UNWIND $plan AS pl
-UNWIND range(1, size(pl.w)) AS g
+UNWIND pl.levels AS g
 CALL (pl, g) {
   WITH pl, g WHERE $sources IS NULL
   CALL db.index.vector.queryNodes('chunk_embedding_l' + toString(g), $fetch, $qv)

@@ -6,7 +6,7 @@
 // the dense side alone scores). Same steps 2-5 as the BM25 and dense variants.
 // Step 1a: top-k_r chunks of every level of every corpus, per index.
 UNWIND $plan AS pl
-UNWIND range(1, size(pl.w)) AS g
+UNWIND pl.levels AS g
 CALL (pl, g) {
   WITH pl, g WHERE $q <> ''
   CALL db.index.fulltext.queryNodes('chunk_text_l' + toString(g), $q, {limit: $fetch})
