@@ -225,9 +225,12 @@ class MoGSettings(BaseModel):
     # questions (2026-11-23: MoG level 1 for 263 of 380, MoGG level 1 for 178 of 380).
     fixed_level: int = Field(1, description="level used when no router is trained")
     zero_weight: float = Field(
-        0.05,
-        description="router weights below this count as 0: in Eq. 2, in MoGG's hop radius, and "
-        "MoG does not search their levels (0: search every level, as the paper)",
+        0.05, description="router weights below this count as 0 in Eq. 2 and in MoGG's hop radius"
+    )
+    level_skip: float = Field(
+        0.5,
+        description="MoG does not search a level weighted below this share of the router's "
+        "largest weight (its two index queries are most of MoG's time); 0 searches every level",
     )
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")

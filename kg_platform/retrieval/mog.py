@@ -6,7 +6,8 @@ down to their level-1 chunks through ``PART_OF``, scores each level-1 chunk with
 router's weights (``score(c) = sum_g w[g] * t_rs(c)[g]``, ``t_rs`` normalised per level per
 corpus), pools the corpora, keeps the top-k level-1 chunks and returns each one's container at
 the router's level ``g_r`` (two chunks with one container count once; the next candidate moves
-up). Levels the router weighs below ``mog.zero_weight`` are not searched (except ``g_r``). Without a trained router, a one-hot weight on ``settings.mog.fixed_level`` is used, and the
+up). Levels the router weighs below ``mog.level_skip`` times its largest weight are not
+searched (except ``g_r``). Without a trained router, a one-hot weight on ``settings.mog.fixed_level`` is used, and the
 result says so (``breakdown['fixed_level']``).
 
 :func:`reference_select` is the same selection in plain Python, used by the tests to check the
@@ -39,21 +40,23 @@ class CorpusPlan:
     router_version: str | None = None  # None = no trained router, fixed level used
     router_source: str = "fixed"  # "corpus" (its own router) | "default" (shipped) | "fixed"
 
-    def searched_levels(self, zero_weight: float) -> list[int]:
-        """The levels MoG queries: those whose weight is not treated as zero, and g_r.
+    def searched_levels(self, skip_below: float) -> list[int]:
+        """The levels MoG queries: g_r and every level weighted at least ``skip_below`` times
+        the largest weight (``mog.level_skip``; 0 searches every level, as the paper).
 
-        Why skip the rest: a level weighted below ``zero_weight`` adds at most that weight to a
+        Why skip the rest: a level that weighs a fifth of the router's favourite barely moves a
         chunk's score, yet costs two index queries (BM25 and vector), the bulk of a MoG query's
-        time at a million pieces (docs/scale.md). The shipped router leaves about one level in
-        four below 0.05."""
-        return [g for g, w in enumerate(self.w, start=1) if w >= zero_weight or g == self.g_r]
+        time at a million pieces (docs/scale.md). Relative, because only the weights' ratios
+        order the results (scaling every weight changes nothing)."""
+        top = max(self.w, default=0.0)
+        return [g for g, w in enumerate(self.w, start=1) if w >= skip_below * top or g == self.g_r]
 
-    def as_param(self, zero_weight: float = 0.0) -> dict[str, Any]:
+    def as_param(self, skip_below: float = 0.0) -> dict[str, Any]:
         return {
             "corpus": self.corpus,
             "w": list(self.w),
             "g_r": self.g_r,
-            "levels": self.searched_levels(zero_weight),
+            "levels": self.searched_levels(skip_below),
         }
 
 
@@ -144,7 +147,7 @@ class MoGStrategy:
         if self.ctx.sources and self.scoring != "dense":
             fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
         params = dict(
-            plan=[p.as_param(cfg.zero_weight) for p in plans],
+            plan=[p.as_param(cfg.level_skip) for p in plans],
             k_r=k_r,
             fetch=fetch,
             normalise=cfg.normalise,
@@ -238,14 +241,14 @@ def reference_select(
     k_r: int,
     k: int,
     normalise: str = "minmax",
-    zero_weight: float = 0.0,
+    skip_below: float = 0.0,
 ) -> list[tuple[str, float, str]]:
     """MoG two-step selection in Python: ``[(container id, score, best finest id)]``.
 
     ``hits[(corpus, g)]`` = index hits of level g (any order, any length; the top-k_r by
     (score desc, id asc) are used); ``ancestors[c][g]`` = the level-g chunk containing level-1
     chunk ``c`` (``ancestors[c][1] == c``); ``corpus_of`` maps level-1 chunk ids to corpora.
-    Levels weighted below ``zero_weight`` (except g_r) are not searched.
+    Levels weighted below ``skip_below`` times the largest weight (except g_r) are not searched.
     """
     scores: dict[str, float] = {}
     ties: dict[str, float] = {}  # weighted raw scores: the order among equal scores
@@ -253,7 +256,7 @@ def reference_select(
     for plan in plans:
         t_rs: dict[str, dict[int, float]] = {}
         raw_rs: dict[str, dict[int, float]] = {}
-        for g in plan.searched_levels(zero_weight):
+        for g in plan.searched_levels(skip_below):
             level_t: dict[str, float] = {}
             level_raw: dict[str, float] = {}
             # one index per level ((corpus, g) keys) or several ((corpus, g, index): hybrid),

@@ -224,6 +224,7 @@ def test_mog_cypher_equals_python_reference(world, question, normalise):
             k_r=ctx.settings.mog.k_r,
             k=3,
             normalise=normalise,
+            skip_below=ctx.settings.mog.level_skip,  # the Cypher skips the same levels
         )
     finally:
         ctx.settings.mog.normalise = "minmax"
@@ -250,21 +251,31 @@ def _vector_hits(graph, qvec, levels: int) -> dict:
 
 
 ALL_LEVELS_WEIGHTED = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
-# tA's level 1 and tB's level 2 weigh less than mog.zero_weight (0.05): not searched; tB's
-# level 3 does too, but it is the router level g_r, which is always searched
-SOME_LEVELS_ZERO = [CorpusPlan("tA", (0.02, 0.9, 0.3), 2), CorpusPlan("tB", (0.6, 0.01, 0.001), 3)]
+# With mog.level_skip = 0.2, tA's level 1 and tB's level 2 weigh less than 0.2 times their
+# corpus's largest weight: not searched; tB's level 3 does too, but it is g_r, always searched
+LOW_WEIGHTS = [CorpusPlan("tA", (0.02, 0.9, 0.3), 2), CorpusPlan("tB", (0.6, 0.01, 0.001), 3)]
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
-@pytest.mark.parametrize("plans", [ALL_LEVELS_WEIGHTED, SOME_LEVELS_ZERO], ids=["all", "zeros"])
-def test_mog_hybrid_cypher_equals_python_reference(world, question, plans):
+@pytest.mark.parametrize(
+    "plans, level_skip",
+    [(ALL_LEVELS_WEIGHTED, 0.0), (LOW_WEIGHTS, 0.2)],
+    ids=["every-level", "skip-low-weights"],
+)
+def test_mog_hybrid_cypher_equals_python_reference(world, question, plans, level_skip):
     """`mog` (hybrid scoring): each level's BM25 and cosine top-k_r normalised on their own,
-    added; levels whose weight counts as zero are skipped (their index queries cost the most)."""
+    added; levels weighted far below the router's favourite are skipped (their index queries
+    are most of MoG's time)."""
     ctx, data = world
-    zero = ctx.settings.mog.zero_weight
-    assert [p.searched_levels(zero) for p in SOME_LEVELS_ZERO] == [[2, 3], [1, 3]]
-    qvec = ctx.embedder.embed([question])[0]
-    got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
+    assert [p.searched_levels(0.2) for p in LOW_WEIGHTS] == [[2, 3], [1, 3]]
+    assert [p.searched_levels(0.0) for p in ALL_LEVELS_WEIGHTED] == [[1, 2, 3], [1, 2, 3]]
+    old = ctx.settings.mog.level_skip
+    ctx.settings.mog.level_skip = level_skip
+    try:
+        qvec = ctx.embedder.embed([question])[0]
+        got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
+    finally:
+        ctx.settings.mog.level_skip = old
     hits = {(c, g, "bm25"): h for (c, g), h in _chunk_hits(ctx.graph, question, 3).items()}
     hits.update(_vector_hits(ctx.graph, qvec, 3))
     want = reference_select(
@@ -274,7 +285,7 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans):
         plans,
         k_r=ctx.settings.mog.k_r,
         k=3,
-        zero_weight=zero,
+        skip_below=level_skip,
     )
     bm25_only = reference_select(
         {k[:2]: v for k, v in hits.items() if k[2] == "bm25"},
@@ -283,7 +294,7 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans):
         plans,
         k_r=ctx.settings.mog.k_r,
         k=3,
-        zero_weight=zero,
+        skip_below=level_skip,
     )
     assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]

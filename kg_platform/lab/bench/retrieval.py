@@ -3,8 +3,9 @@
 A dev corpus is read from the configured (shared) graph and replicated, ids suffixed per copy,
 into a SEPARATE ephemeral Neo4j until the piece count reaches each target size, so the shared
 server is never bloated. At every size each strategy answers the same queries (texts of sampled
-pieces); the query embeddings are computed before timing, so the numbers are Cypher + Python
-work, comparable with the single ``db.index.vector.queryNodes`` call measured in the same run:
+pieces, or a QA file's questions: the routers' weights, hence MoG's work, follow the query's
+kind); the query embeddings are computed before timing, so the numbers are Cypher + Python work,
+comparable with the single ``db.index.vector.queryNodes`` call measured in the same run:
 query by query, round robin through the baseline and the strategies (a baseline timed apart,
 first, ran on colder caches and read up to 3x slower than the same query a minute later).
 
@@ -212,8 +213,11 @@ def run_bench(
     heap: str = "2g",
     pagecache: str = "1g",
     keep: Path | None = None,
+    rounds: int = 1,
+    questions: Path | None = None,
 ) -> dict[str, Any]:
     from kg_platform._process import free_port
+    from kg_platform.qa_file import read_qa_rows
     from kg_platform.embedding import get_embedder
     from kg_platform.graph import GraphClient
     from kg_platform.graph.schema import apply_migrations
@@ -225,7 +229,11 @@ def run_bench(
     per_copy = len(data["nodes"]["Piece"])
     echo(f"corpus {corpus}: {per_copy} pieces, {len(data['nodes']['Chunk'])} chunks per copy")
     rng = random.Random(7)
-    queries = [p["text"] for p in rng.sample(data["nodes"]["Piece"], min(n_queries, per_copy))]
+    if questions is not None:  # real questions: what the MoG/MoGG routers were trained on
+        queries = [str(row["question"]) for _, row in read_qa_rows(questions, limit=n_queries)]
+    else:
+        pieces = data["nodes"]["Piece"]
+        queries = [p["text"] for p in rng.sample(pieces, min(n_queries, per_copy))]
     embedder = _CachedEmbedder(get_embedder(settings.embedding), queries)
     qvecs = [[float(x) for x in embedder.embed([q])[0]] for q in queries]
     server_settings = Settings(neo4j={"heap": heap, "pagecache": pagecache})
@@ -236,7 +244,13 @@ def run_bench(
             server_settings, home=keep, bolt_port=free_port(), http_port=free_port()
         )
     server.start()
-    report: dict[str, Any] = {"corpus": corpus, "pieces_per_copy": per_copy, "sizes": []}
+    report: dict[str, Any] = {
+        "corpus": corpus,
+        "pieces_per_copy": per_copy,
+        "rounds": rounds,
+        "queries": str(questions) if questions else "piece texts",
+        "sizes": [],
+    }
     try:
         bench_settings = Settings(
             neo4j={"uri": server.bolt_uri(), "password": server.password()},
@@ -286,12 +300,15 @@ def run_bench(
                     runners[name] = lambda i, strat=strat: strat.retrieve(queries[i], 5)
                 # round robin: every query runs through the baseline and each strategy in turn,
                 # so a drift of the machine or of Neo4j's caches weighs on all of them alike
+                # with several rounds the first only warms the caches (a kept server starts cold)
                 timings: dict[str, list[float]] = {name: [] for name in runners}
-                for i in range(len(queries)):
-                    for name, run in runners.items():
-                        t = time.perf_counter()
-                        run(i)
-                        timings[name].append((time.perf_counter() - t) * 1000)
+                for round_no in range(max(rounds, 1)):
+                    for i in range(len(queries)):
+                        for name, run in runners.items():
+                            t = time.perf_counter()
+                            run(i)
+                            if round_no > 0 or rounds <= 1:
+                                timings[name].append((time.perf_counter() - t) * 1000)
                 base = statistics.median(timings["vector_query"])
                 for name, vals in timings.items():
                     row[name] = {

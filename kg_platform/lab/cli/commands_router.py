@@ -78,6 +78,20 @@ def bench_retrieve(
         help="keep the replica server in this folder and reuse its copies next time "
         "(default: a temporary server, deleted after the run)",
     ),
+    questions: Path | None = typer.Option(
+        None,
+        "--questions",
+        exists=True,
+        dir_okay=False,
+        help="time these QA-file questions (the first --queries) instead of sampled piece texts",
+    ),
+    rounds: int = typer.Option(
+        1,
+        "--rounds",
+        min=1,
+        help="run the queries this many times; above 1 the first round only warms the caches "
+        "(a kept server starts cold) and the others are timed",
+    ),
 ) -> None:
     """Latency p50/p95 of strategies at growing graph sizes, next to one vector query."""
     from kg_platform.lab.bench.retrieval import run_bench
@@ -92,6 +106,8 @@ def bench_retrieve(
         heap=heap,
         pagecache=pagecache,
         keep=keep,
+        rounds=rounds,
+        questions=questions,
     )
     if out:
         out.write_text(json.dumps(report, indent=2))
