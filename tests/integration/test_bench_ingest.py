@@ -29,12 +29,20 @@ def test_bench_ingest_reports_rates_and_ratios(settings, graph_session) -> None:
     assert out["target"].startswith("ratio_vs_plain_text")
     assert out["embedder"].startswith("onnx:")
     assert "peer" not in out
+    cpu = out["cpu_s"]
+    assert cpu["pipeline_process"] > 0 and cpu["embed_only_plain_text"] > 0
+    if settings.neo4j.uri and "127.0.0.1" in settings.neo4j.uri:  # the test server runs here
+        assert cpu["neo4j"] is not None and cpu["neo4j"] > 0
+        assert out["ratio_ceiling_cpu"] == pytest.approx(
+            cpu["embed_only_plain_text"] / (cpu["pipeline_process"] + cpu["neo4j"]), abs=0.03
+        )
     graph = out["graph"]
     assert graph["nodes_by_label"]["Source"] == out["sources"]
     assert graph["nodes_by_label"]["Piece"] == out["pieces"]
     assert graph["relationships_by_type"]["IN"] == out["pieces"]
     report = "\n".join(format_ingest_bench(out))
     assert "TARGET >= 0.8" in report and str(out["ratio_vs_plain_text"]) in report
+    assert "ratio ceiling with every core busy" in report
     with graph_session.driver.session(database=graph_session.database) as session:
         left = session.run(
             "MATCH (c:Corpus) WHERE c.name STARTS WITH $corpus RETURN count(c) AS n",
