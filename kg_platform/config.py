@@ -232,6 +232,11 @@ class MoGSettings(BaseModel):
         description="MoG does not search a level weighted below this share of the router's "
         "largest weight (its two index queries are most of MoG's time); 0 searches every level",
     )
+    mogg_level_skip: float = Field(
+        0.3,
+        description="MoGG ignores a hop range weighted below this share of the router's "
+        "largest weight (not scored, and its radius not walked); 0 keeps every range",
+    )
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
     mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
     # MoG/MoGG query and router settings

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -50,6 +50,13 @@ class CorpusPlan:
         order the results (scaling every weight changes nothing)."""
         top = max(self.w, default=0.0)
         return [g for g, w in enumerate(self.w, start=1) if w >= skip_below * top or g == self.g_r]
+
+    def without_low_weights(self, skip_below: float) -> "CorpusPlan":
+        """This plan with every weight below ``skip_below`` times the largest set to 0 (g_r's
+        kept): MoGG then neither scores those hop ranges nor walks the radius they need."""
+        keep = set(self.searched_levels(skip_below))
+        w = tuple(x if g in keep else 0.0 for g, x in enumerate(self.w, start=1))
+        return replace(self, w=w)
 
     def as_param(self, skip_below: float = 0.0) -> dict[str, Any]:
         return {

@@ -69,7 +69,11 @@ class MoGGStrategy:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qvec = self.ctx.embedder.embed([query])[0]
-        plans = [plan_for(self.ctx, c, qvec, "mogg") for c in list_corpora(self.ctx)]
+        skip = self.ctx.settings.mog.mogg_level_skip
+        plans = [
+            plan_for(self.ctx, c, qvec, "mogg").without_low_weights(skip)
+            for c in list_corpora(self.ctx)
+        ]
         self.last_plans = plans
         return self.run(query, k, plans, qvec)
 

@@ -596,3 +596,32 @@ def test_corpus_without_router_uses_the_shipped_default(world):
         assert all("fixed_level" not in it.breakdown for it in items)
         assert fixed and all("default_router" not in it.breakdown for it in fixed)
         assert all("fixed_level" in it.breakdown for it in fixed)
+
+
+def test_mogg_ignores_hop_ranges_far_below_the_routers_favourite(world):
+    """`mog.mogg_level_skip`: a hop range weighted below that share of the largest weight is
+    neither scored nor walked (the radius shrinks); the router level g_r is always kept."""
+    ctx, _ = world
+    cfg = ctx.settings.mog
+    plan = CorpusPlan("tA", (0.6, 0.1, 0.25, 0.05), 1)
+    assert plan.without_low_weights(0.3).w == (0.6, 0.0, 0.25, 0.0)
+    assert plan.without_low_weights(0.0) == plan
+    assert CorpusPlan("tA", (0.6, 0.1, 0.05, 0.01), 4).without_low_weights(0.3).w == (
+        0.6,
+        0.0,
+        0.0,
+        0.01,
+    )
+    assert mogg_mod.radius_needed([plan], cfg.zero_weight) == 3
+    assert mogg_mod.radius_needed([plan.without_low_weights(0.3)], cfg.zero_weight) == 2
+    ctx.corpus = "tA"
+    try:
+        strat = MoGGStrategy(ctx)
+        assert strat.retrieve("Which river flows through Dresden?", 2)
+    finally:
+        ctx.corpus = None
+    (used,) = strat.last_plans
+    top = max(used.w)
+    assert all(w == 0.0 or w >= cfg.mogg_level_skip * top for w in used.w)
+    radius = mogg_mod.radius_needed(strat.last_plans, cfg.zero_weight)
+    assert strat.last_query == mogg_mod.query_name(radius, cfg.mogg_hops)
