@@ -238,7 +238,10 @@ class MoGSettings(BaseModel):
         "largest weight (not scored, and its radius not walked); 0 keeps every range",
     )
     mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
-    mogg_group_tokens: int = Field(2048, description="token cap of one MoGG hop group")
+    # 256, not 2048 (session 9): a group bigger than the reader's context budget is cut in
+    # document order and loses its centre; at 512 and 1024 tokens, 256 raised MoGG's evidence
+    # recall on unseen long papers by 0.07 and kept or raised the dev sets' (docs/retrieval.md).
+    mogg_group_tokens: int = Field(256, description="token cap of one MoGG hop group")
     # MoG/MoGG query and router settings
     scoring: Literal["bm25", "dense", "hybrid"] = Field(
         "hybrid",
