@@ -3,6 +3,10 @@ source's time next to the embed-only time of its texts, and nothing left behind.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
 import pytest
 
 from kg_platform.lab.bench.ingest_growth import run_growth_bench
@@ -28,22 +32,38 @@ def test_growth_bench_reports_every_size_and_cleans_up(graph_session, settings):
     assert left == 0
 
 
+@contextmanager
+def _seed_and_replicas(
+    graph, settings, embedder, seed: str, corpus: str
+) -> Iterator[dict[str, Any]]:
+    """A two-question seed corpus read as the retrieval bench reads it; on exit the seed, the
+    ``corpus`` replicas and their (:BenchReplica) record are removed."""
+    from kg_platform.ingest.qa import ingest_qa
+    from kg_platform.ingest.writer import drop_corpus
+    from kg_platform.lab.bench.ingest import default_qa_file
+    from kg_platform.lab.bench.ingest_growth import _drop_replicas
+    from kg_platform.lab.bench.retrieval import _read_corpus
+
+    drop_corpus(graph, seed)
+    _drop_replicas(graph, corpus)
+    ingest_qa(graph, settings, default_qa_file(settings), seed, limit=2, embedder=embedder)
+    try:
+        yield _read_corpus(settings, seed)
+    finally:
+        graph.write_raw("MATCH (r:BenchReplica {corpus: $c}) DELETE r", c=corpus)
+        _drop_replicas(graph, corpus)
+        drop_corpus(graph, seed)
+
+
 def test_replicas_choose_inside_their_own_copy(graph_session, settings, embedder):
     """The replicas' stored choices name pieces of the same copy, and every replica piece has
     the replica corpus' key (the incremental sync's fulltext candidates require it)."""
     from kg_platform.corpus_name import corpus_key
-    from kg_platform.ingest.qa import ingest_qa
-    from kg_platform.ingest.writer import drop_corpus
-    from kg_platform.lab.bench.ingest import default_qa_file
-    from kg_platform.lab.bench.ingest_growth import _drop_replicas, _freeze_replicas
-    from kg_platform.lab.bench.retrieval import _copy, _read_corpus
+    from kg_platform.lab.bench.ingest_growth import _freeze_replicas
+    from kg_platform.lab.bench.retrieval import _copy
 
     seed, corpus = "t-growth-seed", "t-growth-replicas"
-    drop_corpus(graph_session, seed)
-    _drop_replicas(graph_session, corpus)
-    ingest_qa(graph_session, settings, default_qa_file(settings), seed, limit=2, embedder=embedder)
-    try:
-        data = _read_corpus(settings, seed)
+    with _seed_and_replicas(graph_session, settings, embedder, seed, corpus) as data:
         assert any(p.get("sim_choices") for p in data["nodes"]["Piece"])
         _copy(graph_session, data, range(0, 3), corpus)
         _freeze_replicas(graph_session, seed, corpus, range(0, 3), 3, data["nodes"]["Piece"])
@@ -58,9 +78,6 @@ def test_replicas_choose_inside_their_own_copy(graph_session, settings, embedder
             suffix = r["id"][r["id"].rindex("~") :]
             assert r["key"] == corpus_key(corpus)
             assert all(c.endswith(suffix) and c in ids for c in r["choices"] or [])
-    finally:
-        _drop_replicas(graph_session, corpus)
-        drop_corpus(graph_session, seed)
 
 
 def test_a_kept_retrieval_bench_server_reuses_only_complete_copies(
@@ -69,18 +86,10 @@ def test_a_kept_retrieval_bench_server_reuses_only_complete_copies(
     """`kgp bench retrieve --keep DIR`: the copies a kept server records are reused; a piece
     count that disagrees with the record (a run killed mid-copy) is refused, never measured."""
     from kg_platform.errors import RetrievalError
-    from kg_platform.ingest.qa import ingest_qa
-    from kg_platform.ingest.writer import drop_corpus
-    from kg_platform.lab.bench.ingest import default_qa_file
-    from kg_platform.lab.bench.ingest_growth import _drop_replicas
-    from kg_platform.lab.bench.retrieval import _complete_copies, _copy, _read_corpus
+    from kg_platform.lab.bench.retrieval import _complete_copies, _copy
 
-    seed, corpus = "t-keep-seed", "t-keep-replicas"
-    drop_corpus(graph_session, seed)
-    _drop_replicas(graph_session, corpus)
-    ingest_qa(graph_session, settings, default_qa_file(settings), seed, limit=2, embedder=embedder)
-    try:
-        data = _read_corpus(settings, seed)
+    corpus = "t-keep-replicas"
+    with _seed_and_replicas(graph_session, settings, embedder, "t-keep-seed", corpus) as data:
         per_copy = len(data["nodes"]["Piece"])
         assert _complete_copies(graph_session, corpus, per_copy) == 0  # a new server
         _copy(graph_session, data, range(0, 2), corpus)
@@ -94,7 +103,3 @@ def test_a_kept_retrieval_bench_server_reuses_only_complete_copies(
         assert _complete_copies(graph_session, corpus, per_copy) == 2
         with pytest.raises(RetrievalError, match="delete the --keep folder"):
             _complete_copies(graph_session, corpus, per_copy + 1)  # the dev corpus changed
-    finally:
-        graph_session.write_raw("MATCH (r:BenchReplica {corpus: $c}) DELETE r", c=corpus)
-        _drop_replicas(graph_session, corpus)
-        drop_corpus(graph_session, seed)

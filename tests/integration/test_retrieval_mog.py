@@ -208,6 +208,20 @@ QUESTIONS = [
 ]
 
 
+def _reference(ctx, data, hits: dict, plans, normalise: str = "minmax") -> list:
+    """:func:`reference_select` on the world graph with the context's MoG settings, top 3."""
+    return reference_select(
+        hits,
+        data["ancestors"],
+        data["corpus_of"],
+        plans,
+        k_r=ctx.settings.mog.k_r,
+        k=3,
+        normalise=normalise,
+        skip_below=ctx.settings.mog.level_skip,
+    )
+
+
 @pytest.mark.parametrize("question", QUESTIONS)
 @pytest.mark.parametrize("normalise", ["minmax", "max"])
 def test_mog_cypher_equals_python_reference(world, question, normalise):
@@ -216,16 +230,8 @@ def test_mog_cypher_equals_python_reference(world, question, normalise):
     try:
         plans = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
         got = MoGStrategy(ctx, scoring="bm25").run(question, 3, plans)
-        want = reference_select(
-            _chunk_hits(ctx.graph, question, 3),
-            data["ancestors"],
-            data["corpus_of"],
-            plans,
-            k_r=ctx.settings.mog.k_r,
-            k=3,
-            normalise=normalise,
-            skip_below=ctx.settings.mog.level_skip,  # the Cypher skips the same levels
-        )
+        # the Cypher skips the levels mog.level_skip leaves out: so does the reference
+        want = _reference(ctx, data, _chunk_hits(ctx.graph, question, 3), plans, normalise)
     finally:
         ctx.settings.mog.normalise = "minmax"
     assert want, "the reference found nothing: the test graph is wrong"
@@ -274,28 +280,14 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans, level
     try:
         qvec = ctx.embedder.embed([question])[0]
         got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
+        hits = {(c, g, "bm25"): h for (c, g), h in _chunk_hits(ctx.graph, question, 3).items()}
+        hits.update(_vector_hits(ctx.graph, qvec, 3))
+        want = _reference(ctx, data, hits, plans)
+        bm25_only = _reference(
+            ctx, data, {k[:2]: v for k, v in hits.items() if k[2] == "bm25"}, plans
+        )
     finally:
         ctx.settings.mog.level_skip = old
-    hits = {(c, g, "bm25"): h for (c, g), h in _chunk_hits(ctx.graph, question, 3).items()}
-    hits.update(_vector_hits(ctx.graph, qvec, 3))
-    want = reference_select(
-        hits,
-        data["ancestors"],
-        data["corpus_of"],
-        plans,
-        k_r=ctx.settings.mog.k_r,
-        k=3,
-        skip_below=level_skip,
-    )
-    bm25_only = reference_select(
-        {k[:2]: v for k, v in hits.items() if k[2] == "bm25"},
-        data["ancestors"],
-        data["corpus_of"],
-        plans,
-        k_r=ctx.settings.mog.k_r,
-        k=3,
-        skip_below=level_skip,
-    )
     assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
