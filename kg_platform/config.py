@@ -264,11 +264,17 @@ class MoGSettings(BaseModel):
         "piece vector index, or both (a seed's score = the sum of its normalised scores)",
     )
     mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
-    mogg_hops: Literal["similar", "similar+next"] = Field(
-        "similar",
-        description="edges a MoGG hop follows: SIMILAR (the MoG paper's sentence graph) or "
+    mogg_hops: Literal["auto", "similar", "similar+next"] = Field(
+        "auto",
+        description="edges a MoGG hop follows: SIMILAR (the MoG paper's sentence graph), "
         "also NEXT (the neighbouring piece in the document), which makes groups read as "
-        "passages on long documents (docs/retrieval.md, 'MoGG on long papers')",
+        "passages on long documents, or auto: NEXT too when the searched documents' median "
+        "length reaches mogg_next_min_tokens (docs/retrieval.md, 'MoGG on long papers')",
+    )
+    mogg_next_min_tokens: int = Field(
+        1024,
+        description="`auto` hops follow NEXT too when the median searched document has at "
+        "least this many tokens (QA paragraphs: ~100; papers: thousands)",
     )
     fixed_mogg_level: int = Field(1, description="MoGG level (hop radius + 1) without a router")
     default_router: str = Field(

@@ -56,6 +56,23 @@ class RetrievalContext:
     _scope_shares: dict[tuple[tuple[str, ...], int], float] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _medians: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def median_source_tokens(self, corpora: Sequence[str], sample: int = 1000) -> int:
+        """Median length in tokens of the documents searched: the scope's sources, else up to
+        ``sample`` sources per corpus (counted once per context, like the shares below)."""
+        key = (tuple(corpora), tuple(self.sources or ()))
+        if key not in self._medians:
+            rows = self.graph.read(
+                "retrieval/median_source_tokens",
+                corpora=list(corpora),
+                sources=self.sources,
+                sample=sample,
+            )
+            self._medians[key] = int(rows[0]["median"] or 0) if rows else 0
+        return self._medians[key]
 
     def scope_fetch(self, need: int, level: int = 1, ceiling: int = 20_000) -> int:
         """Fulltext hits to ask for so that about ``need`` fall inside the document scope.

@@ -110,10 +110,11 @@ def _build(graph, embedder) -> dict:
     for c, v in zip(chunks, vecs):
         c["vec"] = v.tolist()
     graph.write_raw(
-        "UNWIND $corpora AS name MERGE (k:Corpus {name: name}) "
-        "MERGE (s:Source {id: name + '-src'}) SET s.corpus = name, s.title = name + ' title' "
+        "UNWIND $corpora AS c MERGE (k:Corpus {name: c.name}) "
+        "MERGE (s:Source {id: c.name + '-src'}) "
+        "SET s.corpus = c.name, s.title = c.name + ' title', s.tokens = c.tokens "
         "MERGE (k)-[:HAS_SOURCE]->(s)",
-        corpora=list(TEXTS),
+        corpora=[{"name": n, "tokens": sum(len(t.split()) for t in ts)} for n, ts in TEXTS.items()],
     )
     graph.write_raw(
         "UNWIND $rows AS r CREATE (c:Chunk {id: r.id, level: r.level, text: r.text, corpus: r.corpus,"
@@ -508,14 +509,16 @@ def test_profile_records_and_profiles_the_strategy_cypher(world):
     rctx = RetrievalContext(graph=recorder, embedder=ctx.embedder, settings=ctx.settings)
     items = get_strategy("propagate", rctx).retrieve("river Elbe Dresden", 3)
     MoGGStrategy(rctx).run("river Elbe Dresden", 2, [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)])
-    # one corpus filtered: MoGG first sizes its index over-fetch by that corpus's share
+    # one corpus filtered: MoGG first sizes its index over-fetch by that corpus's share, then
+    # reads its documents' median length (auto hops); both once per context
     assert [name for name, _ in recorder.calls] == [
         "retrieval/propagate_chunks",
         "retrieval/corpus_share",
+        "retrieval/median_source_tokens",
         "retrieval/mogg_r1",
     ]
     prof = profile_calls(ctx.graph, recorder.calls)
-    assert prof.rows == len(items) + 1 + 2  # PROFILE returns the same rows as the real run
+    assert prof.rows == len(items) + 1 + 1 + 2  # PROFILE returns the same rows as the real run
     assert prof.db_hits > 0 and prof.db_hits == sum(prof.operators.values())
     assert prof.top(1)[0][1] > 0 and prof.to_dict()["statements"] == prof.statements
 
@@ -616,4 +619,34 @@ def test_mogg_ignores_hop_ranges_far_below_the_routers_favourite(world):
     top = max(used.w)
     assert all(w == 0.0 or w >= cfg.mogg_level_skip * top for w in used.w)
     radius = mogg_mod.radius_needed(strat.last_plans, cfg.zero_weight)
-    assert strat.last_query == mogg_mod.query_name(radius, cfg.mogg_hops)
+    assert strat.last_query == mogg_mod.query_name(radius, strat.hops(strat.last_plans))
+
+
+def test_mogg_auto_hops_follow_next_in_long_documents_only(world):
+    """`mog.mogg_hops = auto`: NEXT hops too when the median searched document reaches
+    `mogg_next_min_tokens` (the scope's documents, else a sample of each corpus's)."""
+    ctx, _ = world
+    cfg = ctx.settings.mog
+    assert cfg.mogg_hops == "auto"
+    words = {name: sum(len(t.split()) for t in texts) for name, texts in TEXTS.items()}
+    assert words["tA"] > words["tB"]
+    plans = [CorpusPlan("tA", (0.2, 0.8, 0.0), 2)]
+    assert ctx.median_source_tokens(["tA"]) == words["tA"]
+    assert ctx.median_source_tokens(["tA", "tB"]) == words["tB"]  # percentileDisc: the lower
+    old = cfg.mogg_next_min_tokens
+    try:
+        cfg.mogg_next_min_tokens = words["tA"] + 1  # tA's document counts as short
+        assert MoGGStrategy(ctx).hops(plans) == "similar"
+        cfg.mogg_next_min_tokens = words["tA"]  # ... and now as long
+        strat = MoGGStrategy(ctx)
+        assert strat.hops(plans) == "similar+next"
+        strat.run("Which river flows through Dresden?", 2, plans)
+        assert strat.last_query.startswith("retrieval/mogg_next_r")
+        # a scope is judged by its own documents only: tB's is short
+        scoped = RetrievalContext(
+            graph=ctx.graph, embedder=ctx.embedder, settings=ctx.settings, sources=["tB-src"]
+        )
+        assert scoped.median_source_tokens(["tA", "tB"]) == words["tB"]
+        assert MoGGStrategy(scoped).hops(plans) == "similar"
+    finally:
+        cfg.mogg_next_min_tokens = old
