@@ -7,8 +7,8 @@ router's weights (``score(c) = sum_g w[g] * t_rs(c)[g]``, ``t_rs`` normalised pe
 corpus), pools the corpora, keeps the top-k level-1 chunks and returns each one's container at
 the router's level ``g_r`` (two chunks with one container count once; the next candidate moves
 up). Levels the router weighs below ``mog.level_skip`` times its largest weight are not
-searched (except ``g_r``). Without a trained router, a one-hot weight on ``settings.mog.fixed_level`` is used, and the
-result says so (``breakdown['fixed_level']``).
+searched (except ``g_r``). Without a trained router, a one-hot weight on
+``settings.mog.fixed_level`` is used, and the result says so (``breakdown['fixed_level']``).
 
 :func:`reference_select` is the same selection in plain Python, used by the tests to check the
 Cypher exactly.

@@ -17,9 +17,9 @@ A hop follows ``SIMILAR`` edges, and with ``mog.mogg_hops = "similar+next"`` als
 neighbouring piece in the document, weight 1.0): on long papers a group over similarity alone
 gathers sentences from anywhere in the paper and reads as no passage (docs/retrieval.md,
 "MoGG on long papers"). ``auto`` (the default) follows NEXT too when the searched documents are
-long (:meth:`MoGGStrategy.hops`). Cypher path bounds and relationship types cannot be parameters, so there is
-one named query per radius and hop set (``retrieval/mogg_r0..r3``, ``retrieval/mogg_next_r0..r3``),
-all rendered from ``retrieval/mogg.cypher.template``
+long (:meth:`MoGGStrategy.hops`). Cypher path bounds and relationship types cannot be
+parameters, so there is one named query per radius and hop set (``retrieval/mogg_r0..r3``,
+``retrieval/mogg_next_r0..r3``), all rendered from ``retrieval/mogg.cypher.template``
 (``python -m kg_platform.retrieval.mogg`` rewrites them; a test checks they are in sync); the
 file used is the largest radius that has a non-zero weight. :func:`reference_select` is the same
 computation in Python (tests check they agree exactly).
