@@ -59,6 +59,33 @@ class RetrievalContext:
     _medians: dict[tuple[tuple[str, ...], tuple[str, ...]], int] = field(
         default_factory=dict, repr=False, compare=False
     )
+    _routers: dict[tuple[str, str, int, int | None, str], tuple[Any, str]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+
+    def router_of(
+        self, corpus: str, kind: str, n_levels: int, dim: int | None = None
+    ) -> tuple[Any, str]:
+        """The router ``corpus`` uses for ``kind`` and where it comes from
+        (:func:`~kg_platform.retrieval.router.router_for`), looked up once per context.
+
+        Why: the lookup is a statement of its own, a full round trip (1-2.5 ms at a million
+        pieces, a sixth of a MoG query). Like the shares below, a context sees the routers as
+        they were at its first query: the SDK and CLI make one context per call, training
+        through a context (``train_router``) refreshes it, and code that changes the
+        ``(:Router)`` nodes behind a long-lived context calls :meth:`forget_routers`.
+        """
+        # the default-router setting is part of the key: switching it picks again at once
+        key = (corpus, kind, n_levels, dim, str(self.settings.mog.default_router))
+        if key not in self._routers:
+            from kg_platform.retrieval.router import router_for
+
+            self._routers[key] = router_for(self.graph, self.settings, corpus, kind, n_levels, dim)
+        return self._routers[key]
+
+    def forget_routers(self) -> None:
+        """Look the routers up again at the next query (after one was trained or deleted)."""
+        self._routers.clear()
 
     def median_source_tokens(self, corpora: Sequence[str], sample: int = 1000) -> int:
         """Median length in tokens of the documents searched: the scope's sources, else up to

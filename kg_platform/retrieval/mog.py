@@ -100,11 +100,11 @@ def list_corpora(ctx: RetrievalContext) -> list[str]:
 
 def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) -> CorpusPlan:
     """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
-    from kg_platform.retrieval.router import n_levels_for, router_for
+    from kg_platform.retrieval.router import n_levels_for
 
     cfg = ctx.settings.mog
     n = n_levels_for(ctx.settings, kind)
-    router, source = router_for(ctx.graph, ctx.settings, corpus, kind, n, len(qvec))
+    router, source = ctx.router_of(corpus, kind, n, len(qvec))
     if router is not None:
         w = tuple(float(x) for x in router.weights(qvec))
         return CorpusPlan(corpus, w, choose_level(w, cfg.zero_weight), router.version, source)

@@ -296,4 +296,5 @@ def train_router(
         metrics=json.dumps(metrics),
         n_levels=n_levels,
     )
+    ctx.forget_routers()  # the context's next MoG query uses the router just registered
     return {"id": router_id, "path": str(path), **metrics}
