@@ -56,6 +56,13 @@ class PropagateStrategy:
         }
         self.aggregate = aggregate or cfg.aggregate
 
+    def queried_layers(self) -> list[str]:
+        """The layers the query asks: C always (every candidate's base score), the others when
+        weighted above 0. Why not all: a layer weighted 0 adds nothing to a score, only
+        candidates, yet costs an index call (the piece layer: the largest index) or, in a
+        document scope, the cosine of every piece of the scope."""
+        return ["C", *(x for x in LAYERS if x != "C" and self.lam.get(x, 0.0) > 0)]
+
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qvec = self.ctx.embedder.embed([query])[0]
         return self.run_vector([float(x) for x in qvec], k, text=query)
@@ -78,6 +85,7 @@ class PropagateStrategy:
             corpus=self.ctx.corpus,
             sources=self.ctx.sources,
             lam=self.lam,
+            layers=self.queried_layers(),
             aggregate=self.aggregate,
             k=k,
         )

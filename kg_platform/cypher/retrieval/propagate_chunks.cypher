@@ -2,52 +2,55 @@
 // indexes; Neo4j returns (1 + cos) / 2, converted), propagated onto level-1 chunks along the
 // graph, aggregated per chunk with layer weights. Layers: C = level-1 chunks, P = pieces (IN),
 // D = distilled (AtomicQuestion ANSWERED_BY, Entity MENTIONED_IN; mapped down PART_OF),
-// I = information resources (Section and Source, propagated to the chunks below them),
+// I = information resources (Section and Source, propagated to the chunks below them: a Source is
+// found through its root section, which ingestion gives the Source's own vector (both embed the
+// document's title) and which holds every other section, so one index call serves both),
 // T = the lexical view of level-1 chunks (BM25 through the fulltext index, divided by the best
 // hit's score so it lies in (0, 1] like a cosine; skipped when $q is '').
 // Candidates = the union of every layer's top $k_layer; each then gets its exact C cosine
 // (vector.similarity.cosine), so a chunk found through another layer does not score C = 0.
 // Aggregation: 'wsum' sum_layer lam * s, 'wmax' max_layer lam * s, 'rrf' sum_layer lam / (60 +
 // rank of the chunk in that layer's ranking).
+// A layer outside $layers (the caller leaves out the layers weighted 0) is not queried: it could
+// only propose candidates, and its index call costs as much as a useful layer's.
 // Params: $qv, $q (escaped Lucene text or ''), $fetch (over-fetch before the corpus filter),
-// $k_layer, $corpus (null = all), $lam {C, P, D, I, T}, $aggregate ('wsum'|'wmax'|'rrf'), $k.
+// $k_layer, $corpus (null = all), $lam {C, P, D, I, T}, $layers (queried layers, C always),
+// $aggregate ('wsum'|'wmax'|'rrf'), $k.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding_l1', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   RETURN node AS c, 'C' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
+  WITH 1 AS on WHERE 'P' IN $layers
   CALL db.index.vector.queryNodes('piece_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:IN]->(c:L1)
   RETURN c, 'P' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
+  WITH 1 AS on WHERE 'D' IN $layers
   CALL db.index.vector.queryNodes('atomic_question_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:ANSWERED_BY]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
   RETURN c, 'D' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
+  WITH 1 AS on WHERE 'D' IN $layers
   CALL db.index.vector.queryNodes('entity_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:MENTIONED_IN]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
   RETURN c, 'D' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
+  WITH 1 AS on WHERE 'I' IN $layers
   CALL db.index.vector.queryNodes('section_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:HAS_SECTION*0..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
   RETURN c, 'I' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
-  CALL db.index.vector.queryNodes('source_embedding', $fetch, $qv) YIELD node, score
-  WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
-  WITH node, score ORDER BY score DESC LIMIT $k_layer
-  MATCH (node)-[:HAS_SECTION*1..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
-  RETURN c, 'I' AS layer, 2 * score - 1 AS s, node.id AS via
-  UNION ALL
-  WITH $q AS q WHERE q <> ''
+  WITH $q AS q WHERE q <> '' AND 'T' IN $layers
   CALL db.index.fulltext.queryNodes('chunk_text_l1', q, {limit: $fetch}) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC, node.id ASC LIMIT $k_layer

@@ -4,7 +4,8 @@
 // holds a few hundred chunks and a few thousand pieces, and a global top-k filtered by source
 // would often hold none of them. The lexical layer T still uses the fulltext index (Lucene has
 // no source filter), over-fetched by the caller ($fetch, sized by the scope's share) and filtered.
-// Params: $qv, $q, $fetch, $k_layer, $corpus (null = any), $sources, $lam, $aggregate, $k.
+// Layers outside $layers (weighted 0 by the caller) are not scored, as in the unscoped query.
+// Params: $qv, $q, $fetch, $k_layer, $corpus (null = any), $sources, $lam, $layers, $aggregate, $k.
 CALL () {
   MATCH (src:Source) WHERE src.id IN $sources AND ($corpus IS NULL OR src.corpus = $corpus)
   CALL (src) {
@@ -14,12 +15,14 @@ CALL () {
     ORDER BY sim DESC LIMIT $k_layer
     RETURN node AS c, 'C' AS layer, 2 * sim - 1 AS s, node.id AS via
     UNION ALL
+    WITH src WHERE 'P' IN $layers
     MATCH (src)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(c:L1)<-[:IN]-(node:Piece)
     WHERE node.embedding IS NOT NULL
     WITH c, node, vector.similarity.cosine(node.embedding, $qv) AS sim
     ORDER BY sim DESC LIMIT $k_layer
     RETURN c, 'P' AS layer, 2 * sim - 1 AS s, node.id AS via
     UNION ALL
+    WITH src WHERE 'D' IN $layers
     MATCH (src)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(:Chunk)<-[:ANSWERED_BY]-(node:AtomicQuestion)
     WHERE node.embedding IS NOT NULL
     WITH DISTINCT node
@@ -28,6 +31,7 @@ CALL () {
     MATCH (node)-[:ANSWERED_BY]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
     RETURN c, 'D' AS layer, 2 * sim - 1 AS s, node.id AS via
     UNION ALL
+    WITH src WHERE 'D' IN $layers
     MATCH (src)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(:Chunk)<-[:MENTIONED_IN]-(node:Entity)
     WHERE node.embedding IS NOT NULL
     WITH DISTINCT node
@@ -37,6 +41,7 @@ CALL () {
     WHERE c.source_id = src.id
     RETURN c, 'D' AS layer, 2 * sim - 1 AS s, node.id AS via
     UNION ALL
+    WITH src WHERE 'I' IN $layers
     MATCH (src)-[:HAS_SECTION*1..8]->(node:Section)
     WHERE node.embedding IS NOT NULL
     WITH node, vector.similarity.cosine(node.embedding, $qv) AS sim
@@ -44,13 +49,13 @@ CALL () {
     MATCH (node)-[:HAS_SECTION*0..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
     RETURN c, 'I' AS layer, 2 * sim - 1 AS s, node.id AS via
     UNION ALL
-    WITH src WHERE src.embedding IS NOT NULL
+    WITH src WHERE src.embedding IS NOT NULL AND 'I' IN $layers
     MATCH (src)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(c:L1)
     RETURN c, 'I' AS layer, vector.similarity.cosine(src.embedding, $qv) * 2 - 1 AS s, src.id AS via
   }
   RETURN c, layer, s, via
   UNION ALL
-  WITH $q AS q WHERE q <> ''
+  WITH $q AS q WHERE q <> '' AND 'T' IN $layers
   CALL db.index.fulltext.queryNodes('chunk_text_l1', q, {limit: $fetch}) YIELD node, score
   WITH node, score WHERE ($corpus IS NULL OR node.corpus = $corpus) AND node.source_id IN $sources
   WITH node, score ORDER BY score DESC, node.id ASC LIMIT $k_layer
