@@ -53,19 +53,47 @@ ORDER BY round(t, 9) DESC, p.id ASC
 WITH pl, collect({id: p.id, p: p, t: t})[0..$seeds] AS seeds
 // Step 2: each seed's neighbourhood over SIMILAR (undirected), each piece once with its hop
 // distance, nearest hops first, then higher edge weight (a NEXT hop, between neighbours in the
-// document, weighs 1.0).
+// document, weighs 1.0). The pieces within 1 hop come first; when they already overflow
+// the token cap, every larger group is the radius-1 group (step 3 stops at the first
+// piece that does not fit, and pieces are ordered by hop), so the far walk is skipped: it
+// enumerates every path up to radius 3, most of MoGG's time on a large graph.
 UNWIND seeds AS sd
 CALL (sd) {
   WITH sd.p AS centre
-  MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
-  WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
-  WITH n, length(path) AS h,
-       CASE WHEN length(path) = 0 THEN 1.0
-            ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
-  ORDER BY h ASC, ew DESC
-  WITH n, head(collect({h: h, ew: ew})) AS best
-  ORDER BY best.h ASC, best.ew DESC, n.id ASC
-  RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS hood
+  // (a subquery, so that collect() has no grouping key: grouping by the centre could lose the
+  // ORDER BY, and the order is what the groups are cut by)
+  CALL (centre) {
+    MATCH path = (centre)-[:SIMILAR*0..1]-(n:Piece)
+    WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
+    WITH n, length(path) AS h,
+         CASE WHEN length(path) = 0 THEN 1.0
+              ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
+    ORDER BY h ASC, ew DESC
+    WITH n, head(collect({h: h, ew: ew})) AS best
+    ORDER BY best.h ASC, best.ew DESC, n.id ASC
+    RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS near
+  }
+  WITH centre, near, reduce(acc = {tok: 0, n: 0, full: false}, m IN near |
+         CASE
+           WHEN acc.full THEN acc
+           WHEN acc.n = 0 OR acc.tok + m.tok <= $cap
+             THEN {tok: acc.tok + m.tok, n: acc.n + 1, full: false}
+           ELSE {tok: acc.tok, n: acc.n, full: true}
+         END).full AS full
+  // (one row either way: an aggregation over no rows still returns its one row, [] here)
+  CALL (centre, full) {
+    WITH centre WHERE NOT full AND 3 > 1
+    MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
+    WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
+    WITH n, length(path) AS h,
+         CASE WHEN length(path) = 0 THEN 1.0
+              ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
+    ORDER BY h ASC, ew DESC
+    WITH n, head(collect({h: h, ew: ew})) AS best
+    ORDER BY best.h ASC, best.ew DESC, n.id ASC
+    RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS far
+  }
+  RETURN CASE WHEN full OR 3 <= 1 THEN near ELSE far END AS hood
 }
 // Step 3: the level-g group of every seed (radius g-1, token-capped in BFS order) and its score
 // (sum of the normalised seed scores of its members); top-k_r groups per level.
@@ -98,11 +126,16 @@ WITH pl, c, per, reduce(acc = 0.0, x IN per | acc + pl.w[x.g - 1] * x.t) AS scor
 // ties (all members of the best group score alike) go to the piece's own seed score
 ORDER BY round(score, 9) DESC, own DESC, c ASC
 WITH collect({c: c, score: score, per: per, corpus: pl.corpus, g_r: pl.g_r})[0..$cand] AS cands
-// Step 5: the router-level group centred on each candidate (token-capped in BFS order).
+// Step 5: the router-level group centred on each candidate (token-capped in BFS order). At
+// router level 1 (radius 0, most questions) that group is the centre alone: no walk.
 UNWIND range(0, size(cands) - 1) AS i
 WITH i, cands[i] AS cd
 MATCH (centre:Piece {id: cd.c})
 CALL (centre, cd) {
+  WITH centre, cd WHERE cd.g_r = 1
+  RETURN [centre] AS group
+  UNION ALL
+  WITH centre, cd WHERE cd.g_r > 1
   MATCH path = (centre)-[:SIMILAR*0..3]-(n:Piece)
   WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
   WITH n, length(path) AS h,
