@@ -337,12 +337,15 @@ def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
 )
 @pytest.mark.parametrize("seed_index", ["bm25", "vector", "hybrid"])
 @pytest.mark.parametrize("hops", ["similar", "similar+next"])
-def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index, hops):
+@pytest.mark.parametrize("cap", [14, 1000])
+def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index, hops, cap):
+    """Cap 14: groups fill within one hop, so the seed limit, the cap and the cross-group
+    trimming all bite and the query skips its far walk; cap 1000: no group fills, and the far
+    walk (every path up to the radius) decides the groups."""
     ctx, data = world
     cfg = ctx.settings.mog
     old = (cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index, cfg.mogg_hops)
-    # small seeds and caps, so the seed limit, the cap and the cross-group trimming all bite
-    cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = 5, 14, seed_index
+    cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = 5, cap, seed_index
     cfg.mogg_hops = hops
     qvec = ctx.embedder.embed([question])[0]
     try:
@@ -448,6 +451,7 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
         cfg.router_max_epochs, ctx.settings.segment.n_gra = old
         ctx.corpus = None
         ctx.graph.write_raw("MATCH (r:Router) DETACH DELETE r")
+        ctx.forget_routers()  # the shared context must not keep serving the deleted router
     rows = ctx.graph.read(SUBGRAPH_QUERY, ids=[items[0].id, *items[0].path])
     assert {r["n"]["id"] for r in rows} >= {items[0].id, items[0].path[0]}
     assert ":param ids =>" in browser_snippet(items)
@@ -521,6 +525,55 @@ def test_profile_records_and_profiles_the_strategy_cypher(world):
     assert prof.rows == len(items) + 1 + 1 + 2  # PROFILE returns the same rows as the real run
     assert prof.db_hits > 0 and prof.db_hits == sum(prof.operators.values())
     assert prof.top(1)[0][1] > 0 and prof.to_dict()["statements"] == prof.statements
+
+
+def test_router_is_looked_up_once_per_context_and_again_after_forget(world):
+    """The router lookup is a round trip of its own: a context makes it once per corpus and kind,
+    and again after :meth:`RetrievalContext.forget_routers` or a change of the default-router
+    setting (tests and long-lived callers change those behind the context's back)."""
+    from kg_platform.retrieval.profile import RecordingGraph
+
+    ctx, _ = world
+    recorder = RecordingGraph(ctx.graph)
+    rctx = RetrievalContext(
+        graph=recorder, embedder=ctx.embedder, settings=ctx.settings, corpus="tA"
+    )
+
+    def lookups() -> int:
+        return sum(name == "retrieval/mog_router_latest" for name, _ in recorder.calls)
+
+    for question in ("Which river flows through Dresden?", "porcelain from Meissen"):
+        get_strategy("mog", rctx).retrieve(question, 2)
+        get_strategy("mogg", rctx).retrieve(question, 2)
+    assert lookups() == 2  # one per kind
+    rctx.forget_routers()
+    get_strategy("mog", rctx).retrieve("porcelain from Meissen", 2)
+    assert lookups() == 3
+    old = ctx.settings.mog.default_router
+    ctx.settings.mog.default_router = "none"
+    try:
+        items = get_strategy("mog", rctx).retrieve("porcelain from Meissen", 2)
+    finally:
+        ctx.settings.mog.default_router = old
+    assert lookups() == 4 and all("fixed_level" in it.breakdown for it in items)
+
+
+def test_propagate_queries_only_the_layers_it_weighs(world):
+    """A layer weighted 0 neither scores nor proposes candidates: its index call is not made (the
+    piece layer, off by default, is the largest index). C is always asked: it is every
+    candidate's base score."""
+    from kg_platform.retrieval.propagate import PropagateStrategy
+
+    ctx, _ = world
+    assert PropagateStrategy(ctx).queried_layers() == ["C", "D", "I", "T"]  # P weighs 0
+    lam = {"C": 0.0, "P": 0.2, "D": 0.0, "I": 0.0, "T": 0.0}
+    only_p = PropagateStrategy(ctx, lam=lam)
+    assert only_p.queried_layers() == ["C", "P"]
+    items = only_p.retrieve("river Elbe Dresden", 3)
+    assert items and all(
+        {k for k in it.breakdown if k.startswith("cos_")} <= {"cos_C", "cos_P"} for it in items
+    )
+    assert any("cos_P" in it.breakdown for it in items)
 
 
 def test_index_fetch_follows_the_corpus_share(world):
