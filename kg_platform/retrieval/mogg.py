@@ -332,7 +332,6 @@ def render_query(radius: int, hops: str = "similar") -> str:
     text = resources.files("kg_platform").joinpath("cypher", TEMPLATE).read_text(encoding="utf-8")
     return (
         text.replace("{radius}", str(radius))
-        .replace("{near}", str(min(radius, 1)))
         .replace("{levels}", str(radius + 1))
         .replace("{hops}", HOPS[hops][0])
     )

@@ -378,6 +378,28 @@ def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index
     assert len(every) == len(set(every)), "a piece appears in two returned groups"
 
 
+@pytest.mark.parametrize("g_r", [1, 2])
+def test_mogg_builds_one_group_per_candidate(world, g_r):
+    """Step 5 builds one group per candidate. At router level 1 the group is the centre alone
+    and the walk is skipped; the walking branch, filtered out, must not add an empty group
+    too (an aggregation over no rows still returns a row), which only the order of the rows
+    kept out of the results."""
+    ctx, _ = world
+    question = "Which river flows through Dresden and Hamburg?"
+    qvec = ctx.embedder.embed([question])[0]
+    plan = CorpusPlan("tA", (0.6, 0.4, 0.0) if g_r == 1 else (0.4, 0.6, 0.0), g_r)
+    params = MoGGStrategy(ctx).params(question, 3, [plan], qvec)
+    text = mogg_mod.render_query(1)
+    upto_step6 = text[: text.index("// Step 6")]
+    rows = ctx.graph.read_raw(
+        upto_step6 + "UNWIND groups AS x RETURN x.cd.c AS c, size(x.group) AS n", **params
+    )
+    assert rows and len(rows) == len({r["c"] for r in rows})
+    assert all(r["n"] >= 1 for r in rows)
+    if g_r == 1:
+        assert all(r["n"] == 1 for r in rows)
+
+
 def test_mogg_seed_sources_differ(world):
     """The vector seeds are not the BM25 seeds in disguise: a query sharing no word with the
     text finds nothing lexically but still finds groups through the piece vector index."""

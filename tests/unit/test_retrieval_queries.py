@@ -21,14 +21,9 @@ def test_per_radius_files_are_the_rendered_template(radius, hops):
     )
     text = mogg.render_query(radius, hops)
     rels = mogg.HOPS[hops][0]
-    near = min(radius, 1)
-    # walks: the seeds' near walk, their far walk (skipped when the near group is full), the
-    # candidates' group walk
-    assert text.count(f"[:{rels}*0..{near}]") == 1 + (near == radius) * 2
-    assert text.count(f"[:{rels}*0..{radius}]") == 2 + (near == radius)
+    assert text.count(f"[:{rels}*0..{radius}]") == 2
     assert f"UNWIND range(1, {radius + 1}) AS g" in text
     assert "{radius}" not in text and "{levels}" not in text and "{hops}" not in text
-    assert "{near}" not in text
 
 
 def test_render_refuses_unsupported_radius():

@@ -53,47 +53,19 @@ ORDER BY round(t, 9) DESC, p.id ASC
 WITH pl, collect({id: p.id, p: p, t: t})[0..$seeds] AS seeds
 // Step 2: each seed's neighbourhood over SIMILAR|NEXT (undirected), each piece once with its hop
 // distance, nearest hops first, then higher edge weight (a NEXT hop, between neighbours in the
-// document, weighs 1.0). The pieces within 1 hop come first; when they already overflow
-// the token cap, every larger group is the radius-1 group (step 3 stops at the first
-// piece that does not fit, and pieces are ordered by hop), so the far walk is skipped: it
-// enumerates every path up to radius 1, most of MoGG's time on a large graph.
+// document, weighs 1.0).
 UNWIND seeds AS sd
 CALL (sd) {
   WITH sd.p AS centre
-  // (a subquery, so that collect() has no grouping key: grouping by the centre could lose the
-  // ORDER BY, and the order is what the groups are cut by)
-  CALL (centre) {
-    MATCH path = (centre)-[:SIMILAR|NEXT*0..1]-(n:Piece)
-    WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
-    WITH n, length(path) AS h,
-         CASE WHEN length(path) = 0 THEN 1.0
-              ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
-    ORDER BY h ASC, ew DESC
-    WITH n, head(collect({h: h, ew: ew})) AS best
-    ORDER BY best.h ASC, best.ew DESC, n.id ASC
-    RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS near
-  }
-  WITH centre, near, reduce(acc = {tok: 0, n: 0, full: false}, m IN near |
-         CASE
-           WHEN acc.full THEN acc
-           WHEN acc.n = 0 OR acc.tok + m.tok <= $cap
-             THEN {tok: acc.tok + m.tok, n: acc.n + 1, full: false}
-           ELSE {tok: acc.tok, n: acc.n, full: true}
-         END).full AS full
-  // (one row either way: an aggregation over no rows still returns its one row, [] here)
-  CALL (centre, full) {
-    WITH centre WHERE NOT full AND 1 > 1
-    MATCH path = (centre)-[:SIMILAR|NEXT*0..1]-(n:Piece)
-    WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
-    WITH n, length(path) AS h,
-         CASE WHEN length(path) = 0 THEN 1.0
-              ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
-    ORDER BY h ASC, ew DESC
-    WITH n, head(collect({h: h, ew: ew})) AS best
-    ORDER BY best.h ASC, best.ew DESC, n.id ASC
-    RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS far
-  }
-  RETURN CASE WHEN full OR 1 <= 1 THEN near ELSE far END AS hood
+  MATCH path = (centre)-[:SIMILAR|NEXT*0..1]-(n:Piece)
+  WHERE $sources IS NULL OR all(x IN nodes(path) WHERE x.source_id IN $sources)
+  WITH n, length(path) AS h,
+       CASE WHEN length(path) = 0 THEN 1.0
+            ELSE coalesce(last(relationships(path)).score, 1.0) END AS ew
+  ORDER BY h ASC, ew DESC
+  WITH n, head(collect({h: h, ew: ew})) AS best
+  ORDER BY best.h ASC, best.ew DESC, n.id ASC
+  RETURN collect({id: n.id, hop: best.h, tok: coalesce(n.tokens, 0)}) AS hood
 }
 // Step 3: the level-g group of every seed (radius g-1, token-capped in BFS order) and its score
 // (sum of the normalised seed scores of its members); top-k_r groups per level.
@@ -145,7 +117,9 @@ CALL (centre, cd) {
   WITH n, head(collect({h: h, ew: ew})) AS best
   WHERE best.h <= cd.g_r - 1
   ORDER BY best.h ASC, best.ew DESC, n.id ASC
-  WITH collect({n: n, tok: coalesce(n.tokens, 0)}) AS ordered
+  // (the walk always finds the centre: an empty list is this branch filtered out, whose
+  // aggregation would still return a row)
+  WITH collect({n: n, tok: coalesce(n.tokens, 0)}) AS ordered WHERE size(ordered) > 0
   RETURN reduce(acc = {tok: 0, ms: [], full: false}, m IN ordered |
          CASE
            WHEN acc.full THEN acc
