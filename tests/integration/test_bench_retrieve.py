@@ -43,6 +43,11 @@ def test_a_kept_bench_server_is_measured_twice_and_built_once(
         for name in ("vector_query", "vector", "mog"):
             assert row[name]["p50_ms"] > 0 and row[name]["p95_ms"] >= row[name]["p50_ms"]
         assert row["vector_query"]["x_vector_p50"] == pytest.approx(1.0, abs=0.05)
+        # one ratio per timed round (the first of two rounds is the warm-up)
+        assert row["vector_query"]["x_vector_p50_rounds"] == [1.0]
+        assert (
+            len(row["mog"]["x_vector_p50_rounds"]) == 1 and row["mog"]["x_vector_p50_rounds"][0] > 0
+        )
         assert first["rounds"] == 2 and first["queries"] == "piece texts"
         assert not any(line.startswith("reusing") for line in lines)
 

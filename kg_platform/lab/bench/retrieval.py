@@ -198,6 +198,16 @@ def _create_edges(graph, rel: str, la: str, lb: str, rows: list[dict[str, Any]])
     )
 
 
+def _round_ratios(per_round: list[dict[str, list[float]]], name: str) -> list[float]:
+    """``name``'s p50 over the plain vector query's p50, round by round (timed rounds only)."""
+    out = []
+    for timed in per_round:
+        base = _pct(timed["vector_query"], 0.5)
+        if base:
+            out.append(round(_pct(timed[name], 0.5) / base, 2))
+    return out
+
+
 def _pct(values: list[float], q: float) -> float:
     v = sorted(values)
     return v[min(len(v) - 1, max(0, int(round(q * (len(v) - 1)))))]
@@ -302,27 +312,43 @@ def run_bench(
                 # so a drift of the machine or of Neo4j's caches weighs on all of them alike
                 # with several rounds the first only warms the caches (a kept server starts cold)
                 timings: dict[str, list[float]] = {name: [] for name in runners}
+                # each timed round's own ratio too: their spread is the run's noise, and a target
+                # met only at one end of it is not met
+                per_round: list[dict[str, list[float]]] = []
                 for round_no in range(max(rounds, 1)):
+                    this_round: dict[str, list[float]] = {name: [] for name in runners}
                     for i in range(len(queries)):
                         for name, run in runners.items():
                             t = time.perf_counter()
                             run(i)
-                            if round_no > 0 or rounds <= 1:
-                                timings[name].append((time.perf_counter() - t) * 1000)
+                            this_round[name].append((time.perf_counter() - t) * 1000)
+                    if round_no > 0 or rounds <= 1:
+                        per_round.append(this_round)
+                        for name, vals in this_round.items():
+                            timings[name].extend(vals)
                 base = statistics.median(timings["vector_query"])
                 for name, vals in timings.items():
                     row[name] = {
                         "p50_ms": round(_pct(vals, 0.5), 2),
                         "p95_ms": round(_pct(vals, 0.95), 2),
                         "x_vector_p50": round(_pct(vals, 0.5) / base, 2) if base else None,
+                        "x_vector_p50_rounds": _round_ratios(per_round, name),
                     }
                 for name, prof in profiles.items():
                     row[name]["profile"] = prof.to_dict()
                 report["sizes"].append(row)
-                echo(f"  {'strategy':<14}{'p50 ms':>10}{'p95 ms':>10}{'x vector':>10}")
+                echo(
+                    f"  {'strategy':<14}{'p50 ms':>10}{'p95 ms':>10}{'x vector':>10}"
+                    f"{'per round':>16}"
+                )
                 for name in timings:
                     r = row[name]
-                    echo(f"  {name:<14}{r['p50_ms']:>10}{r['p95_ms']:>10}{r['x_vector_p50']:>10}")
+                    spread = r["x_vector_p50_rounds"]
+                    span = f"{min(spread)}-{max(spread)}" if spread else "-"
+                    echo(
+                        f"  {name:<14}{r['p50_ms']:>10}{r['p95_ms']:>10}{r['x_vector_p50']:>10}"
+                        f"{span:>16}"
+                    )
                 for name, prof in profiles.items():
                     top = ", ".join(f"{op} {hits}" for op, hits in prof.top())
                     echo(f"  PROFILE {name}: {prof.db_hits} db hits, {prof.rows} rows; top: {top}")
