@@ -6,6 +6,7 @@ the user can do about it::
 
     KGPError
     ├── ConfigError              settings are missing or contradict each other
+    │   └── CorpusNotFound       a named corpus is not in the graph
     ├── Neo4jServerError         the local Neo4j server could not be obtained, started or stopped
     ├── GraphError               talking to Neo4j failed
     │   ├── SchemaError          a migration could not be applied
@@ -49,6 +50,10 @@ class KGPError(Exception):
 
 class ConfigError(KGPError):
     """Settings are missing, malformed or contradict each other."""
+
+
+class CorpusNotFound(ConfigError):
+    """A corpus named by the user is not in the graph (no ``Corpus`` node, no source)."""
 
 
 class Neo4jServerError(KGPError):

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from kg_platform.sdk.results import Retrieval
+from kg_platform.sdk.results import CorpusInfo, Retrieval
 
 _log = logging.getLogger(__name__)
 
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from kg_platform.reasoning import Answer
     from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
 
-__all__ = ["KnowledgePlatform", "Retrieval"]
+__all__ = ["CorpusInfo", "KnowledgePlatform", "Retrieval"]
 
 
 class KnowledgePlatform:
@@ -216,6 +216,54 @@ class KnowledgePlatform:
                 record_distillation(self.graph, report.run_id, done)
         return report
 
+    def drop_corpus(self, name: str) -> int:
+        """Delete the corpus ``name`` entirely; return how many sources were deleted.
+
+        Goes with it: its sources and everything below them (sections, chunks, pieces, distilled
+        facts), its run records and piece-graph statistics, its ``Corpus`` node, and its trained
+        routers (``(:Router)``, so a corpus ingested again under that name starts without a
+        router trained on the old data; the artifact folders under ``data_dir/routers`` stay).
+        Recorded retrievals and answers (``(:Trajectory)``) are kept. Raises
+        :class:`~kg_platform.errors.CorpusNotFound` when the graph has no such corpus, and
+        :class:`~kg_platform.errors.JobLocked` while an ingestion or distillation of it runs.
+        """
+        from kg_platform.distilling.runner import distill_lock_name
+        from kg_platform.errors import CorpusNotFound, JobLocked
+        from kg_platform.graph.lock import JobLock
+        from kg_platform.ingest.session import ingest_lock_name
+        from kg_platform.ingest.writer import delete_sources, drop_corpus
+
+        corpus = self.corpus_name(name)
+        if not self.corpora([corpus]):
+            raise CorpusNotFound(
+                f"there is no corpus {corpus!r} in the graph",
+                hint="`kgp corpus list` shows the corpora (names are case-sensitive)",
+            )
+        graph = self.graph
+        locks: list[JobLock] = []
+        try:
+            for lock_name in (ingest_lock_name(corpus), distill_lock_name(corpus)):
+                lock = JobLock(graph, lock_name, lease_s=self.settings.jobs.lease_s)
+                if not lock.acquire():
+                    raise JobLocked(
+                        f"corpus {corpus!r} is being written (lock {lock_name!r} held by "
+                        f"{lock.holder}); it was not dropped",
+                        hint="drop it after that run ends; `kgp jobs status` shows job locks, "
+                        "and a crashed holder's lock expires after KGP_JOBS__LEASE_S",
+                    )
+                locks.append(lock)
+            # first the sources writer.drop_corpus cannot reach (no HAS_SOURCE from the Corpus
+            # node): deleting them re-creates the Corpus node, which drop_corpus then removes
+            unlinked = [r["id"] for r in graph.read("corpus/unlinked_sources", corpus=corpus)]
+            for start in range(0, len(unlinked), 200):
+                delete_sources(graph, corpus, unlinked[start : start + 200])
+            dropped = len(unlinked) + drop_corpus(graph, corpus)
+            graph.write("corpus/delete_routers", corpus=corpus)
+        finally:
+            for lock in reversed(locks):
+                lock.release()
+        return dropped
+
     def rebuild_piece_graph(self, corpus: str | None = None) -> "PieceGraphSync":
         """Rebuild the corpus' whole MoGG piece graph with fresh BM25 statistics.
 
@@ -338,6 +386,29 @@ class KnowledgePlatform:
         from kg_platform.retrieval.base import list_strategies
 
         return list_strategies()
+
+    def corpora(self, names: Sequence[str] | None = None) -> list[CorpusInfo]:
+        """Every corpus in the graph (or those of ``names`` that exist), sorted by name, with its
+        counts of sources, sections, chunks (all levels) and pieces. A corpus is a ``Corpus``
+        node or a corpus name on a source.
+
+        Each count is an index seek on the label's ``corpus`` property, so listing costs the
+        size of the corpora listed, not of the whole graph.
+        """
+        if names is None:
+            names = [r["name"] for r in self.graph.read("corpus/names")]
+        if not names:
+            return []
+        return [
+            CorpusInfo(
+                name=r["name"],
+                sources=int(r["sources"]),
+                sections=int(r["sections"]),
+                chunks=int(r["chunks"]),
+                pieces=int(r["pieces"]),
+            )
+            for r in self.graph.read("corpus/counts", names=list(names))
+        ]
 
     def retrieve(
         self,

@@ -3,7 +3,7 @@ feature module (ingestion reports, answers and job results are declared where th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -32,3 +32,20 @@ class Retrieval:
             "answer_id": self.answer_id,
             "items": [it.to_dict() for it in self.items],
         }
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    """One corpus of the graph and how many nodes of each kind it holds.
+
+    ``chunks`` counts every granularity level (``:Chunk``, levels 1..n together).
+    """
+
+    name: str
+    sources: int
+    sections: int
+    chunks: int
+    pieces: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
