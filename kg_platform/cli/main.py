@@ -25,6 +25,7 @@ def _register() -> None:
     from kg_platform.cli import (
         commands_browser,
         commands_core,
+        commands_corpus,
         commands_ingest,
         commands_jobs,
         commands_llm,
@@ -37,6 +38,7 @@ def _register() -> None:
     for module in (
         commands_core,
         commands_ingest,
+        commands_corpus,
         commands_retrieve,
         commands_llm,
         commands_jobs,
