@@ -13,7 +13,7 @@ from typing import Any
 import typer
 
 from kg_platform.cli.groups import group
-from kg_platform.cli.lazy import get_settings
+from kg_platform.cli.lazy import knowledge_platform
 
 CORPUS_HELP = "The corpora in the graph: list them with their sizes, drop one."
 
@@ -24,12 +24,6 @@ def register(app: typer.Typer) -> None:
     sub = group(app, "corpus", CORPUS_HELP)
     sub.command("list")(list_corpora)
     sub.command("drop")(drop)
-
-
-def _platform() -> Any:  # the SDK is imported lazily to keep `--help` light
-    from kg_platform.sdk.platform import KnowledgePlatform
-
-    return KnowledgePlatform(get_settings())
 
 
 def _sizes(info: Any) -> str:
@@ -43,7 +37,7 @@ def list_corpora(
     as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
 ) -> None:
     """Every corpus with its number of sources, sections, chunks (all levels) and pieces."""
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         infos = kp.corpora()
     if as_json:
         typer.echo(json.dumps([i.to_dict() for i in infos], indent=2))
@@ -71,7 +65,7 @@ def drop(
 
     Goes: its sources with their sections, chunks, pieces and distilled facts, its run records
     and its trained routers."""
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         found = kp.corpora([name])
         if found and not yes:
             typer.confirm(

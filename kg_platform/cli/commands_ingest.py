@@ -15,7 +15,7 @@ from typing import Any
 
 import typer
 
-from kg_platform.cli.lazy import get_settings
+from kg_platform.cli.lazy import get_settings, knowledge_platform
 
 
 def register(app: typer.Typer) -> None:
@@ -182,12 +182,6 @@ def register_piece_graph(app: typer.Typer) -> None:
     sub.command("check")(piece_graph_check)
 
 
-def _platform() -> Any:  # the SDK is imported lazily to keep `--help` light
-    from kg_platform.sdk.platform import KnowledgePlatform
-
-    return KnowledgePlatform(get_settings())
-
-
 def piece_graph_rebuild(
     corpus: str | None = typer.Option(None, "--corpus", help="default: settings.corpus"),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
@@ -197,7 +191,7 @@ def piece_graph_rebuild(
     Ingestion keeps the graph up to date incrementally (statistics frozen at the last full build)
     and rebuilds by itself once the corpus has grown or shrunk by piece_graph.rebuild_factor.
     """
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         done = kp.rebuild_piece_graph(corpus)
     if as_json:
         typer.echo(json.dumps(done.__dict__, default=str))
@@ -217,7 +211,7 @@ def piece_graph_check(
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:
     """Compare the stored piece graph with a full build (exit 1 when they differ)."""
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         result = kp.check_piece_graph(corpus)
     if as_json:
         typer.echo(json.dumps(result))

@@ -7,7 +7,7 @@ import json
 import typer
 
 from kg_platform.cli.groups import group
-from kg_platform.cli.lazy import get_settings
+from kg_platform.cli.lazy import knowledge_platform
 
 ROUTER_HELP = "Train and inspect MoG / MoGG routers."
 
@@ -17,12 +17,6 @@ def register(app: typer.Typer) -> None:
     router = group(app, "router", ROUTER_HELP)
     router.command("show")(router_show)
     router.command("which")(router_which)
-
-
-def _platform():  # the SDK type is imported lazily to keep `--help` light
-    from kg_platform.sdk.platform import KnowledgePlatform
-
-    return KnowledgePlatform(get_settings())
 
 
 def retrieve(
@@ -56,7 +50,7 @@ def retrieve(
 
     if explain:
         logging.getLogger("kg_platform.retrieval").setLevel(logging.INFO)
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         found = kp.search(
             question,
             strategy=strategy,
@@ -98,7 +92,7 @@ def router_show(
     corpus: str = typer.Option(..., "--corpus"), kind: str = typer.Option("mog", "--kind")
 ) -> None:
     """Print the newest router of a corpus and its metrics."""
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         rows = kp.graph.read("retrieval/mog_router_latest", corpus=corpus, kind=kind)
     if not rows:
         typer.echo(
@@ -126,7 +120,7 @@ def router_which(
     from kg_platform.retrieval.router import n_levels_for
 
     out = {}
-    with _platform() as kp:
+    with knowledge_platform() as kp:
         cfg = kp.settings.mog
         for kind in ("mog", "mogg"):
             router, source = router_for(

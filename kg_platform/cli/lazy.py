@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kg_platform.config import Settings
     from kg_platform.neo4j_server import LocalNeo4j as _LocalNeo4j
+    from kg_platform.sdk.platform import KnowledgePlatform
 
 
 def get_settings() -> "Settings":
@@ -26,3 +27,11 @@ def LocalNeo4j(*args: Any, **kwargs: Any) -> "_LocalNeo4j":  # named as the clas
     from kg_platform.neo4j_server import LocalNeo4j as server
 
     return server(*args, **kwargs)
+
+
+def knowledge_platform() -> "KnowledgePlatform":
+    """A :class:`~kg_platform.sdk.platform.KnowledgePlatform` on the current settings: every
+    command that reads or writes the graph goes through the SDK, imported on first use."""
+    from kg_platform.sdk.platform import KnowledgePlatform
+
+    return KnowledgePlatform(get_settings())
