@@ -123,8 +123,11 @@ def delete_sources(graph: GraphClient, corpus: str, source_ids: Sequence[str]) -
 
 
 def drop_corpus(graph: GraphClient, corpus: str) -> int:
-    """Delete a whole corpus (sources, everything below, run records); return sources deleted."""
+    """Delete a whole corpus (sources, everything below, run records, trained routers); return
+    sources deleted. Sources carrying the corpus's name but no longer linked from its Corpus
+    node (it was deleted by hand, say) go too: ``source_states`` walks from that node."""
     ids = [r["id"] for r in graph.read("ingest/source_states", corpus=corpus)]
+    ids += [r["id"] for r in graph.read("ingest/unlinked_sources", corpus=corpus)]
     for start in range(0, len(ids), 200):
         delete_sources(graph, corpus, ids[start : start + 200])
     graph.write("ingest/delete_corpus_meta", corpus=corpus)

@@ -231,7 +231,7 @@ class KnowledgePlatform:
         from kg_platform.errors import CorpusNotFound, JobLocked
         from kg_platform.graph.lock import JobLock
         from kg_platform.ingest.session import ingest_lock_name
-        from kg_platform.ingest.writer import delete_sources, drop_corpus
+        from kg_platform.ingest.writer import drop_corpus
 
         corpus = self.corpus_name(name)
         if not self.corpora([corpus]):
@@ -252,17 +252,10 @@ class KnowledgePlatform:
                         "and a crashed holder's lock expires after KGP_JOBS__LEASE_S",
                     )
                 locks.append(lock)
-            # first the sources writer.drop_corpus cannot reach (no HAS_SOURCE from the Corpus
-            # node): deleting them re-creates the Corpus node, which drop_corpus then removes
-            unlinked = [r["id"] for r in graph.read("corpus/unlinked_sources", corpus=corpus)]
-            for start in range(0, len(unlinked), 200):
-                delete_sources(graph, corpus, unlinked[start : start + 200])
-            dropped = len(unlinked) + drop_corpus(graph, corpus)
-            graph.write("corpus/delete_routers", corpus=corpus)
+            return drop_corpus(graph, corpus)
         finally:
             for lock in reversed(locks):
                 lock.release()
-        return dropped
 
     def rebuild_piece_graph(self, corpus: str | None = None) -> "PieceGraphSync":
         """Rebuild the corpus' whole MoGG piece graph with fresh BM25 statistics.

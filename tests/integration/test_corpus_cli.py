@@ -38,15 +38,8 @@ def _platform(settings, graph, embedder):
 def _forget(graph, *names: str) -> None:
     from kg_platform.ingest.writer import drop_corpus
 
-    for name in names:
-        graph.write_raw(
-            "MATCH (s:Source {corpus: $c}) MERGE (co:Corpus {name: $c}) "
-            "MERGE (co)-[:HAS_SOURCE]->(s)",
-            c=name,
-        )  # sources left unlinked by a failed test, so drop_corpus reaches them
+    for name in names:  # unlinked sources and routers included
         drop_corpus(graph, name)
-        graph.write_raw("MATCH (r:Router {corpus: $c}) DETACH DELETE r", c=name)
-        graph.write_raw("MATCH (co:Corpus {name: $c}) DETACH DELETE co", c=name)
 
 
 def _register_router(graph, corpus: str, tmp_path) -> None:
