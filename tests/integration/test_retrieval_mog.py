@@ -340,8 +340,8 @@ def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
 @pytest.mark.parametrize("cap", [14, 1000])
 def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index, hops, cap):
     """Cap 14: groups fill within one hop, so the seed limit, the cap and the cross-group
-    trimming all bite and the query skips its far walk; cap 1000: no group fills, and the far
-    walk (every path up to the radius) decides the groups."""
+    trimming all bite; cap 1000: no group fills, and every path up to the radius decides the
+    groups."""
     ctx, data = world
     cfg = ctx.settings.mog
     old = (cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index, cfg.mogg_hops)
