@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from importlib import resources
 
-from kg_platform.errors import SchemaError, VectorDimensionMismatch
+from kg_platform.errors import GraphError, SchemaError, VectorDimensionMismatch
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import split_statements
 
@@ -82,6 +82,30 @@ def drop_vector_indexes(graph: GraphClient) -> list[str]:
     return names
 
 
+#: What Neo4j answers when another transaction created the same index or constraint between
+#: this statement's ``IF NOT EXISTS`` check and its commit.
+_RACED = (
+    "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists",
+    "Neo.ClientError.Schema.IndexAlreadyExists",
+    "Neo.ClientError.Schema.ConstraintAlreadyExists",
+)
+
+
+def apply_statement(graph: GraphClient, statement: str) -> None:
+    """Run one schema statement; another process having just created the same rule is success.
+
+    Why: ``IF NOT EXISTS`` is checked when the statement starts, so two processes migrating a
+    fresh database at once (two `kgp` commands, ingestion workers) can both pass the check, and
+    the second commit then fails with "an equivalent index already exists" (seen when two `kgp
+    eval` runs started on one new database). The rule exists either way, as the migration wants.
+    """
+    try:
+        graph.write_raw(statement)
+    except GraphError as exc:  # the client's wrapper: Neo4j's own error is its cause
+        if getattr(exc.__cause__, "code", None) not in _RACED:
+            raise
+
+
 def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int:
     """Apply pending migrations; return the schema version now in force."""
     check_dimension(graph, dimension)
@@ -94,7 +118,7 @@ def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int
             continue
         for statement in migration.statements:
             try:
-                graph.write_raw(statement)
+                apply_statement(graph, statement)
             except Exception as exc:
                 raise SchemaError(
                     f"migration {migration.version:04d}_{migration.name} failed on:\n{statement}\n{exc}"

@@ -7,8 +7,13 @@ import urllib.request
 import numpy as np
 import pytest
 
-from kg_platform.errors import Neo4jServerError, VectorDimensionMismatch
-from kg_platform.graph.schema import apply_migrations, check_dimension, schema_version
+from kg_platform.errors import GraphError, Neo4jServerError, VectorDimensionMismatch
+from kg_platform.graph.schema import (
+    apply_migrations,
+    apply_statement,
+    check_dimension,
+    schema_version,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -40,6 +45,20 @@ def test_schema_applied_twice_is_a_noop(graph_session, embedder):
     assert snapshot() == before
     assert schema_version(graph_session) == version >= 3
     assert all(state == "ONLINE" for _, state in before[0])
+
+
+def test_a_schema_rule_another_process_just_created_is_not_an_error(graph_session):
+    """Two processes migrating one new database both pass ``IF NOT EXISTS`` and the second
+    commit is refused as "equivalent rule exists": the same refusal, provoked here by leaving
+    out ``IF NOT EXISTS`` on an index the schema has, must count as applied; a real conflict
+    (the name taken by a different rule) must still fail."""
+    apply_statement(
+        graph_session, "CREATE FULLTEXT INDEX entity_name FOR (n:Entity) ON EACH [n.name]"
+    )
+    with pytest.raises(GraphError, match="entity_name"):
+        apply_statement(
+            graph_session, "CREATE FULLTEXT INDEX entity_name FOR (n:Entity) ON EACH [n.id]"
+        )
 
 
 def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
