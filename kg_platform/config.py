@@ -330,6 +330,16 @@ class SageSelectSettings(BaseModel):
     feedback_rounds: int = 3
 
 
+class RerankSettings(BaseModel):
+    """``--select late``: rerank a strategy's candidates with cosine + MaxSim (late interaction
+    over the embedder's word-piece states; kg_platform/retrieval/late_interaction.py)."""
+
+    n_candidates: int = Field(30, description="candidates reranked (the rest keep their order)")
+    late_weight: float = Field(
+        1.0, ge=0.0, description="weight of the min-max MaxSim term next to min-max cosine"
+    )
+
+
 class LLMSettings(BaseModel):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = no LLM")
     api_key: SecretStr | None = None
@@ -410,7 +420,10 @@ class RetrieveSettings(BaseModel):
 
     strategy: str = Field("hybrid", description="strategy used when a caller names none")
     k: int = Field(5, ge=1, description="items returned when a caller names no k")
-    select: Literal["none", "sage"] = Field("none", description="selection post-processor")
+    select: Literal["none", "sage", "late"] = Field(
+        "none",
+        description="post-processor: none, sage (rerank + gradient cut), late (cosine + MaxSim rerank)",
+    )
 
 
 class ReasoningSettings(BaseModel):
@@ -482,6 +495,7 @@ class Settings(BaseSettings):
     mog: MoGSettings = MoGSettings()
     propagation: PropagationSettings = PropagationSettings()
     sage: SageSelectSettings = SageSelectSettings()
+    rerank: RerankSettings = RerankSettings()
     llm: LLMSettings = LLMSettings()
     decomposition: DecompositionSettings = DecompositionSettings()
     retrieve: RetrieveSettings = RetrieveSettings()

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SELECTIONS = ("none", "sage")
+SELECTIONS = ("none", "sage", "late")
 _EPS = 1e-6
 
 
@@ -142,17 +142,55 @@ def sage_select(
     return out
 
 
+def late_rerank(
+    query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+) -> list[RetrievedItem]:
+    """Reorder the first ``rerank.n_candidates`` items by cosine + MaxSim (late interaction,
+    :mod:`kg_platform.retrieval.late_interaction`); the rest follow in their order. Keeps every
+    item: the caller's ``k`` or token budget decides how many are used."""
+    from kg_platform.retrieval.late_interaction import late_scores
+
+    n = ctx.settings.rerank.n_candidates
+    head, tail = items[:n], items[n:]
+    scores, cos, sim = late_scores(query, [it.text for it in head], ctx)
+    order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
+    out = []
+    for i in order:
+        it = head[i]
+        breakdown = {
+            **it.breakdown,
+            "retrieval_score": it.score,
+            "late_cosine": float(cos[i]),
+            "late_maxsim": float(sim[i]),
+        }
+        out.append(replace(it, score=float(scores[i]), breakdown=breakdown))
+    return out + tail
+
+
+def decides_count(name: str | None) -> bool:
+    """Whether the selection itself decides how many items to return (SAGE's cut) rather than
+    leaving the caller's ``k`` to cut its ranking."""
+    return name == "sage"
+
+
 def apply_selection(
     name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
 ) -> list[RetrievedItem]:
-    """Post-process a strategy's ranked items with the named selection (``none`` | ``sage``)."""
+    """Post-process a strategy's ranked items with the named selection (``none`` | ``sage`` |
+    ``late``)."""
     if name in ("none", "", None):
         return items
     if name == "sage":
         return sage_select(query, items, ctx)
+    if name == "late":
+        return late_rerank(query, items, ctx)
     raise RetrievalError(f"unknown selection {name!r}", hint=f"use one of: {', '.join(SELECTIONS)}")
 
 
 def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
     """How many items a caller should ask the strategy for before applying ``name``."""
-    return max(k, ctx.settings.sage.n_candidates) if name == "sage" else k
+    if name == "sage":
+        return max(k, ctx.settings.sage.n_candidates)
+    if name == "late":
+        return max(k, ctx.settings.rerank.n_candidates)
+    return k

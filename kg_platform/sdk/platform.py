@@ -443,7 +443,11 @@ class KnowledgePlatform:
         """
         from kg_platform._faults import fault_point
         from kg_platform.retrieval.base import get_strategy
-        from kg_platform.retrieval.selection import apply_selection, candidates_needed
+        from kg_platform.retrieval.selection import (
+            apply_selection,
+            candidates_needed,
+            decides_count,
+        )
 
         defaults = self.settings.retrieve
         strategy = strategy or defaults.strategy
@@ -454,7 +458,7 @@ class KnowledgePlatform:
         fault_point("retrieve")  # fault tests: connected, about to query (inert otherwise)
         items = strat.retrieve(query, candidates_needed(select, k, ctx))
         items = apply_selection(select, query, items, ctx)
-        if select in ("none", ""):
+        if not decides_count(select):
             items = items[:k]
         _enrich(self.graph, items)
         answer_id = _record(self.graph, query, corpus, strategy, items) if record else None

@@ -259,6 +259,12 @@ def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL
 Selector = Callable[[str, list[RetrievedItem], RetrievalContext], list[RetrievedItem]]
 
 
+def _selection_decides_count(name: str | None) -> bool:
+    from kg_platform.retrieval.selection import decides_count
+
+    return bool(name) and decides_count(name)
+
+
 def load_selector(
     name: str | None,
 ) -> tuple[Selector | None, Callable[[int, RetrievalContext], int]]:
@@ -302,8 +308,8 @@ def cut(
 ) -> list[Ranked]:
     """Cut at the budget when one is set, else at k (with ``--select``: as selected)."""
     budget = budget if budget is not None else cfg.budget_tokens
-    if not budget and k is None and cfg.select and cfg.select != "none":
-        return list(ranking)  # a selection post-processor decides how many items to keep
+    if not budget and k is None and _selection_decides_count(cfg.select):
+        return list(ranking)  # the selection (SAGE's cut) decides how many items to keep
     return cut_at(ranking, k or cfg.k, budget)
 
 
