@@ -126,6 +126,12 @@ class SegmentSettings(BaseModel):
     min_sentence_tokens: int = Field(
         12, description="a shorter sentence joins its successor in a piece"
     )
+    paragraphs: Literal["pack", "keep"] = Field(
+        "keep",
+        description="level-1 chunks and paragraphs: 'pack' fills chunks with sentences across "
+        "paragraph breaks; 'keep' packs whole paragraphs (one longer than chunk_tokens is cut "
+        "at sentences, alone), so a chunk never holds part of a paragraph and part of another",
+    )
 
 
 class PieceGraphSettings(BaseModel):

@@ -107,6 +107,9 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     level-1 vectors from the model) add nothing to the string, so graphs stored before these two
     parts existed are not re-ingested for nothing. The piece rules' version (``|pc=2``: lists and
     tables kept together) is always there: stored pieces made by older rules must be re-split.
+    Whole paragraphs in level-1 chunks (``segment.paragraphs = "keep"``, the default since
+    session 11) add ``|para=keep``: graphs chunked across paragraph breaks before it existed are
+    re-chunked; ``pack`` adds nothing, so it still matches them.
     """
     seg, ing = settings.segment, settings.ingest
     signature = (
@@ -114,6 +117,8 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
         f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}"
         f"|pc={PIECE_RULES_VERSION}"
     )
+    if seg.paragraphs != "pack":
+        signature += f"|para={seg.paragraphs}"
     if ing.level1_vectors != "model":
         signature += f"|l1={ing.level1_vectors}"
     if getattr(ing, "piece_vectors", "separate") != "separate":
@@ -180,8 +185,15 @@ def _level1(
     hard: float,
     counter: list[int],
     pages: dict[int, int | None],
+    keep_paragraphs: bool = False,
 ) -> list[tuple[LevelChunk, list[Unit]]]:
-    """Level-1 chunks of one section: text runs through the chunker, tables/figures alone."""
+    """Level-1 chunks of one section: text runs through the chunker, tables/figures alone.
+
+    With ``keep_paragraphs`` (``segment.paragraphs = "keep"``) the chunker gets whole paragraphs
+    (text segments): a paragraph that does not fit beside the ones before it starts a new run,
+    and one longer than the budget is chunked alone. Why: a 128-token chunk holding the end of
+    one paragraph and the start of the next spends a reader's budget on two half-topics; in
+    papers, the unit a question's evidence comes in is the paragraph."""
     out: list[tuple[LevelChunk, list[Unit]]] = []
     stream: list[Unit] = []
 
@@ -230,11 +242,25 @@ def _level1(
                 else pack_units(split_long_units(units, budget, hard), budget)
             )
             emit(groups, seg.kind)
+        elif keep_paragraphs:
+            paragraph = units_of(seg)
+            if stream and _joined_tokens(stream + paragraph) > budget:
+                emit(chunker.chunk(stream), "text")
+                stream = []
+            stream.extend(paragraph)
+            if _joined_tokens(stream) > budget:  # a paragraph over budget: chunked on its own
+                emit(chunker.chunk(stream), "text")
+                stream = []
         else:
             stream.extend(units_of(seg))
     if stream:
         emit(chunker.chunk(stream), "text")
     return out
+
+
+def _joined_tokens(units: Sequence[Unit]) -> int:
+    """Tokens of the units joined by spaces (about one token per join, as the packer counts)."""
+    return sum(u.tokens for u in units) + max(len(units) - 1, 0)
 
 
 def plan_with_settings(inp: SourceInput, chunker: Chunker, settings: Any) -> SourcePlan:
@@ -249,6 +275,7 @@ def plan_with_settings(inp: SourceInput, chunker: Chunker, settings: Any) -> Sou
         min_piece_tokens=seg.min_sentence_tokens,
         hard_factor=ing.hard_split_factor,
         max_tokens=ing.max_source_tokens,
+        keep_paragraphs=seg.paragraphs == "keep",
     )
 
 
@@ -261,6 +288,7 @@ def plan_source(
     min_piece_tokens: int,
     hard_factor: float = 2.0,
     max_tokens: int | None = None,
+    keep_paragraphs: bool = False,
 ) -> SourcePlan:
     sid = source_id(inp.corpus, inp.uri)
     counter = [0]
@@ -294,7 +322,9 @@ def plan_source(
                 },
             }
         )
-        level1 = _level1(sec.segments, chunker, budget, hard_factor, counter, pages)
+        level1 = _level1(
+            sec.segments, chunker, budget, hard_factor, counter, pages, keep_paragraphs
+        )
         if not level1:
             continue
         total_tokens += sum(c.tokens for c, _ in level1)

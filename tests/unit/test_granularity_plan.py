@@ -114,3 +114,60 @@ def test_qa_paragraph_keeps_dataset_sentence_indexes():
         min_piece_tokens=12,
     )
     assert len(plan.pieces) == 3 and all(p["props"]["sentences"] == [0] for p in plan.pieces)
+
+
+def _paragraphs_doc() -> ParsedDocument:
+    """Four paragraphs in one section: ~76, ~76, ~32 and ~285 tokens (at a 128-token budget)."""
+
+    def para(word: str, n: int) -> str:
+        return " ".join(f"The {word} sentence {i} says one thing here." for i in range(n))
+
+    body = [Block(para("alpha", 7)), Block(para("beta", 7)), Block(para("gamma", 3))]
+    body.append(Block(para("delta", 26)))
+    sec = Section("Body", 1, body)
+    return ParsedDocument("/x/p.md", "P", "text/markdown", Section("P", 0, [], [sec]))
+
+
+def test_keep_paragraphs_never_puts_parts_of_two_paragraphs_in_one_chunk():
+    words = ("alpha", "beta", "gamma", "delta")
+
+    def level1_words(plan):
+        return [
+            [w for w in words if f"The {w} " in c["props"]["text"]]
+            for c in plan.chunks
+            if c["level"] == 1
+        ]
+
+    packed = level1_words(_plan(_paragraphs_doc()))
+    # the default packs sentences across paragraph breaks: some chunk mixes alpha and beta
+    assert any(len(ws) > 1 and "delta" not in ws for ws in packed)
+    kept = _plan(_paragraphs_doc(), keep_paragraphs=True)
+    chunks = level1_words(kept)
+    # alpha and beta do not fit together (76 + 76 > 128); gamma fits whole beside beta; delta
+    # (over budget) is cut at sentences into chunks of its own
+    assert chunks[0] == ["alpha"] and chunks[1] == ["beta", "gamma"]
+    assert all(ws == ["delta"] for ws in chunks[2:]) and len(chunks) >= 4
+    assert all(c["props"]["tokens"] <= 128 for c in kept.chunks if c["level"] == 1)
+    # every sentence is still in exactly one level-1 chunk, in order
+    text = " ".join(c["props"]["text"] for c in kept.chunks if c["level"] == 1)
+    assert text.count("sentence") == 7 + 7 + 3 + 26
+
+
+def test_small_paragraphs_share_a_chunk_when_whole_ones_fit():
+    def para(word: str) -> Block:
+        return Block(f"The {word} paragraph is short. It has two sentences.")
+
+    sec = Section("Body", 1, [para(w) for w in ("one", "two", "three")])
+    doc = ParsedDocument("/x/s.md", "S", "text/markdown", Section("S", 0, [], [sec]))
+    l1 = [c for c in _plan(doc, keep_paragraphs=True).chunks if c["level"] == 1]
+    assert len(l1) == 1 and all(w in l1[0]["props"]["text"] for w in ("one", "two", "three"))
+
+
+def test_keep_paragraphs_is_in_the_pipeline_signature():
+    from kg_platform.config import Settings
+    from kg_platform.ingest.plan import pipeline_signature
+
+    packed = pipeline_signature(Settings(segment={"paragraphs": "pack"}), "m")
+    assert "para=" not in packed  # graphs stored before the option existed still match "pack"
+    # the default ("keep") differs from them, so those graphs are re-chunked on the next run
+    assert pipeline_signature(Settings(), "m") == packed + "|para=keep"
