@@ -125,6 +125,30 @@ def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, cli_env) -> No
     assert not missing, f"top 3 lack {missing}:\n{top3}"
 
 
+def test_late_rerank_through_the_sdk_keeps_k_the_scope_and_its_evidence(kp) -> None:
+    """``select="late"`` reorders the strategy's candidates (it does not cut them the way SAGE
+    does): the SDK still returns ``k`` items, inside the scope, each with the rerank's cosine and
+    MaxSim next to the strategy's own score, in descending rerank score; and the format list is
+    still in the top 3."""
+    ids = _sources(kp)
+    res = kp.search(
+        FORMATS_QUESTION,
+        strategy="propagate",
+        k=3,
+        corpus=CORPUS,
+        scope=["MarkItDown"],
+        select="late",
+    )
+    assert res.select == "late" and len(res.items) == 3
+    assert {it.source_id for it in res.items} == {ids["markitdown-README.md"]}
+    for it in res.items:
+        assert {"late_cosine", "late_maxsim", "retrieval_score"} <= set(it.breakdown)
+    scores = [it.score for it in res.items]
+    assert scores == sorted(scores, reverse=True)
+    top3 = "\n".join(it.text for it in res.items)
+    assert [f for f in FORMATS if f not in top3] == []
+
+
 def test_ask_with_a_scope_cites_only_that_document(kp) -> None:
     if kp.settings.llm.base_url:
         pytest.skip("an LLM is configured; this checks the no-LLM evidence answer")
