@@ -21,21 +21,19 @@ LRU cache keeps the states of texts seen recently in this process.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kg_platform.errors import ConfigError
+from kg_platform.retrieval.text_cache import TextCache
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
 
-_STATES: OrderedDict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = OrderedDict()
-_STATES_MAX = 4_000  # ~0.5-1 GB at worst (256 word pieces x 384 float16 per text); usually far less
-_LOCK = threading.Lock()
+#: ~0.8 GB at worst (256 word pieces x 384 float16 per text); usually far less
+_STATES: TextCache[tuple[np.ndarray, np.ndarray]] = TextCache(4_000)
 
 
 def _token_states(embedder: Any, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -49,22 +47,16 @@ def _token_states(embedder: Any, texts: Sequence[str]) -> list[tuple[np.ndarray,
             "with --select none | sage",
         )
     model = str(getattr(embedder, "model_name", type(embedder).__name__))
-    with _LOCK:
-        found = {t: _STATES[(model, t)] for t in texts if (model, t) in _STATES}
-        for t in found:
-            _STATES.move_to_end((model, t))
-    missing = list(dict.fromkeys(t for t in texts if t not in found))
-    if missing:
-        for text, st in zip(missing, embed_tokens(missing)):
+
+    def compute(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
+        out = []
+        for st in embed_tokens(texts):
             tokens = np.asarray(st.tokens, dtype=np.float32)
             norms = np.maximum(np.linalg.norm(tokens, axis=1, keepdims=True), 1e-12)
-            found[text] = (np.asarray(st.vector, np.float32), (tokens / norms).astype(np.float16))
-        with _LOCK:
-            for t in missing:
-                _STATES[(model, t)] = found[t]
-            while len(_STATES) > _STATES_MAX:
-                _STATES.popitem(last=False)
-    return [found[t] for t in texts]
+            out.append((np.asarray(st.vector, np.float32), (tokens / norms).astype(np.float16)))
+        return out
+
+    return _STATES.get_many(model, texts, compute)
 
 
 def maxsim(query_tokens: np.ndarray, text_tokens: np.ndarray) -> float:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ import numpy as np
 
 from kg_platform.errors import ConfigError, RetrievalError
 from kg_platform.retrieval.base import RetrievedItem
+from kg_platform.retrieval.text_cache import TextCache
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
@@ -92,31 +92,13 @@ def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tupl
     return np.maximum(cos.astype(np.float64), _EPS), "embedder-cosine"
 
 
-_VEC_CACHE: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
-_VEC_CACHE_MAX = 50_000  # ~75 MB of 384-d float32 vectors
-_VEC_LOCK = threading.Lock()
+_VECTORS: TextCache[np.ndarray] = TextCache(50_000)  # ~75 MB of 384-d float32 vectors
 
 
 def _embed_cached(ctx: "RetrievalContext", texts: list[str]) -> np.ndarray:
-    """The embedder's vectors, reusing those of texts seen before in this process (LRU).
-
-    Candidates repeat: every strategy of an evaluation reranks mostly the same chunks of a
-    question, and the self-feedback loop reranks one list up to four times.
-    """
-    model = ctx.embedder.model_name
-    with _VEC_LOCK:
-        found = {t: _VEC_CACHE[(model, t)] for t in texts if (model, t) in _VEC_CACHE}
-        for t in found:
-            _VEC_CACHE.move_to_end((model, t))
-    missing = list(dict.fromkeys(t for t in texts if t not in found))
-    if missing:
-        found.update(zip(missing, ctx.embedder.embed(missing)))
-        with _VEC_LOCK:
-            for t in missing:
-                _VEC_CACHE[(model, t)] = found[t]
-            while len(_VEC_CACHE) > _VEC_CACHE_MAX:
-                _VEC_CACHE.popitem(last=False)
-    return np.stack([np.asarray(found[t]) for t in texts])
+    """The embedder's vectors, reusing those of texts seen before in this process (LRU)."""
+    vectors = _VECTORS.get_many(ctx.embedder.model_name, texts, ctx.embedder.embed)
+    return np.stack([np.asarray(v) for v in vectors])
 
 
 def sage_select(

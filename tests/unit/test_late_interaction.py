@@ -76,3 +76,23 @@ def test_late_rerank_without_token_states_says_what_to_do():
     items = [RetrievedItem(id="a", text="a", score=1.0)]
     with pytest.raises(ConfigError, match="word-piece states"):
         apply_selection("late", "q", items, ctx)
+
+
+def test_text_cache_computes_each_text_once_and_keeps_the_most_recent():
+    from kg_platform.retrieval.text_cache import TextCache
+
+    calls: list[list[str]] = []
+
+    def upper(texts: list[str]) -> list[str]:
+        calls.append(texts)
+        return [t.upper() for t in texts]
+
+    cache: TextCache[str] = TextCache(2)
+    assert cache.get_many("m", ["a", "b", "a"], upper) == ["A", "B", "A"]
+    assert calls == [["a", "b"]]  # distinct texts, one call
+    assert cache.get_many("m", ["b"], upper) == ["B"] and len(calls) == 1  # cached
+    cache.get_many("m", ["c"], upper)  # evicts "a", the least recently used
+    cache.get_many("m", ["a", "b"], upper)
+    assert calls[-1] == ["a"]
+    cache.get_many("other-model", ["b"], upper)  # models never share an entry
+    assert calls[-1] == ["b"]
