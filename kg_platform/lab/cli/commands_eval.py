@@ -46,7 +46,7 @@ def eval_command(
         help="ingest the file's paragraphs first (unchanged ones are skipped)",
     ),
     select: str = typer.Option(
-        None, "--select", help="selection post-processor, e.g. sage (retrieval.selection)"
+        None, "--select", help="post-processor: sage (rerank + gradient cut) or late (rerank)"
     ),
     fetch_k: int = typer.Option(
         None, "--fetch-k", help="items asked from each strategy before the cut"
