@@ -32,18 +32,40 @@ def _terms(token: str) -> int:
     return len(_TERM.findall(token))
 
 
-def fulltext_query(text: str, max_terms: int = MAX_TERMS) -> str:
+#: Lucene's English stop set (``EnglishAnalyzer.ENGLISH_STOP_WORDS_SET``), which our indexes
+#: keep (Neo4j's default analyzer is ``standard-no-stop-words``).
+STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "
+    "then there these they this to was will with".split()
+)
+_EDGES = re.compile(r"^\W+|\W+$")
+
+
+def _is_stop_word(token: str) -> bool:
+    return _EDGES.sub("", token.replace("\\", "")).lower() in STOP_WORDS
+
+
+def fulltext_query(text: str, max_terms: int = MAX_TERMS, drop_stop_words: bool = True) -> str:
     """The escaped query, or ``""`` when nothing searchable remains (callers then skip BM25).
 
     A question longer than ``max_terms`` terms keeps its first ``max_terms`` terms: BM25 over a
     very long question is dominated by its first thousand words anyway, and Lucene would
     otherwise fail the whole retrieval with TooManyClauses.
+
+    English stop words are left out of the query (unless nothing else is left): they are in
+    almost every text, so they barely move a BM25 ranking, but Lucene walks their postings,
+    the longest of the index. At a million pieces this made the piece fulltext call 25% faster
+    (4.7 -> 3.6 ms; docs/scale.md, "Session 11").
     """
     if not re.search(r"\w", text):
         return ""
+    tokens = escape_lucene(text).split()
+    if drop_stop_words:
+        content = [t for t in tokens if not _is_stop_word(t)]
+        tokens = content or tokens
     kept: list[str] = []
     budget = max_terms
-    for token in escape_lucene(text).split():
+    for token in tokens:
         cost = _terms(token)
         if cost > budget:
             break

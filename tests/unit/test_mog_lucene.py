@@ -20,3 +20,14 @@ def test_boolean_words_become_plain_terms():
 def test_empty_or_symbol_only_queries_are_empty():
     assert fulltext_query("  ?!  ") == ""
     assert fulltext_query("Who  wrote\n'Hamlet'?") == "Who wrote 'Hamlet'\\?"
+
+
+def test_english_stop_words_leave_the_query_unless_nothing_else_remains():
+    assert fulltext_query("What is the capital of France?") == "What capital France\\?"
+    # case and punctuation around a stop word do not keep it; other words keep theirs
+    assert fulltext_query("(The) cat, is here.") == "cat, here."
+    # a question made only of stop words is searched as it is, not emptied
+    assert fulltext_query("To be or not to be") == "To be or not to be"
+    # "AND" is a stop word once it is a plain term; the rest of the question stays escaped
+    assert fulltext_query('Who wrote "AND" (1999)?') == "Who wrote \\(1999\\)\\?"
+    assert fulltext_query("the cat", drop_stop_words=False) == "the cat"
