@@ -43,7 +43,7 @@ def _token_states(embedder: Any, texts: Sequence[str]) -> list[tuple[np.ndarray,
         raise ConfigError(
             f"the late-interaction rerank needs word-piece states, which the "
             f"{type(embedder).__name__} embedder does not expose",
-            hint="use the default local embedder (KGP_EMBEDDING__BACKEND=onnx), or rerank "
+            hint="use the default local embedder (KGP_EMBEDDING__PROVIDER=onnx), or rerank "
             "with --select none | sage",
         )
     model = str(getattr(embedder, "model_name", type(embedder).__name__))

@@ -74,8 +74,11 @@ def test_late_rerank_without_token_states_says_what_to_do():
 
     ctx = SimpleNamespace(settings=Settings(), embedder=VectorsOnly())
     items = [RetrievedItem(id="a", text="a", score=1.0)]
-    with pytest.raises(ConfigError, match="word-piece states"):
+    with pytest.raises(ConfigError, match="word-piece states") as raised:
         apply_selection("late", "q", items, ctx)
+    # the hint names a setting that exists
+    assert "KGP_EMBEDDING__PROVIDER=onnx" in str(raised.value.hint)
+    assert Settings(embedding={"provider": "onnx"}).embedding.provider == "onnx"
 
 
 def test_text_cache_computes_each_text_once_and_keeps_the_most_recent():
