@@ -259,12 +259,6 @@ def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL
 Selector = Callable[[str, list[RetrievedItem], RetrievalContext], list[RetrievedItem]]
 
 
-def _selection_decides_count(name: str | None) -> bool:
-    from kg_platform.retrieval.selection import decides_count
-
-    return bool(name) and decides_count(name)
-
-
 def load_selector(
     name: str | None,
 ) -> tuple[Selector | None, Callable[[int, RetrievalContext], int]]:
@@ -307,8 +301,10 @@ def cut(
     ranking: list[Ranked], cfg: EvalConfig, k: int | None = None, budget: int | None = None
 ) -> list[Ranked]:
     """Cut at the budget when one is set, else at k (with ``--select``: as selected)."""
+    from kg_platform.retrieval.selection import decides_count
+
     budget = budget if budget is not None else cfg.budget_tokens
-    if not budget and k is None and _selection_decides_count(cfg.select):
+    if not budget and k is None and decides_count(cfg.select):
         return list(ranking)  # the selection (SAGE's cut) decides how many items to keep
     return cut_at(ranking, k or cfg.k, budget)
 
