@@ -344,6 +344,11 @@ class RerankSettings(BaseModel):
     late_weight: float = Field(
         1.0, ge=0.0, description="weight of the min-max MaxSim term next to min-max cosine"
     )
+    section_context: bool = Field(
+        True,
+        description="the rerank reads each candidate as its section path, a newline, then its "
+        "text (the returned text is unchanged); false = the text alone",
+    )
 
 
 class LLMSettings(BaseModel):

@@ -130,11 +130,12 @@ def late_rerank(
     """Reorder the first ``rerank.n_candidates`` items by cosine + MaxSim (late interaction,
     :mod:`kg_platform.retrieval.late_interaction`); the rest follow in their order. Keeps every
     item: the caller's ``k`` or token budget decides how many are used."""
-    from kg_platform.retrieval.late_interaction import late_scores
+    from kg_platform.retrieval.late_interaction import late_scores, reading_texts
 
     n = ctx.settings.rerank.n_candidates
     head, tail = items[:n], items[n:]
-    scores, cos, sim = late_scores(query, [it.text for it in head], ctx)
+    texts = reading_texts([it.id for it in head], [it.text for it in head], ctx)
+    scores, cos, sim = late_scores(query, texts, ctx)
     order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
     out = []
     for i in order:

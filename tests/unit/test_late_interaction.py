@@ -11,7 +11,7 @@ import pytest
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.late_interaction import maxsim, min_max
+from kg_platform.retrieval.late_interaction import maxsim, min_max, without_shared_head
 from kg_platform.retrieval.selection import apply_selection, candidates_needed, decides_count
 
 
@@ -46,7 +46,9 @@ def test_late_rerank_finds_the_answer_diluted_in_a_long_paragraph(embedder):
         "the Penn Treebank. Gradients were clipped at a norm of five.",
         "an unrelated tail item",
     ]
-    settings = Settings(rerank={"n_candidates": 3})
+    # no graph here: the candidates are read without section paths (tests/integration/
+    # test_late_context.py covers those)
+    settings = Settings(rerank={"n_candidates": 3, "section_context": False})
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]
     out = apply_selection("late", question, items, ctx)
@@ -72,7 +74,9 @@ def test_late_rerank_without_token_states_says_what_to_do():
         def embed(self, texts):
             return np.ones((len(texts), 2), dtype=np.float32)
 
-    ctx = SimpleNamespace(settings=Settings(), embedder=VectorsOnly())
+    ctx = SimpleNamespace(
+        settings=Settings(rerank={"section_context": False}), embedder=VectorsOnly()
+    )
     items = [RetrievedItem(id="a", text="a", score=1.0)]
     with pytest.raises(ConfigError, match="word-piece states") as raised:
         apply_selection("late", "q", items, ctx)
@@ -99,3 +103,14 @@ def test_text_cache_computes_each_text_once_and_keeps_the_most_recent():
     assert calls[-1] == ["a"]
     cache.get_many("other-model", ["b"], upper)  # models never share an entry
     assert calls[-1] == ["b"]
+
+
+def test_section_paths_lose_only_the_head_every_candidate_shares():
+    scoped = {"a": "Paper > Method > Model", "b": "Paper > Method", "c": "Paper > Results"}
+    assert without_shared_head(scoped) == {"a": "Method > Model", "b": "Method", "c": "Results"}
+    # one section for all: nothing left to read but the texts
+    assert without_shared_head({"a": "Paper > Data", "b": "Paper > Data"}) == {"a": "", "b": ""}
+    # different documents (a pooled search, QA paragraphs' titles) keep their whole paths
+    pooled = {"a": "Paper A > Data", "b": "Paper B > Data"}
+    assert without_shared_head(pooled) == pooled
+    assert without_shared_head({"a": "Paper > Data"}) == {"a": "Paper > Data"}
