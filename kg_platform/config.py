@@ -346,8 +346,9 @@ class RerankSettings(BaseModel):
     )
     section_context: bool = Field(
         True,
-        description="the rerank reads each candidate as its section path, a newline, then its "
-        "text (the returned text is unchanged); false = the text alone",
+        description="the rerank reads each candidate as its section path (minus the parts "
+        "every candidate shares), a newline, then its text (the returned text is unchanged); "
+        "false = the text alone",
     )
 
 
