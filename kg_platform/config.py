@@ -330,7 +330,18 @@ class PropagationSettings(BaseModel):
 class SageSelectSettings(BaseModel):
     n_candidates: int = Field(20, description="N: candidates reranked before the gradient cut")
     min_k: int = Field(7, description="minimum chunks kept (paper: 7)")
-    gradient: float = Field(0.3, description="g: keep S[i] while S[i] >= g * S[i-1]")
+    gradient: float | None = Field(
+        None,
+        description="g: keep S[i] while S[i] >= g * S[i-1]; unset = the value calibrated for "
+        "the scorer in use (selection.DEFAULT_GRADIENT: cross-encoder 0.3 as in the paper, "
+        "late and cosine measured on the dev sets)",
+    )
+    scorer: Literal["auto", "late", "cosine"] = Field(
+        "auto",
+        description="what SAGE reranks with when no cross_encoder is set: late (cosine + MaxSim "
+        "under section paths, as --select late), cosine (the embedder's), or auto = late when "
+        "the embedder exposes word-piece states, else cosine",
+    )
     cross_encoder: str | None = Field(None, description="path of a local cross-encoder model")
     feedback_threshold: int = Field(9, description="fs: self-feedback score that accepts")
     feedback_rounds: int = 3

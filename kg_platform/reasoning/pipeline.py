@@ -142,14 +142,16 @@ class Reasoner:
     # ------------------------------------------------------------------ pipelines
     def _ranked(self, question: str, corpus: str | None, strategy: str) -> Ranked:
         from kg_platform.retrieval.base import RetrievalContext, get_strategy
-        from kg_platform.retrieval.selection import rerank_scores
+        from kg_platform.retrieval.selection import rerank_scores, sage_gradient
 
         cfg = self.settings.sage
         ctx = RetrievalContext(
             self.graph, self.embedder, self.settings, corpus, sources=self.sources
         )
         items = get_strategy(strategy, ctx).retrieve(question, cfg.n_candidates)
-        scores, scorer = rerank_scores(question, [it.text for it in items], ctx)
+        scores, scorer = rerank_scores(
+            question, [it.text for it in items], ctx, ids=[it.id for it in items]
+        )
         order = sorted(range(len(items)), key=lambda i: (-float(scores[i]), i))
         evidence = from_items([items[i] for i in order], via=strategy)
         for ev, i in zip(evidence, order):
@@ -159,7 +161,7 @@ class Reasoner:
             [float(scores[i]) for i in order],
             scorer,
             cfg.min_k,
-            cfg.gradient,
+            sage_gradient(self.settings, scorer),
         )
 
     def _factual(

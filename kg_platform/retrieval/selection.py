@@ -2,7 +2,8 @@
 
 A post-processor usable on any strategy (``--select sage``): the strategy returns its top-N
 candidates, :func:`apply_selection` reranks them against the question (a cross-encoder when
-``settings.sage.cross_encoder`` names a local model, otherwise the embedder's cosine) and keeps
+``settings.sage.cross_encoder`` names a local model, otherwise the late-interaction score of
+``--select late`` or the embedder's cosine: :func:`sage_scorer`) and keeps
 the first :func:`gradient_cut` of them. The number returned is decided by the cut, not by ``k``:
 callers that want SAGE should fetch ``settings.sage.n_candidates`` items first.
 
@@ -76,20 +77,62 @@ def _cross_encoder(path: str) -> Any:  # sentence_transformers.CrossEncoder
         return _CE_CACHE[path]
 
 
-def rerank_scores(query: str, texts: list[str], ctx: "RetrievalContext") -> tuple[np.ndarray, str]:
-    """Positive relevance scores of ``texts`` for ``query`` and the name of the scorer used."""
+#: ``g`` per scorer when ``sage.gradient`` is unset. The paper's 0.3 suits a cross-encoder's
+#: probabilities. The embedder's cosines lie in a narrow band where 0.3 never cuts; it stays for
+#: them (the cut is then ``min_k`` or all candidates). The late score is min-max scaled over the
+#: candidates (0 at the worst, up to 2 at the best), so a ratio test has room to bite: its value
+#: is calibrated on the dev sets (docs/retrieval.md, "SAGE selection").
+PAPER_GRADIENT = 0.3
+DEFAULT_GRADIENT = {"cross-encoder": PAPER_GRADIENT, "late": 0.7, "embedder-cosine": PAPER_GRADIENT}
+
+
+def sage_scorer(ctx: "RetrievalContext") -> str:
+    """The scorer SAGE reranks with: ``cross-encoder`` when ``sage.cross_encoder`` is set, else
+    ``late`` or ``embedder-cosine`` per ``sage.scorer`` (``auto``: late when the embedder
+    exposes word-piece states)."""
+    cfg = ctx.settings.sage
+    if cfg.cross_encoder:
+        return "cross-encoder"
+    choice = cfg.scorer
+    if choice == "auto":
+        choice = "late" if hasattr(ctx.embedder, "embed_tokens") else "cosine"
+    return "late" if choice == "late" else "embedder-cosine"
+
+
+def sage_gradient(settings: Any, scorer: str) -> float:
+    """``sage.gradient`` when set, else the value calibrated for ``scorer``."""
+    g = settings.sage.gradient
+    return DEFAULT_GRADIENT.get(scorer, PAPER_GRADIENT) if g is None else float(g)
+
+
+def rerank_scores(
+    query: str,
+    texts: list[str],
+    ctx: "RetrievalContext",
+    ids: Sequence[str] | None = None,
+) -> tuple[np.ndarray, str]:
+    """Positive relevance scores of ``texts`` for ``query`` and the name of the scorer used
+    (:func:`sage_scorer`). ``ids`` (the items' node ids) let the late scorer read each text
+    under its section path."""
     if not texts:
         return np.zeros(0, dtype=np.float32), "none"
-    path = ctx.settings.sage.cross_encoder
-    if path:
+    scorer = sage_scorer(ctx)
+    if scorer == "cross-encoder":
+        path = str(ctx.settings.sage.cross_encoder)
         raw = np.asarray(
             _cross_encoder(path).predict([(query, t) for t in texts]), dtype=np.float64
         )
         # Logits may be negative; the ratio test needs positive scores (SAGE paper): sigmoid.
-        return 1.0 / (1.0 + np.exp(-raw)), "cross-encoder"
+        return 1.0 / (1.0 + np.exp(-raw)), scorer
+    if scorer == "late":
+        from kg_platform.retrieval.late_interaction import late_scores, reading_texts
+
+        read = reading_texts(ids, texts, ctx) if ids is not None else list(texts)
+        scores, _, _ = late_scores(query, read, ctx)
+        return np.maximum(scores, _EPS), scorer
     vecs = _embed_cached(ctx, [query, *texts])
     cos = vecs[1:] @ vecs[0]
-    return np.maximum(cos.astype(np.float64), _EPS), "embedder-cosine"
+    return np.maximum(cos.astype(np.float64), _EPS), scorer
 
 
 _VECTORS: TextCache[np.ndarray] = TextCache(50_000)  # ~75 MB of 384-d float32 vectors
@@ -107,10 +150,12 @@ def sage_select(
     """Rerank the top-N items and keep the gradient cut of them."""
     cfg = ctx.settings.sage
     candidates = items[: cfg.n_candidates]
-    scores, scorer = rerank_scores(query, [it.text for it in candidates], ctx)
+    scores, scorer = rerank_scores(
+        query, [it.text for it in candidates], ctx, ids=[it.id for it in candidates]
+    )
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     ranked = [float(scores[i]) for i in order]
-    keep = gradient_cut(ranked, cfg.min_k, cfg.gradient)
+    keep = gradient_cut(ranked, cfg.min_k, sage_gradient(ctx.settings, scorer))
     out = []
     for i in order[:keep]:
         it = candidates[i]

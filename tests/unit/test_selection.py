@@ -94,3 +94,39 @@ def test_rerank_embeds_each_text_once_per_process():
     )
     assert sorted(embedder.embedded) == ["a", "b", "c", "d", "query"]  # only the new text
     assert [it.id for it in again][:2] == [it.id for it in first][:2] == ["b", "c"]
+
+
+def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder):
+    from kg_platform.retrieval.selection import DEFAULT_GRADIENT, sage_gradient, sage_scorer
+
+    def scorer(embedder_, **sage):
+        return sage_scorer(SimpleNamespace(settings=Settings(sage=sage), embedder=embedder_))
+
+    assert scorer(embedder) == "late"  # the bundled model exposes word-piece states
+    assert scorer(_FakeEmbedder({})) == "embedder-cosine"  # vectors only: cosine
+    assert scorer(embedder, scorer="cosine") == "embedder-cosine"
+    assert scorer(embedder, cross_encoder="/models/ce") == "cross-encoder"
+    # g: the calibrated value per scorer unless set
+    assert sage_gradient(Settings(), "late") == DEFAULT_GRADIENT["late"]
+    assert sage_gradient(Settings(), "cross-encoder") == 0.3  # the paper's, for probabilities
+    assert sage_gradient(Settings(sage={"gradient": 0.42}), "late") == 0.42
+    assert sage_gradient(Settings(), "none") == 0.3  # no candidates: any g, nothing to cut
+
+
+def test_sage_with_the_late_scorer_cuts_after_the_relevant_texts(embedder):
+    """The late score is min-max scaled over the candidates (0 for the worst), so the ratio
+    test at the calibrated g keeps the two passages about the question and cuts the rest."""
+    question = "Which optimizer and learning rate were used to train the model?"
+    texts = [
+        "We trained the model with the Adam optimizer at a learning rate of 0.001.",
+        "The model was optimised with Adam; the learning rate was 3e-4, halved every epoch.",
+        "The city council approved the new bus routes on Tuesday.",
+        "Penguins live mostly in the Southern Hemisphere.",
+        "The museum's collection includes Roman coins and medieval maps.",
+    ]
+    settings = Settings(sage={"min_k": 1, "n_candidates": 20}, rerank={"section_context": False})
+    ctx = SimpleNamespace(settings=settings, embedder=embedder)
+    items = [RetrievedItem(id=str(i), text=t, score=0.5) for i, t in enumerate(reversed(texts))]
+    out = apply_selection("sage", question, items, ctx)
+    assert sorted(it.text for it in out) == sorted(texts[:2])
+    assert all("sage_late" in it.breakdown for it in out)
