@@ -30,6 +30,12 @@ class Embedder(Protocol):
         ...
 
 
+def has_token_states(embedder: object) -> bool:
+    """Whether ``embedder`` also exposes its word-piece states (``embed_tokens``: the ONNX one
+    does), which late chunking and the late-interaction rerank need."""
+    return callable(getattr(embedder, "embed_tokens", None))
+
+
 _CACHE: dict[tuple, Embedder] = {}
 _LOCK = threading.Lock()
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from kg_platform.embedding.base import Embedder
+from kg_platform.embedding.base import Embedder, has_token_states
 from kg_platform.embedding.memo import embedder_key, sentence_memo
 from kg_platform.ingest.plan import SourcePlan
 
@@ -163,7 +163,7 @@ def embed_plans(
     does); other embedders embed each piece on its own."""
     # without late chunking the pass covers nothing (no chunk, no model call)
     late = LatePass(
-        plans if piece_vectors == "late" and hasattr(embedder, "embed_tokens") else [], embedder
+        plans if piece_vectors == "late" and has_token_states(embedder) else [], embedder
     )
     texts = texts_to_embed(plans, higher, level1, late.chunks, late.pieces)
     known = sentence_memo().take(embedder_key(embedder), texts)

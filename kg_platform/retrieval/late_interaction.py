@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kg_platform.embedding.base import has_token_states
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.text_cache import TextCache
 
@@ -47,14 +48,14 @@ _STATES: TextCache[tuple[np.ndarray, np.ndarray]] = TextCache(4_000)
 
 def _token_states(embedder: Any, texts: Sequence[str]) -> list[tuple[np.ndarray, np.ndarray]]:
     """Per text: (sentence vector, L2-normalised word-piece states), cached per model and text."""
-    embed_tokens = getattr(embedder, "embed_tokens", None)
-    if embed_tokens is None:
+    if not has_token_states(embedder):
         raise ConfigError(
             f"the late-interaction rerank needs word-piece states, which the "
             f"{type(embedder).__name__} embedder does not expose",
             hint="use the default local embedder (KGP_EMBEDDING__PROVIDER=onnx), or rerank "
-            "with --select none | sage",
+            "with --select none | sage (with KGP_SAGE__SCORER=cosine or auto)",
         )
+    embed_tokens = embedder.embed_tokens
     model = str(getattr(embedder, "model_name", type(embedder).__name__))
 
     def compute(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -119,14 +120,21 @@ def without_shared_head(paths: dict[str, str], sep: str = " > ") -> dict[str, st
 
 
 def late_scores(
-    query: str, texts: Sequence[str], ctx: "RetrievalContext"
+    query: str,
+    texts: Sequence[str],
+    ctx: "RetrievalContext",
+    ids: Sequence[str] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(rerank score, cosine, maxsim)`` of each text for ``query``.
 
-    rerank = min-max(cosine) + ``rerank.late_weight`` x min-max(MaxSim), over these texts."""
+    rerank = min-max(cosine) + ``rerank.late_weight`` x min-max(MaxSim), over these texts.
+    With ``ids`` (the items' node ids) each text is read under its section path
+    (:func:`reading_texts`); without, as it is."""
     if not texts:
         empty = np.zeros(0, dtype=np.float64)
         return empty, empty, empty
+    if ids is not None:
+        texts = reading_texts(ids, texts, ctx)
     states = _token_states(ctx.embedder, [query, *texts])
     q_vec, q_tok = states[0]
     cos = np.asarray([float(vec @ q_vec) for vec, _ in states[1:]], dtype=np.float64)

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from kg_platform.embedding.base import has_token_states
 from kg_platform.errors import ConfigError, RetrievalError
 from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.retrieval.text_cache import TextCache
@@ -95,7 +96,7 @@ def sage_scorer(ctx: "RetrievalContext") -> str:
         return "cross-encoder"
     choice = cfg.scorer
     if choice == "auto":
-        choice = "late" if hasattr(ctx.embedder, "embed_tokens") else "cosine"
+        choice = "late" if has_token_states(ctx.embedder) else "cosine"
     return "late" if choice == "late" else "embedder-cosine"
 
 
@@ -125,10 +126,9 @@ def rerank_scores(
         # Logits may be negative; the ratio test needs positive scores (SAGE paper): sigmoid.
         return 1.0 / (1.0 + np.exp(-raw)), scorer
     if scorer == "late":
-        from kg_platform.retrieval.late_interaction import late_scores, reading_texts
+        from kg_platform.retrieval.late_interaction import late_scores
 
-        read = reading_texts(ids, texts, ctx) if ids is not None else list(texts)
-        scores, _, _ = late_scores(query, read, ctx)
+        scores, _, _ = late_scores(query, texts, ctx, ids=ids)
         return np.maximum(scores, _EPS), scorer
     vecs = _embed_cached(ctx, [query, *texts])
     cos = vecs[1:] @ vecs[0]
@@ -175,12 +175,11 @@ def late_rerank(
     """Reorder the first ``rerank.n_candidates`` items by cosine + MaxSim (late interaction,
     :mod:`kg_platform.retrieval.late_interaction`); the rest follow in their order. Keeps every
     item: the caller's ``k`` or token budget decides how many are used."""
-    from kg_platform.retrieval.late_interaction import late_scores, reading_texts
+    from kg_platform.retrieval.late_interaction import late_scores
 
     n = ctx.settings.rerank.n_candidates
     head, tail = items[:n], items[n:]
-    texts = reading_texts([it.id for it in head], [it.text for it in head], ctx)
-    scores, cos, sim = late_scores(query, texts, ctx)
+    scores, cos, sim = late_scores(query, [it.text for it in head], ctx, ids=[it.id for it in head])
     order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
     out = []
     for i in order:
