@@ -361,6 +361,11 @@ class RerankSettings(BaseModel):
         "every candidate shares), a newline, then its text (the returned text is unchanged); "
         "false = the text alone",
     )
+    query_stop_words: Literal["drop", "keep"] = Field(
+        "drop",
+        description="MaxSim averages over the question's word pieces minus those of English "
+        "stop words and punctuation (drop), or over all of them (keep)",
+    )
 
 
 class LLMSettings(BaseModel):

@@ -11,7 +11,13 @@ import pytest
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.late_interaction import maxsim, min_max, without_shared_head
+from kg_platform.retrieval.late_interaction import (
+    content_pieces,
+    late_scores,
+    maxsim,
+    min_max,
+    without_shared_head,
+)
 from kg_platform.retrieval.selection import apply_selection, candidates_needed, decides_count
 
 
@@ -23,6 +29,38 @@ def test_maxsim_averages_each_query_tokens_best_match():
     assert maxsim(query, text[:0]) == 0.0  # an empty text scores 0, not an error
     # a text holding the query's tokens among noise scores 1; order does not matter
     assert maxsim(query, np.stack([e[2], e[1], e[0]])) == pytest.approx(1.0)
+
+
+def test_content_pieces_leave_out_stop_words_and_punctuation():
+    question = "What datasets do they use to evaluate the model's performance?"
+    # the bundled tokenizer's word pieces of the question (special tokens left out)
+    spans = [(0, 4), (5, 9), (9, 12), (12, 13), (14, 16), (17, 21), (22, 25), (26, 28), (29, 37)]
+    spans += [(38, 41), (42, 47), (47, 48), (48, 49), (50, 61), (61, 62)]
+    offsets = np.array(spans)
+    kept = [question[a:b] for (a, b), keep in zip(spans, content_pieces(question, offsets)) if keep]
+    # "datasets" is three pieces of one content word; "'" and "?" are punctuation
+    assert kept == ["data", "set", "s", "use", "evaluate", "model", "s", "performance"]
+    # a question of stop words only keeps them all rather than averaging over nothing
+    assert content_pieces("Is it?", np.array([(0, 2), (3, 5), (5, 6)])).tolist() == [True] * 3
+
+
+def test_maxsim_over_content_pieces_stops_function_words_matching_function_words(embedder):
+    """A text made of the question's function words out-scores, on all pieces, the text that
+    answers; over the content pieces (the default) the answer wins."""
+    question = "Which of the languages do they evaluate on?"
+    texts = [
+        "Which of them they do, and on which of these, is for the others to say.",
+        "Experiments cover German, French and Finnish test sets.",
+    ]
+
+    def sims(mode: str) -> list[float]:
+        rerank = {"section_context": False, "query_stop_words": mode}
+        ctx = SimpleNamespace(settings=Settings(rerank=rerank), embedder=embedder)
+        return late_scores(question, texts, ctx)[2].tolist()
+
+    keep, drop = sims("keep"), sims("drop")
+    assert keep[0] > keep[1]
+    assert drop[1] > drop[0]
 
 
 def test_min_max_scales_and_keeps_equal_values_at_one():
