@@ -12,6 +12,7 @@ from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.retrieval.late_interaction import (
+    _read_whole,
     content_pieces,
     late_scores,
     maxsim,
@@ -61,6 +62,30 @@ def test_maxsim_over_content_pieces_stops_function_words_matching_function_words
     keep, drop = sims("keep"), sims("drop")
     assert keep[0] > keep[1]
     assert drop[1] > drop[0]
+
+
+def test_a_text_longer_than_the_models_window_is_read_to_its_end(embedder):
+    """all-MiniLM-L6-v2 reads 256 word pieces; a section-level candidate is often longer, and its
+    tail must still be able to match the question."""
+    filler = "The committee met again on Tuesday to review the budget. " * 40  # ~480 pieces
+    text = filler + "Penn Treebank."
+    one = _read_whole(embedder.embed_tokens, [text], max_windows=1)[0]
+    whole = _read_whole(embedder.embed_tokens, [text])[0]
+    vector, tokens, offsets = whole
+    assert len(one[1]) <= embedder.max_tokens < len(tokens) == len(offsets)
+    assert offsets[-1][1] == len(text)  # the tail was read, with spans into the whole text
+    assert one[2][-1][1] < len(filler)
+    assert np.all(np.diff(offsets[:, 0]) > 0)  # windows follow each other, no overlap
+    assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+    query = embedder.embed_tokens(["Penn Treebank"])[0].tokens
+
+    def unit(t: np.ndarray) -> np.ndarray:
+        return t / np.linalg.norm(t, axis=1, keepdims=True)
+
+    assert maxsim(unit(query), unit(tokens)) > maxsim(unit(query), unit(one[1])) + 0.1
+    # a short text is read once, exactly as embed_tokens gives it
+    short = _read_whole(embedder.embed_tokens, ["a short text"])[0]
+    assert len(short[1]) == len(embedder.embed_tokens(["a short text"])[0].tokens)
 
 
 def test_min_max_scales_and_keeps_equal_values_at_one():
