@@ -20,6 +20,11 @@ def bench_load(
         None, "--strategy", help="retrieval strategy (default: KGP_RETRIEVE__STRATEGY)"
     ),
     corpus: str = typer.Option(None, "--corpus", help="corpus to query (default: all)"),
+    select: str = typer.Option(
+        None,
+        "--select",
+        help="none | sage | late | auto (default: KGP_RETRIEVE__SELECT, auto = the late rerank)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="one JSON object instead of text"),
 ) -> None:
     """Throughput, p50/p95/p99 latency and errors of N concurrent retrieval clients."""
@@ -33,12 +38,14 @@ def bench_load(
             seconds=seconds,
             strategy=strategy or kp.settings.retrieve.strategy,
             corpus=corpus,
+            select=select,
         ).summary()
     if as_json:
         typer.echo(json.dumps(summary))
         return
     typer.echo(
-        f"{summary['clients']} clients, {summary['seconds']} s, {summary['strategy']}: "
+        f"{summary['clients']} clients, {summary['seconds']} s, {summary['strategy']} "
+        f"(select {summary['select']}): "
         f"{summary['requests']} requests, {summary['throughput_rps']} req/s, "
         f"p50 {summary['p50_ms']} ms, p95 {summary['p95_ms']} ms, "
         f"p99 {summary['p99_ms']} ms, errors {summary['errors'] or 0}"
