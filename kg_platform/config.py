@@ -444,13 +444,19 @@ class RetrieveSettings(BaseModel):
     ``hybrid`` is the default because it is the best-measured strategy that needs nothing trained
     or fitted (README table, 512-token budget); ``propagate`` scores higher there but its layer
     weights were fitted on dev questions, so it is a choice a deployment makes on its own data.
+    ``select`` is ``auto``, the late-interaction rerank with the bundled embedder: nothing in it
+    is trained on our data, and it raised ``hybrid`` on the long papers by 0.10 / 0.06 evidence
+    recall at 512 / 1024 tokens and on two of the three multi-hop dev sets by 0.05-0.11 (the
+    third: -0.003), for ~0.2 s more per question on a 2-core CPU (docs/retrieval.md).
     """
 
     strategy: str = Field("hybrid", description="strategy used when a caller names none")
     k: int = Field(5, ge=1, description="items returned when a caller names no k")
-    select: Literal["none", "sage", "late"] = Field(
-        "none",
-        description="post-processor: none, sage (rerank + gradient cut), late (cosine + MaxSim rerank)",
+    select: Literal["auto", "none", "sage", "late"] = Field(
+        "auto",
+        description="post-processor: none, sage (rerank + gradient cut), late (cosine + MaxSim "
+        "rerank), auto (late when the embedder exposes word-piece states, as the bundled one "
+        "does; else none)",
     )
 
 

@@ -28,7 +28,12 @@ def retrieve(
         help="a registered strategy (default: KGP_RETRIEVE__STRATEGY, hybrid)",
     ),
     k: int | None = typer.Option(None, "--k", "-k", help="results to return (default: 5)"),
-    select: str | None = typer.Option(None, "--select", help="post-processor: none | sage | late"),
+    select: str | None = typer.Option(
+        None,
+        "--select",
+        help="post-processor: none | sage | late | auto (default: KGP_RETRIEVE__SELECT, auto = "
+        "late with the bundled embedder)",
+    ),
     explain: bool = typer.Option(False, "--explain", help="print breakdowns and a Browser query"),
     corpus: str | None = typer.Option(None, "--corpus", help="restrict to one corpus"),
     scope: list[str] = typer.Option(

@@ -79,7 +79,8 @@ class KGPlatformRetriever(BaseRetriever):
             ``hybrid``, ``mog``, ``mogg``, ``propagate``, ``atomic``, ...); None: the
             platform's default (``settings.retrieve.strategy``), as everywhere else.
         k: number of documents returned (None: ``settings.retrieve.k``).
-        select: selection post-processor (``none`` | ``sage`` | ``late``; None: ``settings.retrieve``).
+        select: selection post-processor (``none`` | ``sage`` | ``late`` | ``auto``; None:
+            ``settings.retrieve``, auto = late with the bundled embedder).
         corpus: restrict to one corpus (None: all corpora).
         scope: restrict to some documents (source ids, titles, paths or file names; None:
             the whole corpus), applied inside the strategy's Cypher.

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-SELECTIONS = ("none", "sage", "late")
+SELECTIONS = ("auto", "none", "sage", "late")
 _EPS = 1e-6
 
 
@@ -194,6 +194,26 @@ def late_rerank(
     return out + tail
 
 
+def resolve_selection(name: str | None, ctx: "RetrievalContext") -> str:
+    """The selection that runs for ``name``: ``auto`` is ``late`` when the embedder exposes
+    word-piece states (the bundled ONNX model does), else ``none``; others are themselves.
+
+    Why ``auto`` is the default (``retrieve.select``): the late rerank needs nothing trained or
+    fitted, and it raised the default ``hybrid`` everywhere it was measured but one 2Wiki cell
+    (docs/retrieval.md, "Late-interaction rerank"), for ~0.2 s per question on a 2-core CPU;
+    an embedder without word-piece states (an OpenAI-compatible server) cannot run it, so
+    ``auto`` falls back to no selection there instead of failing."""
+    if name in (None, ""):
+        return "none"
+    if name == "auto":
+        return "late" if has_token_states(ctx.embedder) else "none"
+    if name not in SELECTIONS:
+        raise RetrievalError(
+            f"unknown selection {name!r}", hint=f"use one of: {', '.join(SELECTIONS)}"
+        )
+    return name
+
+
 def decides_count(name: str | None) -> bool:
     """Whether the selection itself decides how many items to return (SAGE's cut) rather than
     leaving the caller's ``k`` to cut its ranking."""
@@ -204,8 +224,9 @@ def apply_selection(
     name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
 ) -> list[RetrievedItem]:
     """Post-process a strategy's ranked items with the named selection (``none`` | ``sage`` |
-    ``late``)."""
-    if name in ("none", "", None):
+    ``late`` | ``auto``: :func:`resolve_selection`)."""
+    name = resolve_selection(name, ctx)
+    if name == "none":
         return items
     if name == "sage":
         return sage_select(query, items, ctx)
@@ -216,6 +237,7 @@ def apply_selection(
 
 def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
     """How many items a caller should ask the strategy for before applying ``name``."""
+    name = resolve_selection(name, ctx)
     if name == "sage":
         return max(k, ctx.settings.sage.n_candidates)
     if name == "late":

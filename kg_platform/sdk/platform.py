@@ -447,13 +447,14 @@ class KnowledgePlatform:
             apply_selection,
             candidates_needed,
             decides_count,
+            resolve_selection,
         )
 
         defaults = self.settings.retrieve
         strategy = strategy or defaults.strategy
         k = defaults.k if k is None else k
-        select = select or defaults.select
         ctx = self.retrieval_context(corpus, scope)
+        select = resolve_selection(select or defaults.select, ctx)
         strat = get_strategy(strategy, ctx)
         fault_point("retrieve")  # fault tests: connected, about to query (inert otherwise)
         items = strat.retrieve(query, candidates_needed(select, k, ctx))

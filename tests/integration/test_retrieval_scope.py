@@ -161,6 +161,17 @@ def test_late_rerank_through_the_sdk_keeps_k_the_scope_and_its_evidence(kp) -> N
     assert [f for f in FORMATS if f not in top3] == []
 
 
+def test_the_default_selection_is_the_late_rerank_with_the_bundled_embedder(kp) -> None:
+    """No ``select`` named: ``retrieve.select = auto`` runs the late rerank (the bundled model
+    has word-piece states) and the result says so; ``select="none"`` is the strategy's order."""
+    default = kp.search(FORMATS_QUESTION, strategy="hybrid", k=3, corpus=CORPUS)
+    assert default.select == "late"
+    assert all("late_maxsim" in it.breakdown for it in default.items)
+    plain = kp.search(FORMATS_QUESTION, strategy="hybrid", k=3, corpus=CORPUS, select="none")
+    assert plain.select == "none"
+    assert not any("late_maxsim" in it.breakdown for it in plain.items)
+
+
 def test_ask_with_a_scope_cites_only_that_document(kp) -> None:
     if kp.settings.llm.base_url:
         pytest.skip("an LLM is configured; this checks the no-LLM evidence answer")

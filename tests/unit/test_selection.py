@@ -113,6 +113,26 @@ def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder)
     assert sage_gradient(Settings(), "none") == 0.3  # no candidates: any g, nothing to cut
 
 
+def test_auto_selection_is_the_late_rerank_only_where_the_embedder_can_run_it(embedder):
+    from kg_platform.retrieval.selection import candidates_needed, resolve_selection
+
+    def ctx(embedder_):
+        return SimpleNamespace(settings=Settings(), embedder=embedder_)
+
+    assert Settings().retrieve.select == "auto"  # the default of every front door
+    assert resolve_selection("auto", ctx(embedder)) == "late"  # bundled: word-piece states
+    assert resolve_selection("auto", ctx(_FakeEmbedder({}))) == "none"  # vectors only
+    assert resolve_selection("sage", ctx(_FakeEmbedder({}))) == "sage"  # named ones are kept
+    assert resolve_selection(None, ctx(embedder)) == "none"
+    with pytest.raises(RetrievalError, match="unknown selection"):
+        resolve_selection("rerank", ctx(embedder))
+    # auto fetches the rerank's candidates when it reranks, only k when it does not
+    assert candidates_needed("auto", 5, ctx(embedder)) == Settings().rerank.n_candidates
+    assert candidates_needed("auto", 5, ctx(_FakeEmbedder({}))) == 5
+    items = [RetrievedItem(id=str(i), text=t, score=1.0) for i, t in enumerate("ab")]
+    assert apply_selection("auto", "q", items, ctx(_FakeEmbedder({}))) == items
+
+
 def test_sage_with_the_late_scorer_cuts_after_the_relevant_texts(embedder):
     """The late score is min-max scaled over the candidates (0 for the worst), so the ratio
     test at the calibrated g keeps the two passages about the question and cuts the rest."""
