@@ -31,7 +31,9 @@ and punctuation are left out of the average (all are kept when nothing else is l
 ranking all of a paper's paragraphs under their section paths: on the 81 longdoc tuning
 questions cosine + MaxSim went 0.609 / 0.776 -> 0.632 / 0.811 at 512 / 1024 tokens; the 225
 held-out questions, looked at after the choice, 0.558 / 0.714 -> 0.570 / 0.723. IDF weights
-instead of a stop list lost on the 81 (0.535 / 0.745).
+instead of a stop list lost on the 81 (0.535 / 0.745). In the platform, held out, scoped,
+``hybrid --select late`` went 0.564 / 0.714 -> 0.598 / 0.722 (docs/retrieval.md, "Long
+documents: content word pieces and the rerank by default").
 
 Cost: the candidates' texts go through the model once more (their token states are not stored
 in Neo4j: 384 floats per word piece would multiply the graph's size by the text's length); an
