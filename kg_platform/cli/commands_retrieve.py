@@ -83,7 +83,7 @@ def retrieve(
             "\n".join(
                 [
                     "",
-                    "explanation:",
+                    f"explanation ({found.strategy}, selection {found.select}):",
                     *explain_lines(items),
                     "",
                     "Neo4j Browser (paste):",

@@ -130,11 +130,27 @@ def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, cli_env) -> No
     assert res.exit_code == 0, res.output + repr(res.exception)
     import json
 
-    items = json.loads(res.output)["items"]
+    payload = json.loads(res.output)
+    assert payload["select"] == "late"  # the default (auto) with the bundled embedder
+    items = payload["items"]
     assert 0 < len(items) <= 3
     top3 = "\n".join(it["text"] for it in items)
     missing = [f for f in FORMATS if f not in top3]
     assert not missing, f"top 3 lack {missing}:\n{top3}"
+
+
+def test_cli_explain_says_which_selection_ran(kp, cli_env) -> None:
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+
+    args = ["retrieve", FORMATS_QUESTION, "--corpus", CORPUS, "--k", "2", "--explain"]
+    default = CliRunner().invoke(app, args)
+    assert default.exit_code == 0, default.output + repr(default.exception)
+    assert "selection late" in default.output and "late_maxsim=" in default.output
+    plain = CliRunner().invoke(app, [*args, "--select", "none"])
+    assert plain.exit_code == 0, plain.output + repr(plain.exception)
+    assert "selection none" in plain.output and "late_maxsim" not in plain.output
 
 
 def test_late_rerank_through_the_sdk_keeps_k_the_scope_and_its_evidence(kp) -> None:
