@@ -225,14 +225,12 @@ def apply_selection(
 ) -> list[RetrievedItem]:
     """Post-process a strategy's ranked items with the named selection (``none`` | ``sage`` |
     ``late`` | ``auto``: :func:`resolve_selection`)."""
-    name = resolve_selection(name, ctx)
-    if name == "none":
-        return items
+    name = resolve_selection(name, ctx)  # raises on an unknown name
     if name == "sage":
         return sage_select(query, items, ctx)
     if name == "late":
         return late_rerank(query, items, ctx)
-    raise RetrievalError(f"unknown selection {name!r}", hint=f"use one of: {', '.join(SELECTIONS)}")
+    return items
 
 
 def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
