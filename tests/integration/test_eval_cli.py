@@ -192,6 +192,18 @@ def test_kgp_eval_end_to_end_json_table_per_question_and_plot(eval_graph, cli_en
     assert len(rows) == N_QUESTIONS * len(ALL)
     assert all(len(r["ids"]) <= 5 and len(r["hits"]) == len(r["ids"]) for r in rows)
     assert png.stat().st_size > 10_000 and png.read_bytes()[:4] == b"\x89PNG"
+    # kgp compare reads the same file: bm25 against vector, paired over every question
+    cmp = CliRunner().invoke(
+        app,
+        ["compare", str(perq), str(perq), "--strategy-a", "bm25", "--strategy-b", "vector"]
+        + ["--resamples", "500", "--json", str(tmp_path / "c.json")],
+    )
+    assert cmp.exit_code == 0, cmp.output + repr(cmp.exception)
+    c = json.loads((tmp_path / "c.json").read_text())
+    assert c["n"] == N_QUESTIONS and c["metric"] == "paragraph_recall"
+    assert c["mean_a"] == pytest.approx(report["strategies"]["bm25"]["paragraph_recall"])
+    assert c["mean_b"] == pytest.approx(report["strategies"]["vector"]["paragraph_recall"])
+    assert c["wins"] + c["losses"] + c["ties"] == N_QUESTIONS
 
 
 def test_kgp_eval_budget_cuts_at_equal_cost(eval_graph, cli_env, tmp_path):

@@ -1,4 +1,4 @@
-"""The lab's ``kgp`` commands: eval, bench, router training, segmenter training, decomposer data.
+"""The lab's ``kgp`` commands: eval, compare, bench, router training, segmenter training, decomposer data.
 
 The product CLI never imports this package by name: it loads :func:`register` through the
 ``kg_platform.cli`` entry-point group (``pyproject.toml``), so an install without the lab, or a
@@ -14,6 +14,7 @@ def register(app: typer.Typer) -> None:
     """Add the lab's commands and groups to the ``kgp`` app."""
     from kg_platform.lab.cli import (
         commands_bench_ingest,
+        commands_compare,
         commands_decomposer,
         commands_eval,
         commands_load,
@@ -24,6 +25,7 @@ def register(app: typer.Typer) -> None:
 
     for module in (
         commands_eval,
+        commands_compare,
         commands_router,
         commands_router_default,
         commands_bench_ingest,
