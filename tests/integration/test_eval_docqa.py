@@ -57,6 +57,11 @@ def test_document_qa_report_has_evidence_metrics(scoped) -> None:
         assert 0.0 <= block["evidence_token_coverage"] <= 1.0
         assert 0 < block["context_tokens"] <= 512
         assert "evidence_recall" in block["curve"][-1]
+        # split by the gold paragraphs a question needs: the parts add up to the whole
+        parts = block["evidence_recall_by_gold_paragraphs"]
+        assert set(parts) <= {"1", "2", "3+"} and sum(p["n"] for p in parts.values()) == block["n"]
+        total = sum(p["n"] * p["evidence_recall"] for p in parts.values()) / block["n"]
+        assert total == pytest.approx(block["evidence_recall"])
     # the question's own paper, 512 tokens: lexical search must find some evidence
     assert report["strategies"]["bm25"]["evidence_recall"] > 0.2
 

@@ -52,6 +52,22 @@ def test_no_difference_gives_an_interval_around_zero_and_the_seed_fixes_it():
     assert paired_bootstrap(a, b, seed=7) == c
 
 
+def test_clusters_widen_the_interval_when_one_papers_questions_move_together():
+    rng = np.random.default_rng(3)
+    paper_effect = rng.normal(0, 0.1, 10)  # B is better on some papers, worse on others
+    groups = [f"p{k}" for k in range(10) for _ in range(20)]
+    a = rng.uniform(0, 1, 200)
+    b = a + np.repeat(paper_effect, 20) + rng.normal(0, 0.01, 200)
+    by_question = paired_bootstrap(a, b)
+    by_paper = paired_bootstrap(a, b, groups=groups)
+    assert by_question.clusters is None and by_paper.clusters == 10
+    assert by_paper.diff == pytest.approx(by_question.diff)
+    width = lambda c: c.ci_high - c.ci_low  # noqa: E731
+    # 200 questions but only 10 independent papers: the honest interval is several times wider
+    assert width(by_paper) > 3 * width(by_question)
+    assert by_paper.ci_low < by_paper.diff < by_paper.ci_high
+
+
 def test_compare_files_pairs_shared_questions_only(tmp_path):
     a = _write(tmp_path / "a.jsonl", _rows("hybrid", {"q1": 0.0, "q2": 0.5, "q3": 1.0}))
     b = _write(tmp_path / "b.jsonl", _rows("mog", {"q2": 1.0, "q3": 1.0, "q4": 0.0}))
@@ -85,6 +101,8 @@ def test_unclear_input_is_refused_with_a_hint(tmp_path):
     bad.write_text('{"id": "q1"}\n', encoding="utf-8")
     with pytest.raises(EvaluationError, match="bad.jsonl:1 is not a per-question row"):
         compare_files(bad, bad)
+    with pytest.raises(EvaluationError, match="have no 'doc_id'"):
+        compare_files(two, two, strategy_a="bm25", strategy_b="vector", cluster="doc_id")
     with pytest.raises(EvaluationError, match="numeric nope"):
         compare_files(two, two, strategy_a="bm25", strategy_b="vector", metric="nope")
 

@@ -28,6 +28,12 @@ def compare_command(
     target: float = typer.Option(
         None, "--target", help="also report how often a resample's B - A reaches this"
     ),
+    cluster: str = typer.Option(
+        None,
+        "--cluster",
+        help="resample whole clusters of questions sharing this field (doc_id: one paper's "
+        "questions move together)",
+    ),
     resamples: int = typer.Option(5000, "--resamples", help="bootstrap resamples"),
     confidence: float = typer.Option(0.95, "--confidence", help="interval coverage"),
     seed: int = typer.Option(0, "--seed", help="random seed (the same seed, the same interval)"),
@@ -50,14 +56,16 @@ def compare_command(
         confidence=confidence,
         seed=seed,
         target=target,
+        cluster=cluster,
     )
     label_a = f"{name_a} in {file_a.name}" if name_a else file_a.name
     label_b = f"{name_b} in {file_b.name}" if name_b else file_b.name
     typer.echo(f"{c.metric}, {c.n} questions in both: A = {label_a}, B = {label_b}")
+    unit = f" of {c.clusters} {cluster} clusters" if c.clusters is not None else ""
     typer.echo(
         f"  A {c.mean_a:.3f}   B {c.mean_b:.3f}   B - A {c.diff:+.3f}   "
         f"{c.confidence:.0%} interval [{c.ci_low:+.3f}, {c.ci_high:+.3f}]   "
-        f"({c.resamples:,} paired resamples, seed {c.seed})"
+        f"({c.resamples:,} paired resamples{unit}, seed {c.seed})"
     )
     typer.echo(f"  B ahead on {c.wins}, behind on {c.losses}, tied on {c.ties} questions")
     if c.target is not None and c.reach_target is not None:

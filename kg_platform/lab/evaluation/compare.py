@@ -12,13 +12,17 @@ the questions both files answered (same question id; one strategy from each file
   "+0.08 over the best baseline" would hold on a sample like this one);
 * wins, losses and ties: on how many questions B scored above, below or equal to A.
 
+With ``cluster`` (a per-question field, e.g. ``doc_id``) whole clusters are resampled instead
+of questions: questions about one paper succeed and fail together, so 81 questions about 30
+papers carry about 30 papers' worth of evidence, and the interval should say so.
+
 Nothing here reads Neo4j: it works on the JSONL that ``kgp eval --per-question`` writes.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -47,6 +51,7 @@ class PairedComparison:
     confidence: float
     resamples: int
     seed: int
+    clusters: int | None
     wins: int
     losses: int
     ties: int
@@ -66,8 +71,10 @@ def paired_bootstrap(
     confidence: float = 0.95,
     seed: int = 0,
     target: float | None = None,
+    groups: Sequence[str] | None = None,
 ) -> PairedComparison:
-    """Compare paired scores (``a[i]`` and ``b[i]`` belong to the same question)."""
+    """Compare paired scores (``a[i]`` and ``b[i]`` belong to the same question); with
+    ``groups`` (one label per question) resample whole groups, not questions."""
     xa = np.asarray(list(a), dtype=float)
     xb = np.asarray(list(b), dtype=float)
     if xa.shape != xb.shape:
@@ -79,16 +86,25 @@ def paired_bootstrap(
     if not 0 < confidence < 1:
         raise EvaluationError(f"--confidence must be between 0 and 1, got {confidence}")
     d = xb - xa
+    if groups is None:  # every question its own cluster
+        sums, counts = d, np.ones_like(d)
+    else:
+        labels = list(groups)
+        if len(labels) != d.size:
+            raise ValueError(f"{len(labels)} group labels for {d.size} questions")
+        keys, inverse = np.unique(np.asarray(labels, dtype=str), return_inverse=True)
+        sums = np.bincount(inverse, weights=d, minlength=keys.size)
+        counts = np.bincount(inverse, minlength=keys.size).astype(float)
     rng = np.random.default_rng(seed)
-    # one row of question indices per resample, the mean of d over each row; in blocks, so a
-    # file of many questions does not hold resamples x questions indices at once
-    block = max(1, _BLOCK_CELLS // d.size)
-    means = np.concatenate(
-        [
-            d[rng.integers(0, d.size, size=(min(block, resamples - start), d.size))].mean(axis=1)
-            for start in range(0, resamples, block)
-        ]
-    )
+    # one row of cluster indices per resample; its mean is the drawn clusters' summed
+    # differences over their question count. In blocks, so a file of many questions does not
+    # hold resamples x clusters indices at once.
+    block = max(1, _BLOCK_CELLS // sums.size)
+    parts = []
+    for start in range(0, resamples, block):
+        pick = rng.integers(0, sums.size, size=(min(block, resamples - start), sums.size))
+        parts.append(sums[pick].sum(axis=1) / counts[pick].sum(axis=1))
+    means = np.concatenate(parts)
     tail = (1 - confidence) / 2
     low, high = np.quantile(means, [tail, 1 - tail])
     return PairedComparison(
@@ -102,6 +118,7 @@ def paired_bootstrap(
         confidence=confidence,
         resamples=resamples,
         seed=seed,
+        clusters=None if groups is None else int(sums.size),
         wins=int((d > 0).sum()),
         losses=int((d < 0).sum()),
         ties=int((d == 0).sum()),
@@ -183,8 +200,10 @@ def compare_files(
     confidence: float = 0.95,
     seed: int = 0,
     target: float | None = None,
+    cluster: str | None = None,
 ) -> PairedComparison:
-    """Pair the questions two per-question files share and compare one metric (``B - A``)."""
+    """Pair the questions two per-question files share and compare one metric (``B - A``);
+    with ``cluster`` (a row field such as ``doc_id``) resample clusters of questions."""
     rows_a = read_per_question(path_a, strategy_a)
     rows_b = read_per_question(path_b, strategy_b)
     shared = sorted(rows_a.keys() & rows_b.keys())
@@ -194,6 +213,15 @@ def compare_files(
             hint="compare two runs over the same questions (same dataset, --held-out, --limit)",
         )
     name = _metric([rows_a[q] for q in shared] + [rows_b[q] for q in shared], metric)
+    groups = None
+    if cluster:
+        missing = [q for q in shared if rows_a[q].get(cluster) is None]
+        if missing:
+            raise EvaluationError(
+                f"{len(missing)} rows of {path_a} have no {cluster!r} (e.g. question {missing[0]})",
+                hint="cluster by a field every row carries: doc_id in document-QA files",
+            )
+        groups = [str(rows_a[q][cluster]) for q in shared]
     return paired_bootstrap(
         [rows_a[q][name] for q in shared],
         [rows_b[q][name] for q in shared],
@@ -202,4 +230,5 @@ def compare_files(
         confidence=confidence,
         seed=seed,
         target=target,
+        groups=groups,
     )

@@ -55,6 +55,9 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         block = aggregate(run.scores, run.latencies_ms)
         block["errors"] = len(run.errors)
         block["curve"] = curves[name]
+        by_gold = recall_by_gold_paragraphs(result.examples, run.scores)
+        if by_gold:  # document QA: one-paragraph and multi-paragraph questions apart
+            block["evidence_recall_by_gold_paragraphs"] = by_gold
         if run.router_levels:  # MoG / MoGG: the chosen level per question, counted
             levels = [g for _, g in run.router_levels]
             block["router_levels"] = {str(g): levels.count(g) for g in sorted(set(levels))}
@@ -79,6 +82,30 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         "held_out": str(cfg.held_out) if cfg.held_out else None,
         "excluded_trained": result.excluded_trained,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def gold_paragraphs(example: object) -> int | None:
+    """The fewest gold paragraphs any annotator needed for a document-QA question (None for a
+    QA-file question, whose gold is facts, not paragraphs)."""
+    sets = [s for s in getattr(example, "evidence_sets", None) or [] if s]
+    return min(len(s) for s in sets) if sets else None
+
+
+def recall_by_gold_paragraphs(examples: list[Any], scores: list[Any]) -> dict[str, dict[str, Any]]:
+    """Evidence recall of the questions needing 1, 2 and 3+ gold paragraphs, apart.
+
+    Why: finer retrieval units win on one-paragraph questions and lose on questions whose
+    evidence is neighbouring paragraphs; a question set's mix decides which looks better
+    (docs/retrieval.md, session 14). Empty for QA files."""
+    groups: dict[str, list[float]] = {}
+    for ex, score in zip(examples, scores):
+        n = gold_paragraphs(ex)
+        if n is None or score.evidence_recall is None:
+            continue
+        groups.setdefault(str(n) if n < 3 else "3+", []).append(score.evidence_recall)
+    return {
+        key: {"n": len(v), "evidence_recall": sum(v) / len(v)} for key, v in sorted(groups.items())
     }
 
 
@@ -124,6 +151,7 @@ def per_question_rows(result: "EvalResult") -> list[dict[str, Any]]:
             if score.evidence_recall is not None:
                 rows[-1].update(
                     doc_id=getattr(ex, "doc_id", None),
+                    gold_paragraphs=gold_paragraphs(ex),
                     evidence_recall=score.evidence_recall,
                     evidence_token_coverage=score.evidence_token_coverage,
                 )
