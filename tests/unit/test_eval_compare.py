@@ -99,8 +99,9 @@ def test_unclear_input_is_refused_with_a_hint(tmp_path):
         compare_files(twice, twice)
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"id": "q1"}\n', encoding="utf-8")
-    with pytest.raises(EvaluationError, match="bad.jsonl:1 is not a per-question row"):
+    with pytest.raises(EvaluationError, match="bad.jsonl:1 has no 'strategy'") as e:
         compare_files(bad, bad)
+    assert "kgp eval --per-question" in (e.value.hint or "")
     with pytest.raises(EvaluationError, match="have no 'doc_id'"):
         compare_files(two, two, strategy_a="bm25", strategy_b="vector", cluster="doc_id")
     with pytest.raises(EvaluationError, match="numeric nope"):

@@ -21,7 +21,6 @@ Nothing here reads Neo4j: it works on the JSONL that ``kgp eval --per-question``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -30,10 +29,12 @@ from typing import Any
 import numpy as np
 
 from kg_platform.errors import EvaluationError
+from kg_platform.qa_file import read_qa_rows
 
 __all__ = ["PairedComparison", "compare_files", "paired_bootstrap", "read_per_question"]
 
 DEFAULT_METRICS = ("evidence_recall", "paragraph_recall")  # document QA first, then QA files
+_ROW_HINT = "compare files written by kgp eval --per-question"
 _BLOCK_CELLS = 2_000_000  # resample indices drawn at once (16 MB)
 
 
@@ -138,27 +139,17 @@ def read_per_question(path: str | Path, strategy: str | None = None) -> dict[str
         raise EvaluationError(
             f"{p} is not a file",
             hint="write one with kgp eval ... --per-question FILE.jsonl",
-        )
+        )  # checked here: the shared reader's own message speaks of bench QA files
     by_strategy: dict[str, dict[str, dict[str, Any]]] = {}
-    with p.open(encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-                key, name = str(row["id"]), str(row["strategy"])
-            except (json.JSONDecodeError, KeyError, TypeError) as exc:
-                raise EvaluationError(
-                    f"{p}:{n} is not a per-question row ({exc})",
-                    hint="compare files written by kgp eval --per-question",
-                ) from None
-            rows = by_strategy.setdefault(name, {})
-            if key in rows:
-                raise EvaluationError(
-                    f"{p}: question {key} appears twice for strategy {name}",
-                    hint="each file must come from one kgp eval run",
-                )
-            rows[key] = row
+    for n, row in read_qa_rows(p, required=("id", "strategy"), hint=_ROW_HINT):
+        key, name = str(row["id"]), str(row["strategy"])
+        rows = by_strategy.setdefault(name, {})
+        if key in rows:
+            raise EvaluationError(
+                f"{p}:{n}: question {key} appears twice for strategy {name}",
+                hint="each file must come from one kgp eval run",
+            )
+        rows[key] = row
     if not by_strategy:
         raise EvaluationError(f"{p} holds no per-question rows")
     if strategy is None:

@@ -95,9 +95,9 @@ def gold_paragraphs(example: object) -> int | None:
 def recall_by_gold_paragraphs(examples: list[Any], scores: list[Any]) -> dict[str, dict[str, Any]]:
     """Evidence recall of the questions needing 1, 2 and 3+ gold paragraphs, apart.
 
-    Why: finer retrieval units win on one-paragraph questions and lose on questions whose
-    evidence is neighbouring paragraphs; a question set's mix decides which looks better
-    (docs/retrieval.md, session 14). Empty for QA files."""
+    Why: two question sets can rank one change in opposite orders, and their mix of one- and
+    multi-paragraph questions is the first thing to rule out (docs/retrieval.md, session 14:
+    it did not explain the 81 / 225 split there). Empty for QA files."""
     groups: dict[str, list[float]] = {}
     for ex, score in zip(examples, scores):
         n = gold_paragraphs(ex)
