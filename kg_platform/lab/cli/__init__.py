@@ -1,4 +1,4 @@
-"""The lab's ``kgp`` commands: eval, compare, bench, router training, segmenter training, decomposer data.
+"""The lab's ``kgp`` commands: eval, eval-table, compare, bench, router training, segmenter training, decomposer data.
 
 The product CLI never imports this package by name: it loads :func:`register` through the
 ``kg_platform.cli`` entry-point group (``pyproject.toml``), so an install without the lab, or a
@@ -17,6 +17,7 @@ def register(app: typer.Typer) -> None:
         commands_compare,
         commands_decomposer,
         commands_eval,
+        commands_eval_table,
         commands_load,
         commands_router,
         commands_router_default,
@@ -25,6 +26,7 @@ def register(app: typer.Typer) -> None:
 
     for module in (
         commands_eval,
+        commands_eval_table,
         commands_compare,
         commands_router,
         commands_router_default,
