@@ -31,7 +31,13 @@ import numpy as np
 from kg_platform.errors import EvaluationError
 from kg_platform.qa_file import read_qa_rows
 
-__all__ = ["PairedComparison", "compare_files", "paired_bootstrap", "read_per_question"]
+__all__ = [
+    "DEFAULT_METRICS",
+    "PairedComparison",
+    "compare_files",
+    "paired_bootstrap",
+    "read_per_question",
+]
 
 DEFAULT_METRICS = ("evidence_recall", "paragraph_recall")  # document QA first, then QA files
 _ROW_HINT = "compare files written by kgp eval --per-question"

@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import Any
 
 from kg_platform.errors import EvaluationError
+from kg_platform.lab.evaluation.compare import DEFAULT_METRICS
 from kg_platform.lab.evaluation.report import validate_report
 
-DEFAULT_METRICS = ("evidence_recall", "paragraph_recall")
+_REPORT_HINT = "pass files written by kgp eval --json (--per-question files are for kgp compare)"
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class MergedTable:
             "| strategy | " + " | ".join(self.columns) + " |",
             "|---" * (len(self.columns) + 1) + "|",
         ]
+        best = {col: self.best(col) for col in self.columns} if bold_best else {}
         for name in self.strategies:
             cells = []
             for col in self.columns:
@@ -71,10 +73,7 @@ class MergedTable:
                     cells.append("-")
                     continue
                 text = f"{value:.{digits}f}"
-                best = self.best(col)
-                cells.append(
-                    f"**{text}**" if bold_best and best is not None and value == best else text
-                )
+                cells.append(f"**{text}**" if value == best.get(col) else text)
             lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
         return "\n".join(lines)
 
@@ -89,27 +88,27 @@ def load_report(path: Path) -> LoadedReport:
         ) from exc
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise EvaluationError(
-            f"{path} is not a JSON eval report: {exc}",
-            hint="pass files written by kgp eval --json (--per-question files are for kgp compare)",
+            f"{path} is not a JSON eval report: {exc}", hint=_REPORT_HINT
         ) from exc
     problems = validate_report(report) if isinstance(report, dict) else ["not a JSON object"]
     if problems:
         raise EvaluationError(
-            f"{path} is not a kgp eval report: {'; '.join(problems[:3])}",
-            hint="pass files written by kgp eval --json (--per-question files are for kgp compare)",
+            f"{path} is not a kgp eval report: {'; '.join(problems[:3])}", hint=_REPORT_HINT
         )
     return LoadedReport(Path(path), report)
 
 
 def column_labels(reports: Sequence[LoadedReport]) -> list[str]:
     """Each report's label: the settings that differ between the reports, else its file name."""
+    if len(reports) == 1:
+        return [reports[0].path.stem]
     differing = [key for key in LABEL_SETTINGS if len({r.setting(key) for r in reports}) > 1]
     labels = [" ".join(r.setting(key) for key in differing if r.setting(key)) for r in reports]
-    if len(reports) > 1 and (len(set(labels)) < len(labels) or not all(labels)):
+    if len(set(labels)) < len(labels) or not all(labels):
         labels = [r.path.stem for r in reports]
         if len(set(labels)) < len(labels):
             labels = [str(r.path) for r in reports]
-    return labels if len(reports) > 1 else [labels[0] or reports[0].path.stem]
+    return labels
 
 
 def pick_metric(reports: Sequence[LoadedReport], metric: str | None) -> str:
@@ -126,7 +125,7 @@ def pick_metric(reports: Sequence[LoadedReport], metric: str | None) -> str:
         if blocks and all(name in b for b in blocks):
             return name
     raise EvaluationError(
-        "the reports share no default metric (evidence_recall, paragraph_recall)",
+        f"the reports share no default metric ({', '.join(DEFAULT_METRICS)})",
         hint="name one with --metric",
     )
 
