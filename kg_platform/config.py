@@ -10,7 +10,7 @@ set nothing is started locally.
 
 Every threshold that a paper gives for another embedding model is a setting here, with a note on
 what it was calibrated for: the papers used other embedding models, so their numbers are
-starting points to refit on this one (``kgp router fit-propagation``, ``kgp bench segment``).
+starting points to refit on this one (``kgp lab router fit-propagation``, ``kgp lab bench segment``).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ class SegmentSettings(BaseModel):
     )
     sage_model: str | None = Field(
         None,
-        description="directory of a SAGE segmenter artifact (`kgp segmenter train --out`); "
+        description="directory of a SAGE segmenter artifact (`kgp lab segmenter train --out`); "
         "unset = the default model shipped in kg_platform/models/sage",
     )
     sage_coarse_mode: Literal["adaptive", "greedy"] = Field(

@@ -9,20 +9,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-REPO = Path(__file__).resolve().parents[1]
-#: The workplace's shared data (bench datasets, parser test documents): next to the clone, or
-#: wherever KGP_SHARED_DIR says.
-SHARED = Path(os.environ.get("KGP_SHARED_DIR") or REPO.parent / "shared")
-BENCH = SHARED / "bench"
-DOCUMENTS = BENCH / "documents"
-DEV = BENCH / "dev"
+from tests.support.data import BENCH, DEV, DOCUMENTS, REPO, SHARED  # noqa: F401 (re-exported)
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

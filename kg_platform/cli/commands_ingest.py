@@ -1,4 +1,4 @@
-"""``kgp ingest`` (files and folders) and ``kgp ingest-qa`` (QA jsonl).
+"""``kgp ingest`` (files and folders) and the piece-graph maintenance commands.
 
 People get a rich progress bar and a summary; ``--json`` prints one JSON object per line (every
 source's outcome, then the report) for jobs and log shippers. Exit code: 0 completed,
@@ -20,7 +20,6 @@ from kg_platform.cli.lazy import get_settings, knowledge_platform
 
 def register(app: typer.Typer) -> None:
     app.command("ingest")(ingest)
-    app.command("ingest-qa")(ingest_qa_cmd)
     register_piece_graph(app)
 
 
@@ -84,7 +83,7 @@ class _Bar:
             self.progress.update(self.task, description=str(event.get("name")))
 
 
-def _run(work: Callable[[Any, Any], Any], as_json: bool) -> None:
+def run_ingest(work: Callable[[Any, Any], Any], as_json: bool) -> None:
     """Call ``work(platform, progress)`` with JSON lines or a progress bar; exit with its code."""
     from kg_platform.cli.signals import Terminated, exit_terminated, sigterm_as_interrupt
     from kg_platform.sdk.platform import KnowledgePlatform
@@ -143,7 +142,7 @@ def ingest(
         raise typer.BadParameter("use local or ray", param_hint="--engine")
     name = check_corpus(corpus if corpus is not None else get_settings().corpus)
     echo = (lambda m: sys.stderr.write(m + "\n")) if as_json else typer.echo
-    _run(
+    run_ingest(
         lambda kp, p: kp.ingest(
             paths,
             name,
@@ -159,16 +158,6 @@ def ingest(
         ),
         as_json,
     )
-
-
-def ingest_qa_cmd(
-    file: Path = typer.Argument(..., help="a QA file in the bench/dev jsonl schema"),
-    corpus: str = typer.Option(..., "--corpus", "-c", help="corpus name"),
-    limit: int = typer.Option(None, "--limit", help="only the first N questions' paragraphs"),
-    as_json: bool = typer.Option(False, "--json", help="JSON lines instead of a progress bar"),
-) -> None:
-    """Ingest the candidate paragraphs of a QA file (one Source per distinct paragraph)."""
-    _run(lambda kp, p: kp.ingest_qa(file, corpus, limit=limit, progress=p), as_json)
 
 
 PIECE_GRAPH_HELP = "The MoGG piece graph (SIMILAR edges): rebuild it, check it."

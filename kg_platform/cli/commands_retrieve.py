@@ -9,7 +9,7 @@ import typer
 from kg_platform.cli.groups import group
 from kg_platform.cli.lazy import knowledge_platform
 
-ROUTER_HELP = "Train and inspect MoG / MoGG routers."
+ROUTER_HELP = "Inspect the MoG / MoGG routers: which one a corpus uses, and its weights."
 
 
 def register(app: typer.Typer) -> None:

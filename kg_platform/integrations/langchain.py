@@ -155,7 +155,7 @@ class KGPlatformEmbeddings(Embeddings):
 
     Why: a LangChain vector store (``Neo4jVector``, ...) fed with the very model kg-platform
     ingests with, so a comparison of the two measures the pipelines, not two models
-    (``kgp bench ingest --peer``). Vectors are L2-normalised, as kg-platform stores them.
+    (``kgp lab bench ingest --peer``). Vectors are L2-normalised, as kg-platform stores them.
     """
 
     def __init__(self, embedder: Any = None) -> None:

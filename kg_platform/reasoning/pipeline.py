@@ -34,6 +34,7 @@ from kg_platform.reasoning.types import Answer, Evidence, TraceEvent, Usage
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings
+    from kg_platform.retrieval.base import RetrievalContext
     from kg_platform.embedding import Embedder
     from kg_platform.graph import GraphClient
     from kg_platform.llm import LLMClient
@@ -141,27 +142,30 @@ class Reasoner:
 
     # ------------------------------------------------------------------ pipelines
     def _ranked(self, question: str, corpus: str | None, strategy: str) -> Ranked:
-        from kg_platform.retrieval.base import RetrievalContext, get_strategy
-        from kg_platform.retrieval.selection import rerank_scores, sage_gradient
+        """SAGE's pool for one question: ``sage.n_candidates`` candidates reranked through the
+        retrieval pipeline's ``sage`` selection, kept whole (not cut) with their scores, so the
+        factual answer takes the gradient cut and self-feedback can widen it."""
+        from kg_platform.retrieval.pipeline import retrieve
+        from kg_platform.retrieval.selection import sage_gradient, sage_scorer
 
         cfg = self.settings.sage
-        ctx = RetrievalContext(
-            self.graph, self.embedder, self.settings, corpus, sources=self.sources
-        )
-        items = get_strategy(strategy, ctx).retrieve(question, cfg.n_candidates)
-        scores, scorer = rerank_scores(
-            question, [it.text for it in items], ctx, ids=[it.id for it in items]
-        )
-        order = sorted(range(len(items)), key=lambda i: (-float(scores[i]), i))
-        evidence = from_items([items[i] for i in order], via=strategy)
-        for ev, i in zip(evidence, order):
-            ev.score = float(scores[i])
+        ctx = self._context(corpus)
+        result = retrieve(ctx, question, strategy=strategy, k=cfg.n_candidates, select="sage")
+        evidence = from_items(result.ranked, via=strategy)
+        scorer = sage_scorer(ctx)
         return Ranked(
             enrich(self.graph, evidence),
-            [float(scores[i]) for i in order],
+            [float(it.score) for it in result.ranked],
             scorer,
             cfg.min_k,
             sage_gradient(self.settings, scorer),
+        )
+
+    def _context(self, corpus: str | None) -> "RetrievalContext":
+        from kg_platform.retrieval.base import RetrievalContext
+
+        return RetrievalContext(
+            self.graph, self.embedder, self.settings, corpus, sources=self.sources
         )
 
     def _factual(
@@ -363,14 +367,13 @@ class Reasoner:
     def _no_llm(
         self, question: str, corpus: str | None, strategy: str, mode: str, feedback: bool
     ) -> Answer:
-        from kg_platform.retrieval.base import RetrievalContext, get_strategy
+        from kg_platform.retrieval.pipeline import retrieve
 
-        ctx = RetrievalContext(
-            self.graph, self.embedder, self.settings, corpus, sources=self.sources
-        )
         k = self.settings.reasoning.evidence_chunks
-        items = get_strategy(strategy, ctx).retrieve(question, k)
-        context = enrich(self.graph, from_items(items, via=strategy))
+        result = retrieve(
+            self._context(corpus), question, strategy=strategy, k=k, select="none", enrich=False
+        )
+        context = enrich(self.graph, from_items(result.items, via=strategy))
         skipped = []
         if mode == "auto":
             skipped.append("task classification")

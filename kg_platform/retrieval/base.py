@@ -1,4 +1,4 @@
-"""What every retrieval strategy takes and returns, and the registry ``kgp eval`` reads.
+"""What every retrieval strategy takes and returns, and the registry ``kgp lab eval`` reads.
 
 A strategy is a named object with ``retrieve(query, k) -> list[RetrievedItem]``. Strategies are
 registered with :func:`register_strategy` under a stable name (``bm25``, ``vector``, ``hybrid``,
@@ -181,16 +181,25 @@ def register_strategy(
     return wrap
 
 
-def _load_builtin() -> None:
-    """Import the modules that register strategies (optional ones only when importable)."""
-    import importlib
+#: Entry-point group through which other distributions add strategies (the lab's benchmark
+#: peers): each entry names a module that registers its strategies when imported.
+STRATEGY_ENTRY_POINTS = "kg_platform.strategies"
 
-    for module in ("baselines", "peers", "mog", "mogg", "propagate", "atomic"):
+
+def _load_builtin() -> None:
+    """Import the modules that register strategies, then any installed plug-in strategies."""
+    import importlib
+    from importlib.metadata import entry_points
+
+    for module in ("baselines", "mog", "mogg", "propagate", "atomic"):
+        importlib.import_module(f"kg_platform.retrieval.{module}")
+    for entry in entry_points(group=STRATEGY_ENTRY_POINTS):
         try:
-            importlib.import_module(f"kg_platform.retrieval.{module}")
+            importlib.import_module(entry.value)
         except ModuleNotFoundError as exc:
-            if exc.name != f"kg_platform.retrieval.{module}":
-                raise
+            if not (exc.name and entry.value.startswith(exc.name)):
+                raise  # the plug-in is there but broken: say so
+            # its distribution's metadata outlived its package: nothing to register
 
 
 def list_strategies() -> dict[str, str]:

@@ -10,14 +10,14 @@ up). Levels the router weighs below ``mog.level_skip`` times its largest weight 
 searched (except ``g_r``). Without a trained router, a one-hot weight on
 ``settings.mog.fixed_level`` is used, and the result says so (``breakdown['fixed_level']``).
 
-:func:`reference_select` is the same selection in plain Python, used by the tests to check the
-Cypher exactly.
+A plain-Python twin of this selection lives with the tests (``tests/support/reference.py``)
+and checks the Cypher exactly.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -111,7 +111,7 @@ def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) ->
     level = cfg.fixed_level if kind == "mog" else cfg.fixed_mogg_level
     log.info(
         "no %s router for corpus %r (none trained, default off): using fixed level %d "
-        "(train one with `kgp router train --corpus %s --dataset FILE.jsonl --kind %s`)",
+        "(train one with `kgp lab router train --corpus %s --dataset FILE.jsonl --kind %s`)",
         kind,
         corpus,
         level,
@@ -227,71 +227,3 @@ def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
 )
 def _mog_bm25(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="bm25")
-
-
-# ------------------------------------------------------------------ Python reference (tests)
-def normalise_scores(scores: Sequence[float], mode: str) -> list[float]:
-    """Per-level normalisation, exactly as the Cypher does it."""
-    if not scores:
-        return []
-    hi, lo = max(scores), min(scores)
-    if mode == "max":
-        return [s / hi if hi > 0 else 1.0 for s in scores]
-    return [(s - lo) / (hi - lo) if hi > lo else 1.0 for s in scores]
-
-
-def reference_select(
-    hits: Mapping[tuple[str, int], Sequence[tuple[str, float]]],
-    ancestors: Mapping[str, Mapping[int, str]],
-    corpus_of: Mapping[str, str],
-    plans: Sequence[CorpusPlan],
-    k_r: int,
-    k: int,
-    normalise: str = "minmax",
-    skip_below: float = 0.0,
-) -> list[tuple[str, float, str]]:
-    """MoG two-step selection in Python: ``[(container id, score, best finest id)]``.
-
-    ``hits[(corpus, g)]`` = index hits of level g (any order, any length; the top-k_r by
-    (score desc, id asc) are used); ``ancestors[c][g]`` = the level-g chunk containing level-1
-    chunk ``c`` (``ancestors[c][1] == c``); ``corpus_of`` maps level-1 chunk ids to corpora.
-    Levels weighted below ``skip_below`` times the largest weight (except g_r) are not searched.
-    """
-    scores: dict[str, float] = {}
-    ties: dict[str, float] = {}  # weighted raw scores: the order among equal scores
-    finest_plan: dict[str, CorpusPlan] = {}
-    for plan in plans:
-        t_rs: dict[str, dict[int, float]] = {}
-        raw_rs: dict[str, dict[int, float]] = {}
-        for g in plan.searched_levels(skip_below):
-            level_t: dict[str, float] = {}
-            level_raw: dict[str, float] = {}
-            # one index per level ((corpus, g) keys) or several ((corpus, g, index): hybrid),
-            # each normalised on its own, then added
-            for key, index_hits in hits.items():
-                if tuple(key[:2]) != (plan.corpus, g):
-                    continue
-                top = sorted(index_hits, key=lambda h: (-h[1], h[0]))[:k_r]
-                norm = normalise_scores([s for _, s in top], normalise)
-                for (pid, raw), t in zip(top, norm):
-                    level_t[pid] = level_t.get(pid, 0.0) + t
-                    level_raw[pid] = level_raw.get(pid, 0.0) + raw
-            for c, anc in ancestors.items():
-                if corpus_of[c] == plan.corpus and anc.get(g) in level_t:
-                    t_rs.setdefault(c, {})[g] = level_t[anc[g]]
-                    raw_rs.setdefault(c, {})[g] = level_raw[anc[g]]
-        for c, per in t_rs.items():
-            scores[c] = sum(plan.w[g - 1] * t for g, t in per.items())
-            ties[c] = sum(plan.w[g - 1] * raw for g, raw in raw_rs[c].items())
-            finest_plan[c] = plan
-    best: dict[str, tuple[float, str]] = {}
-    for c in sorted(scores, key=lambda c: (-round(scores[c], 9), -round(ties[c], 9), c)):
-        anc = ancestors[c]
-        level = max(g for g in anc if g <= finest_plan[c].g_r)
-        container = anc[level]
-        if container not in best:
-            best[container] = (scores[c], c)
-    ranked = sorted(
-        best.items(), key=lambda kv: (-round(kv[1][0], 9), -round(ties[kv[1][1]], 9), kv[0])
-    )[:k]
-    return [(cid, s, c) for cid, (s, c) in ranked]

@@ -21,16 +21,14 @@ long (:meth:`MoGGStrategy.hops`). Cypher path bounds and relationship types cann
 parameters, so there is one named query per radius and hop set (``retrieval/mogg_r0..r3``,
 ``retrieval/mogg_next_r0..r3``), all rendered from ``retrieval/mogg.cypher.template``
 (``python -m kg_platform.retrieval.mogg`` rewrites them; a test checks they are in sync); the
-file used is the largest radius that has a non-zero weight. :func:`reference_select` is the same
-computation in Python (tests check they agree exactly).
+file used is the largest radius that has a non-zero weight. A plain-Python twin of the
+computation lives with the tests (``tests/support/reference.py``) and checks it exactly.
 """
 
 from __future__ import annotations
 
 import logging
-from collections import deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +37,7 @@ import numpy as np
 from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 from kg_platform.graph.lucene import fulltext_query
-from kg_platform.retrieval.mog import CorpusPlan, list_corpora, normalise_scores, plan_for
+from kg_platform.retrieval.mog import CorpusPlan, list_corpora, plan_for
 
 log = logging.getLogger(__name__)
 MAX_RADIUS = 3
@@ -170,139 +168,6 @@ class MoGGStrategy:
 )
 def _mogg(ctx: RetrievalContext) -> MoGGStrategy:
     return MoGGStrategy(ctx)
-
-
-# ------------------------------------------------------------------ Python reference (tests)
-@dataclass(frozen=True)
-class PieceInfo:
-    id: str
-    corpus: str
-    source_id: str
-    doc_ord: int
-    tokens: int
-
-
-def _hood(
-    centre: str, radius: int, edges: Mapping[str, Mapping[str, float]]
-) -> list[tuple[str, int, float]]:
-    """(piece, hop, best last-edge weight among shortest paths) within ``radius``, BFS."""
-    hop = {centre: 0}
-    ew = {centre: 1.0}
-    frontier = deque([centre])
-    while frontier:
-        u = frontier.popleft()
-        if hop[u] == radius:
-            continue
-        for v, w in edges.get(u, {}).items():
-            if v not in hop:
-                hop[v], ew[v] = hop[u] + 1, w
-                frontier.append(v)
-            elif hop[v] == hop[u] + 1:
-                ew[v] = max(ew[v], w)
-    return sorted(((p, hop[p], ew[p]) for p in hop), key=lambda x: (x[1], -x[2], x[0]))
-
-
-def _cap(
-    hood: Sequence[tuple[str, int, float]], max_hop: int, tokens: Mapping[str, int], cap: int
-) -> list[str]:
-    out: list[str] = []
-    tok = 0
-    for p, h, _ in hood:
-        if h > max_hop:
-            continue
-        if not out or tok + tokens[p] <= cap:
-            out.append(p)
-            tok += tokens[p]
-        else:
-            break
-    return out
-
-
-def seed_scores(
-    hits: Mapping[str, Sequence[tuple[str, float]]], seeds: int, normalise: str
-) -> dict[str, float]:
-    """Step 1: ``hits[index] = [(piece, score)]`` of one corpus -> the best ``seeds`` seeds.
-
-    Each index's top ``seeds`` hits are normalised on their own; a piece's score is the sum
-    over indexes; ties go to the smaller id (as the Cypher orders them).
-    """
-    total: dict[str, float] = {}
-    for index_hits in hits.values():
-        top = sorted(index_hits, key=lambda h: (-h[1], h[0]))[:seeds]
-        for (pid, _), t in zip(top, normalise_scores([x for _, x in top], normalise)):
-            total[pid] = total.get(pid, 0.0) + t
-    ranked = sorted(total, key=lambda p: (-round(total[p], 9), p))[:seeds]
-    return {p: total[p] for p in ranked}
-
-
-def reference_select(
-    seed_hits: Mapping[str, Mapping[str, Sequence[tuple[str, float]]]],
-    pieces: Mapping[str, PieceInfo],
-    edges: Mapping[str, Mapping[str, float]],
-    plans: Sequence[CorpusPlan],
-    *,
-    seeds: int,
-    k_r: int,
-    cap: int,
-    cand: int,
-    k: int,
-    radius: int,
-    normalise: str = "minmax",
-) -> list[tuple[str, float, list[str]]]:
-    """MoGG selection in Python: ``[(centre id, score, members in document order)]``.
-
-    ``seed_hits[corpus][index]`` = hits on pieces of that index (``"bm25"``: raw BM25,
-    ``"vector"``: cosine); ``edges[u][v]`` = SIMILAR score (both directions present);
-    ``radius`` = the query file's bound.
-    """
-    levels = radius + 1
-    tok = {p: info.tokens for p, info in pieces.items()}
-    pool: list[dict[str, Any]] = []
-    for plan in plans:
-        seed_t = seed_scores(seed_hits.get(plan.corpus, {}), seeds, normalise)
-        hoods = {s: _hood(s, radius, edges) for s in seed_t}
-        t_rs: dict[str, dict[int, float]] = {}
-        for g in range(1, levels + 1):
-            groups = []
-            for s in seed_t:
-                members = _cap(hoods[s], g - 1, tok, cap)
-                groups.append((s, members, sum(seed_t[m] for m in members if m in seed_t)))
-            groups.sort(key=lambda x: (-round(x[2], 9), x[0]))
-            groups = groups[:k_r]
-            norm = normalise_scores([x[2] for x in groups], normalise)
-            for (_, members, _), t in zip(groups, norm):
-                for m in members:
-                    t_rs.setdefault(m, {})
-                    t_rs[m][g] = max(t_rs[m].get(g, -np.inf), t)
-        for c, per in t_rs.items():
-            pool.append(
-                {
-                    "c": c,
-                    "score": sum(plan.w[g - 1] * t for g, t in per.items()),
-                    "g_r": plan.g_r,
-                    "own": seed_t.get(c, -1.0),
-                }
-            )
-    pool.sort(key=lambda x: (-round(x["score"], 9), -x["own"], x["c"]))
-    out: list[tuple[str, float, list[str]]] = []
-    seen: set[str] = set()
-    for cd in pool[:cand]:
-        if len(out) >= k or cd["c"] in seen:
-            continue
-        group = _cap(_hood(cd["c"], radius, edges), cd["g_r"] - 1, tok, cap)
-        members = [p for p in group if p not in seen]
-        centre_src = pieces[cd["c"]].source_id
-        members.sort(
-            key=lambda p: (
-                0 if pieces[p].source_id == centre_src else 1,
-                pieces[p].source_id,
-                pieces[p].doc_ord,
-                p,
-            )
-        )
-        out.append((cd["c"], cd["score"], members))
-        seen.update(group)
-    return out
 
 
 # ------------------------------------------------------------------ the per-radius Cypher files

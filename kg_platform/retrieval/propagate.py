@@ -13,7 +13,7 @@ aggregated per chunk:
 
 Layers with no node reaching a chunk contribute nothing. Weights are settings
 (``KGP_PROPAGATION__LAM_C`` ...); :func:`fit_weights` grid-searches them on dev questions
-(``kgp router fit-propagation``, with a held-out part so the fitted number is not in-sample).
+(``kgp lab router fit-propagation``, with a held-out part so the fitted number is not in-sample).
 """
 
 from __future__ import annotations

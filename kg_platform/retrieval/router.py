@@ -1,7 +1,7 @@
 """The MoG / MoGG router (MoG paper): an MLP on the query embedding -> weights over levels.
 
 This module loads routers and runs them in numpy; training lives in the lab
-(``kg_platform.lab.routers.training``). Training follows the paper: for every training question, the single best snippet of each level
+(``kg_platform_lab.routers.training``). Training follows the paper: for every training question, the single best snippet of each level
 is compared with the question's label text (gold supporting sentences, else question + answer);
 the best level gets soft label 0.8, the second 0.2, the rest 0; the MLP's sigmoid outputs are
 trained with binary cross-entropy summed over levels, Adam (lr 1e-3), with early stopping on a
@@ -66,7 +66,7 @@ class Router:
         if self.w1.shape != (dim, hidden) or self.w2.shape != (hidden, n_levels):
             raise RetrievalError(
                 f"router weights in {path} do not match its meta.json ({dim}->{hidden}->{n_levels})",
-                hint="retrain the router with `kgp router train`",
+                hint="retrain the router with `kgp lab router train`",
             )
 
     @classmethod
@@ -114,7 +114,7 @@ def load_router_state(path: Path) -> dict[str, np.ndarray]:
     except ImportError as exc:
         raise RetrievalError(
             f"router {path} has only model.pt, which needs torch to read",
-            hint="retrain it with `kgp router train` (writes weights.npz), or install the train "
+            hint="retrain it with `kgp lab router train` (writes weights.npz), or install the train "
             "extra once and run any retrieval to convert it",
         ) from exc
     state = {k: v.numpy() for k, v in torch.load(path / "model.pt", weights_only=True).items()}
@@ -140,7 +140,7 @@ def load_router(graph: "GraphClient", corpus: str, kind: str) -> Router | None:
             if not (path / "model.pt").exists() and not (path / _NPZ).exists():
                 raise RetrievalError(
                     f"router {rows[0]['id']} of corpus {corpus!r} points at {path}, which is missing",
-                    hint=f"retrain: `kgp router train --corpus {corpus} --dataset FILE.jsonl "
+                    hint=f"retrain: `kgp lab router train --corpus {corpus} --dataset FILE.jsonl "
                     f"--kind {kind}`, or delete the (:Router) node",
                 )
             _LOADED[str(path)] = Router.from_dir(path)

@@ -144,20 +144,19 @@ def _embed_cached(ctx: "RetrievalContext", texts: list[str]) -> np.ndarray:
     return np.stack([np.asarray(v) for v in vectors])
 
 
-def sage_select(
+def sage_rerank(
     query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
 ) -> list[RetrievedItem]:
-    """Rerank the top-N items and keep the gradient cut of them."""
+    """The first ``sage.n_candidates`` items reranked by SAGE's scorer, all of them kept, each
+    with its SAGE score (the pool a gradient cut, or self-feedback, works from)."""
     cfg = ctx.settings.sage
     candidates = items[: cfg.n_candidates]
     scores, scorer = rerank_scores(
         query, [it.text for it in candidates], ctx, ids=[it.id for it in candidates]
     )
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
-    ranked = [float(scores[i]) for i in order]
-    keep = gradient_cut(ranked, cfg.min_k, sage_gradient(ctx.settings, scorer))
     out = []
-    for i in order[:keep]:
+    for i in order:
         it = candidates[i]
         breakdown = {
             **it.breakdown,
@@ -165,8 +164,15 @@ def sage_select(
             f"sage_{scorer}": float(scores[i]),
         }
         out.append(replace(it, score=float(scores[i]), breakdown=breakdown))
-    log.debug("sage selection kept %d of %d candidates (%s)", keep, len(candidates), scorer)
     return out
+
+
+def sage_keep(ranked: list[RetrievedItem], ctx: "RetrievalContext") -> int:
+    """How many of SAGE's reranked items its gradient cut keeps."""
+    g = sage_gradient(ctx.settings, sage_scorer(ctx))
+    keep = gradient_cut([it.score for it in ranked], ctx.settings.sage.min_k, g) if ranked else 0
+    log.debug("sage selection kept %d of %d candidates", keep, len(ranked))
+    return keep
 
 
 def late_rerank(
@@ -220,17 +226,28 @@ def decides_count(name: str | None) -> bool:
     return name == "sage"
 
 
+def rank_and_keep(
+    name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+) -> tuple[list[RetrievedItem], int | None]:
+    """A strategy's ranked items after the named selection, and how many of them the selection
+    keeps (``None``: the caller's ``k`` or budget decides). ``sage`` returns its whole reranked
+    pool with its gradient cut; ``late`` reorders; ``none`` leaves the ranking as it is."""
+    name = resolve_selection(name, ctx)  # raises on an unknown name
+    if name == "sage":
+        ranked = sage_rerank(query, items, ctx)
+        return ranked, sage_keep(ranked, ctx)
+    if name == "late":
+        return late_rerank(query, items, ctx), None
+    return items, None
+
+
 def apply_selection(
     name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
 ) -> list[RetrievedItem]:
     """Post-process a strategy's ranked items with the named selection (``none`` | ``sage`` |
-    ``late`` | ``auto``: :func:`resolve_selection`)."""
-    name = resolve_selection(name, ctx)  # raises on an unknown name
-    if name == "sage":
-        return sage_select(query, items, ctx)
-    if name == "late":
-        return late_rerank(query, items, ctx)
-    return items
+    ``late`` | ``auto``: :func:`resolve_selection`); SAGE's items are cut as it decides."""
+    ranked, keep = rank_and_keep(name, query, items, ctx)
+    return ranked if keep is None else ranked[:keep]
 
 
 def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:

@@ -116,16 +116,9 @@ class KnowledgePlatform:
         self, corpus: str | None = None, scope: Sequence[str] | None = None
     ) -> "RetrievalContext":
         """What a strategy needs: graph, embedder, settings, corpus and resolved document scope."""
-        from kg_platform.retrieval.base import RetrievalContext
-        from kg_platform.retrieval.scope import resolve_scope
+        from kg_platform.retrieval.pipeline import open_context
 
-        return RetrievalContext(
-            self.graph,
-            self.embedder,
-            self.settings,
-            corpus,
-            sources=resolve_scope(self.graph, scope, corpus),
-        )
+        return open_context(self.graph, self.embedder, self.settings, corpus, scope)
 
     def close(self) -> None:
         """Close the graph connection if this object opened it."""
@@ -312,21 +305,6 @@ class KnowledgePlatform:
             "fresh_jaccard": round(len(set(fresh) & set(stored)) / len(union), 4) if union else 1.0,
         }
 
-    def ingest_qa(
-        self, file: str | Path, corpus: str, *, limit: int | None = None, progress: Any = None
-    ) -> "IngestReport":
-        """Ingest the candidate paragraphs of a QA jsonl file (one Source per paragraph)."""
-        from kg_platform.ingest.qa import ingest_qa
-
-        return ingest_qa(
-            self.graph,
-            self.settings,
-            Path(file),
-            self.corpus_name(corpus),
-            limit=limit,
-            progress=progress,
-        )
-
     def distill(
         self,
         corpus: str | None = None,
@@ -442,26 +420,20 @@ class KnowledgePlatform:
         the Browser guide's "why was this chunk retrieved" query can show it.
         """
         from kg_platform._faults import fault_point
-        from kg_platform.retrieval.base import get_strategy
-        from kg_platform.retrieval.selection import (
-            apply_selection,
-            candidates_needed,
-            decides_count,
-            resolve_selection,
-        )
+        from kg_platform.retrieval.pipeline import retrieve
 
         defaults = self.settings.retrieve
         strategy = strategy or defaults.strategy
-        k = defaults.k if k is None else k
         ctx = self.retrieval_context(corpus, scope)
-        select = resolve_selection(select or defaults.select, ctx)
-        strat = get_strategy(strategy, ctx)
         fault_point("retrieve")  # fault tests: connected, about to query (inert otherwise)
-        items = strat.retrieve(query, candidates_needed(select, k, ctx))
-        items = apply_selection(select, query, items, ctx)
-        if not decides_count(select):
-            items = items[:k]
-        _enrich(self.graph, items)
+        result = retrieve(
+            ctx,
+            query,
+            strategy=strategy,
+            k=defaults.k if k is None else k,
+            select=select or defaults.select,
+        )
+        items, select = result.items, result.select
         answer_id = _record(self.graph, query, corpus, strategy, items) if record else None
         return Retrieval(
             query=query, strategy=strategy, select=select, items=items, answer_id=answer_id
@@ -500,25 +472,6 @@ class KnowledgePlatform:
             return reasoner.ask(
                 question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback
             )
-
-
-def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
-    """Fill source title/uri, section path, page and chunk id where a strategy left them out."""
-    if not items:
-        return
-    rows = {r["id"]: r for r in graph.read("sdk/item_context", ids=[it.id for it in items])}
-    for it in items:
-        row = rows.get(it.id)
-        if row is None:
-            continue
-        it.source_id = it.source_id or row["source_id"]
-        it.source_title = it.source_title or row["source_title"] or row["source_uri"]
-        it.section_title = it.section_title or row["section"]
-        it.page = it.page if it.page is not None else row["page"]
-        if it.level is None and row["level"] is not None:
-            it.level = int(row["level"])
-        it.source_uri = it.source_uri or row["source_uri"]
-        it.chunk_id = it.chunk_id or row["chunk_id"]
 
 
 def _record(

@@ -229,14 +229,14 @@ def load_model(directory: Path | None = None) -> SageModel:
     if not meta_path.exists() or not weights_path.exists():
         raise ConfigError(
             f"no SAGE segmenter model in {directory}",
-            hint="train one with `kgp segmenter train --out DIR` and set KGP_SEGMENT__SAGE_MODEL=DIR, "
+            hint="train one with `kgp lab segmenter train --out DIR` and set KGP_SEGMENT__SAGE_MODEL=DIR, "
             "or reinstall kg-platform to get the shipped default model",
         )
     meta = json.loads(meta_path.read_text())
     if int(meta.get("format", 0)) != ARTIFACT_FORMAT:
         raise ConfigError(
             f"SAGE model in {directory} has format {meta.get('format')}, expected {ARTIFACT_FORMAT}",
-            hint="retrain it with `kgp segmenter train` for this kg-platform version",
+            hint="retrain it with `kgp lab segmenter train` for this kg-platform version",
         )
     state = {k: v.astype(np.float32) for k, v in load_file(str(weights_path)).items()}
     return SageModel(head=NumpySageHead(state), meta=meta)
@@ -303,7 +303,7 @@ def sage_cuts(
     (default) gives the same size guarantee with fewer arbitrary cuts: cut at low scores first,
     then split any chunk still over ``max_tokens`` at its lowest-scoring pair, recursively, so
     the size cuts also fall where the model sees the weakest link. On the validation documents
-    the greedy coarse cuts are the largest source of false boundaries (see ``kgp bench segment``).
+    the greedy coarse cuts are the largest source of false boundaries (see ``kgp lab bench segment``).
     """
     n = len(token_counts)
     if n < 2:
@@ -373,7 +373,7 @@ class SageSegmenter:
                 f"SAGE model expects {self.model.dim}-d sentence vectors, embedder gave "
                 f"{vectors.shape[1:]}",
                 hint=f"use the embedder the model was trained with ({self.model.meta.get('embedder')}) "
-                "or retrain with `kgp segmenter train`",
+                "or retrain with `kgp lab segmenter train`",
             )
         owner = getattr(self._embed, "__self__", None)
         if owner is not None:  # ingestion reuses these for pieces that are one sentence
@@ -435,7 +435,7 @@ def load_segmenter(
         raise ConfigError(
             f"the SAGE model in {model_dir} was trained on {trained_for!r} sentence vectors, "
             f"but the configured embedder is {embedder.model_name!r}",
-            hint="train a SAGE model for this embedder with `kgp segmenter train --out DIR` and "
+            hint="train a SAGE model for this embedder with `kgp lab segmenter train --out DIR` and "
             "set KGP_SEGMENT__SAGE_MODEL=DIR",
         )
     return SageSegmenter(

@@ -1,15 +1,12 @@
-"""``kgp ingest`` / ``kgp ingest-qa``: JSON lines for jobs and the 0/1/2 exit-code contract."""
+"""``kgp ingest``: JSON lines for jobs and the 0/1/2 exit-code contract."""
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.integration
-
-DEV = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "dev"
 
 
 def _lines(output: str) -> list[dict]:
@@ -39,23 +36,3 @@ def test_kgp_ingest_json_lines_and_exit_code_1_on_a_bad_file(cli_env, tmp_path):
         app, ["ingest", str(tmp_path / "note.md"), "--corpus", "t-ingest-cli", "--json"]
     )
     assert res.exit_code == 0 and _lines(res.output)[-1]["skipped"] == [str(tmp_path / "note.md")]
-
-
-def test_kgp_ingest_qa_exit_code_0(cli_env):
-    from typer.testing import CliRunner
-
-    from kg_platform.cli.main import app
-
-    res = CliRunner().invoke(
-        app,
-        [
-            "ingest-qa",
-            str(DEV / "2wikimultihopqa.jsonl"),
-            "--corpus",
-            "t-ingest-cli-qa",
-            "--limit",
-            "1",
-        ],
-    )
-    assert res.exit_code == 0, res.output
-    assert "added" in res.output and "[completed]" in res.output

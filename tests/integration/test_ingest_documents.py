@@ -16,6 +16,7 @@ from kg_platform.granularity.levels import JOINER
 from kg_platform.ingest import ingest_paths
 from kg_platform.ingest.writer import drop_corpus
 from kg_platform.parsing.model import Block, ParsedDocument, Section
+from tests.support.data import DOCUMENTS
 
 pytestmark = pytest.mark.integration
 
@@ -417,7 +418,7 @@ def test_too_many_tokens_is_reported(graph_session, settings, embedder, tmp_path
 def test_real_parser_bad_inputs(graph_session, settings, embedder, tmp_path):
     corpus = "t-ingest-bad-real"
     drop_corpus(graph_session, corpus)
-    bench_pdf = REPO.parent / "shared" / "bench" / "documents" / "pdf" / "docling-multi_page.pdf"
+    bench_pdf = DOCUMENTS / "pdf" / "docling-multi_page.pdf"
     shutil.copy(SAMPLES / DOCS[0], tmp_path / "good.md")
     (tmp_path / "truncated.pdf").write_bytes(bench_pdf.read_bytes()[:3000])
     (tmp_path / "junk.txt").write_bytes(bytes(range(256)) * 40)

@@ -14,12 +14,13 @@ import pytest
 
 from kg_platform.ingest import ingest_paths
 from kg_platform.ingest.writer import drop_corpus
+from tests.support.data import DOCUMENTS
 
 ray = pytest.importorskip("ray", reason="the ray extra is not installed")
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-DOCS = Path(__file__).resolve().parents[2].parent / "shared" / "bench" / "documents"
+DOCS = DOCUMENTS
 
 
 @pytest.fixture(scope="module")

@@ -16,11 +16,11 @@ from kg_platform.ingest import ingest_paths
 from kg_platform.ingest import similar
 from kg_platform.ingest.similar import desired_edges, frozen_stats, sync_piece_graph
 from kg_platform.ingest.writer import drop_corpus
+from tests.support.data import DEV, DOCUMENTS
 
 pytestmark = pytest.mark.integration
 
-DEV_CORPUS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "dev" / "corpus"
-DOCUMENTS = DEV_CORPUS.parents[1] / "documents"
+DEV_CORPUS = DEV / "corpus"
 HALF_A_DOCS = ["md/docling-wiki-ibm.md", "md/pdfplumber-README.md"]
 
 

@@ -1,4 +1,4 @@
-"""``kgp decomposer collect``: Algorithm 2 over the real atomic-question index with the scripted
+"""``kgp lab decomposer collect``: Algorithm 2 over the real atomic-question index with the scripted
 LLM, stored ``(:Trajectory {kind: 'collect'})`` runs, and the Algorithm 3 SFT JSONL."""
 
 from __future__ import annotations
@@ -58,6 +58,7 @@ def test_collect_cli_stores_runs_and_writes_sft_examples(
         res = CliRunner().invoke(
             app,
             [
+                "lab",
                 "decomposer",
                 "collect",
                 "--dataset",

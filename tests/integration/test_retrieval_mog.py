@@ -10,9 +10,10 @@ import pytest
 
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
 from kg_platform.graph.lucene import fulltext_query
-from kg_platform.retrieval.mog import CorpusPlan, MoGStrategy, reference_select
+from kg_platform.retrieval.mog import CorpusPlan, MoGStrategy
+from tests.support.reference import PieceInfo, mogg_reference_select, reference_select
 from kg_platform.retrieval import mogg as mogg_mod
-from kg_platform.retrieval.mogg import MoGGStrategy, PieceInfo
+from kg_platform.retrieval.mogg import MoGGStrategy
 
 pytestmark = pytest.mark.integration
 
@@ -353,7 +354,7 @@ def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index
         strat = MoGGStrategy(ctx)
         got = strat.run(question, 3, plans, qvec)
         radius = mogg_mod.radius_needed(plans, cfg.zero_weight)
-        want = mogg_mod.reference_select(
+        want = mogg_reference_select(
             _piece_hits(ctx.graph, question, qvec, seed_index),
             data["pieces"],
             data["edges_with_next"] if hops == "similar+next" else data["edges"],
@@ -431,7 +432,8 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
     import json
 
     from kg_platform.retrieval.explain import SUBGRAPH_QUERY, browser_snippet
-    from kg_platform.lab.routers.training import train_router
+
+    train_router = pytest.importorskip("kg_platform_lab.routers.training").train_router
 
     ctx, _ = world
     ctx.corpus = "tA"
@@ -527,8 +529,9 @@ def test_propagate_lexical_layer_is_normalised_bm25(world):
 
 
 def test_profile_records_and_profiles_the_strategy_cypher(world):
-    """`kgp bench retrieve --profile`: the statements a strategy ran, re-run under PROFILE."""
-    from kg_platform.retrieval.profile import RecordingGraph, profile_calls
+    """`kgp lab bench retrieve --profile`: the statements a strategy ran, re-run under PROFILE."""
+    profile = pytest.importorskip("kg_platform_lab.bench.profile")
+    RecordingGraph, profile_calls = profile.RecordingGraph, profile.profile_calls
 
     ctx, _ = world
     recorder = RecordingGraph(ctx.graph)
@@ -553,7 +556,7 @@ def test_router_is_looked_up_once_per_context_and_again_after_forget(world):
     """The router lookup is a round trip of its own: a context makes it once per corpus and kind,
     and again after :meth:`RetrievalContext.forget_routers` or a change of the default-router
     setting (tests and long-lived callers change those behind the context's back)."""
-    from kg_platform.retrieval.profile import RecordingGraph
+    RecordingGraph = pytest.importorskip("kg_platform_lab.bench.profile").RecordingGraph
 
     ctx, _ = world
     recorder = RecordingGraph(ctx.graph)
@@ -611,7 +614,7 @@ def test_index_fetch_follows_the_corpus_share(world):
 
 
 def test_fit_weights_searches_present_layers_on_the_train_part(world):
-    """`kgp router fit-propagation`: fit on the train questions only; absent layers stay 0."""
+    """`kgp lab router fit-propagation`: fit on the train questions only; absent layers stay 0."""
     from kg_platform.retrieval.propagate import LAYERS, fit_weights, rank_with
 
     ctx, _ = world

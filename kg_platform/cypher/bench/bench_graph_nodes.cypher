@@ -1,4 +1,4 @@
-// `kgp bench ingest`: the nodes one corpus stores, grouped by their labels, and how many carry a
+// `kgp lab bench ingest`: the nodes one corpus stores, grouped by their labels, and how many carry a
 // vector. (Labels cannot be parameters, hence one branch per label a corpus writes.)
 CALL () {
   MATCH (n:Source) WHERE n.corpus = $corpus RETURN n

@@ -1,4 +1,4 @@
-// `kgp bench ingest`: the relationships leaving one corpus' nodes, by type (every relationship
+// `kgp lab bench ingest`: the relationships leaving one corpus' nodes, by type (every relationship
 // kg-platform writes for a corpus starts at one of these nodes).
 CALL () {
   MATCH (n:Source) WHERE n.corpus = $corpus RETURN n

@@ -1,4 +1,4 @@
-// `kgp bench ingest --peer`: remove one bench run's peer nodes; returns how many of the label are
+// `kgp lab bench ingest --peer`: remove one bench run's peer nodes; returns how many of the label are
 // left (the caller drops the peer's index and constraint when none is).
 MATCH (n:KgpBenchLangChainPeer) WHERE n.bench_run = $run
 DETACH DELETE n

@@ -6,8 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-DOCUMENTS = Path(__file__).resolve().parents[3].parent / "shared" / "bench" / "documents"
+from tests.support.data import DOCUMENTS
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,43 @@
+"""The product's wheel holds the product only: no lab module, its data files present.
+
+The lab (``lab/``, distribution ``kg-platform-lab``) ships separately; a user who installs
+``kg-platform`` gets no evaluation, benchmark or training code.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_the_product_wheel_has_no_lab_module(tmp_path: Path) -> None:
+    pytest.importorskip("build")
+    out = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    (wheel,) = tmp_path.glob("kg_platform-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {n.split("/", 1)[0] for n in names if not n.startswith("kg_platform-")}
+    assert tops == {"kg_platform"}, tops
+    assert not [n for n in names if "/lab/" in n or n.startswith("kg_platform_lab")]
+    # what the product needs at run time travels with it
+    assert "kg_platform/cypher/retrieval/hybrid_vector.cypher" in names or any(
+        n.startswith("kg_platform/cypher/retrieval/") for n in names
+    )
+    assert any(n.startswith("kg_platform/models/routers/") for n in names)
+    assert not any(
+        n.endswith("entry_points.txt") and b"kg_platform_lab" in zipfile.ZipFile(wheel).read(n)
+        for n in names
+    )
