@@ -14,7 +14,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kg_platform.errors import RetrievalError
-from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.base import (
+    RetrievalContext,
+    RetrievedItem,
+    chunk_item,
+    register_strategy,
+)
 
 
 @dataclass
@@ -50,18 +55,11 @@ class AtomicRetriever:
         ):
             if rec["id"] is None:
                 continue
-            found[rec["id"]] = RetrievedItem(
-                id=rec["id"],
-                text=rec["text"] or "",
-                score=float(rec["score"]),
-                kind="chunk",
-                level=rec["level"],
-                source_id=rec["source_id"],
-                source_title=rec["source_title"],
-                tokens=rec["tokens"],
+            found[rec["id"]] = chunk_item(
+                rec,
+                "distill/retrieve_atoms",
                 breakdown={"atomic": float(rec["score"])},
-                path=list(rec["atoms"] or []),
-                query="distill/retrieve_atoms",
+                path=rec["atoms"] or [],
             )
         if self.direct:
             from kg_platform.retrieval.baselines import VectorChunks
@@ -129,18 +127,8 @@ class TaggedRetriever:
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         rows = self._get_tagger().chunks_for(query, k)
         return [
-            RetrievedItem(
-                id=r["id"],
-                text=r["text"] or "",
-                score=float(r["score"]),
-                kind="chunk",
-                level=r["level"],
-                source_id=r["source_id"],
-                source_title=r["source_title"],
-                tokens=r["tokens"],
-                breakdown={"tags": float(r["score"])},
-                path=list(r["via"]),
-                query="distill/tagged_chunks",
+            chunk_item(
+                r, "distill/tagged_chunks", breakdown={"tags": float(r["score"])}, path=r["via"]
             )
             for r in rows
         ]

@@ -45,6 +45,36 @@ class RetrievedItem:
         return dict(self.__dict__)
 
 
+def chunk_item(
+    record: Any,
+    query: str,
+    *,
+    breakdown: dict[str, float] | None = None,
+    path: Sequence[str] | None = None,
+) -> RetrievedItem:
+    """The one mapping from a chunk query's row to an item.
+
+    Every chunk query returns ``id, text, score, level, source_id, source_title, tokens`` and
+    may return ``section_title`` and ``page``; what it leaves out, the pipeline's enrichment
+    fills in from the graph.
+    """
+    return RetrievedItem(
+        id=record["id"],
+        text=record["text"] or "",
+        score=float(record["score"]),
+        kind="chunk",
+        level=record["level"],
+        source_id=record["source_id"],
+        source_title=record["source_title"],
+        section_title=record.get("section_title"),
+        page=record.get("page"),
+        tokens=record["tokens"],
+        breakdown=dict(breakdown or {}),
+        path=list(path or []),
+        query=query,
+    )
+
+
 @dataclass
 class RetrievalContext:
     graph: "GraphClient"

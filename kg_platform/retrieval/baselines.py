@@ -13,7 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.base import (
+    RetrievalContext,
+    RetrievedItem,
+    chunk_item,
+    register_strategy,
+)
 from kg_platform.graph.lucene import fulltext_query
 
 BASELINE_LEVEL = 2
@@ -22,17 +27,7 @@ RRF_K = 60
 
 
 def _item(rec: Any, query: str) -> RetrievedItem:
-    return RetrievedItem(
-        id=rec["id"],
-        text=rec["text"] or "",
-        score=float(rec["score"]),
-        kind="chunk",
-        level=rec["level"],
-        source_id=rec["source_id"],
-        source_title=rec["source_title"],
-        tokens=rec["tokens"],
-        query=query,
-    )
+    return chunk_item(rec, query)
 
 
 def _overfetch(ctx: RetrievalContext, name: str, k: int, **params: Any) -> list[RetrievedItem]:

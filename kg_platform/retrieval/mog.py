@@ -24,7 +24,12 @@ from typing import Any
 import numpy as np
 
 from kg_platform.errors import RetrievalError
-from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.base import (
+    RetrievalContext,
+    RetrievedItem,
+    chunk_item,
+    register_strategy,
+)
 from kg_platform.graph.lucene import fulltext_query
 
 log = logging.getLogger(__name__)
@@ -188,21 +193,7 @@ class MoGStrategy:
                 breakdown["default_router"] = 1.0
         path = [r["finest"], *[x["p"] for x in sorted(r["per"], key=lambda x: x["g"])], r["id"]]
         path = list(dict.fromkeys(path + ([r["source_id"]] if r["source_id"] else [])))
-        return RetrievedItem(
-            id=r["id"],
-            text=r["text"] or "",
-            score=float(r["score"]),
-            kind="chunk",
-            level=r["level"],
-            source_id=r["source_id"],
-            source_title=r["source_title"],
-            section_title=r["section_title"],
-            page=r["page"],
-            tokens=r["tokens"],
-            breakdown=breakdown,
-            path=path,
-            query=self.query_name,
-        )
+        return chunk_item(r, self.query_name, breakdown=breakdown, path=path)
 
 
 @register_strategy(

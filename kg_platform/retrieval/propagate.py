@@ -23,7 +23,12 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.retrieval.base import (
+    RetrievalContext,
+    RetrievedItem,
+    chunk_item,
+    register_strategy,
+)
 from kg_platform.graph.lucene import fulltext_query
 
 log = logging.getLogger(__name__)
@@ -103,21 +108,7 @@ class PropagateStrategy:
                 [x["via"] for x in per] + [r["id"]] + ([r["source_id"]] if r["source_id"] else [])
             )
         )
-        return RetrievedItem(
-            id=r["id"],
-            text=r["text"] or "",
-            score=float(r["score"]),
-            kind="chunk",
-            level=r["level"],
-            source_id=r["source_id"],
-            source_title=r["source_title"],
-            section_title=r["section_title"],
-            page=r["page"],
-            tokens=r["tokens"],
-            breakdown=breakdown,
-            path=path,
-            query=query,
-        )
+        return chunk_item(r, query, breakdown=breakdown, path=path)
 
 
 @register_strategy(

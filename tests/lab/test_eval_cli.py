@@ -285,3 +285,36 @@ def test_kgp_eval_errors_are_clear(eval_graph, cli_env, tmp_path):
     assert isinstance(res.exception, EvaluationError) and "no level-2 chunks" in str(res.exception)
     res = runner.invoke(app, ["lab", "eval", "--list"])
     assert res.exit_code == 0 and "peer-neo4j-graphrag-hybrid" in res.output
+
+
+def test_kgp_eval_default_is_the_path_a_user_gets(eval_graph, cli_env, tmp_path, monkeypatch):
+    """`--strategy default` runs retrieve.strategy with retrieve.select, whatever --select says:
+    its numbers equal that strategy's under that selection, and the report names the path."""
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+    from kg_platform.config import get_settings
+
+    monkeypatch.setenv("KGP_RETRIEVE__STRATEGY", "vector")
+    monkeypatch.setenv("KGP_RETRIEVE__SELECT", "late")
+    get_settings.cache_clear()
+    common = ["--dataset", str(HOTPOT), "--budget-tokens", "150", "--limit", "3"]
+    common += ["--corpus", "test-hotpot", "--no-ingest", "--quiet"]
+    default_json, late_json = tmp_path / "d.json", tmp_path / "l.json"
+    runner = CliRunner()
+    res = runner.invoke(
+        app, ["lab", "eval", *common, "-s", "default,vector", "--json", str(default_json)]
+    )
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    res = runner.invoke(
+        app,
+        ["lab", "eval", *common, "-s", "vector", "--select", "late", "--json", str(late_json)],
+    )
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    default = json.loads(default_json.read_text())["strategies"]
+    late = json.loads(late_json.read_text())["strategies"]["vector"]
+    assert default["default"]["path"] == "vector + late"
+    assert default["default"]["paragraph_recall"] == late["paragraph_recall"]
+    assert default["default"]["mrr"] == late["mrr"]
+    # the plain `vector` run of the same report had no selection: a different ranking
+    assert "path" not in default["vector"]

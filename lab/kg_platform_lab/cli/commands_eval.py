@@ -22,7 +22,10 @@ def eval_command(
         "folder (papers/ + questions.jsonl, like bench/longdoc)",
     ),
     strategy: str = typer.Option(
-        "bm25,vector,hybrid", "--strategy", "-s", help="comma-separated strategy names (see --list)"
+        "bm25,vector,hybrid",
+        "--strategy",
+        "-s",
+        help="comma-separated strategy names (see --list); 'default' is the path a user gets with no flags (retrieve.strategy + retrieve.select)",
     ),
     k: int = typer.Option(5, "--k", help="results kept per question"),
     budget_tokens: int = typer.Option(
@@ -82,7 +85,9 @@ def eval_command(
             hint="e.g. kgp lab eval --dataset ../shared/bench/dev/hotpotqa.jsonl",
         )
     names = [s.strip() for s in strategy.split(",") if s.strip()]
-    known = list_strategies()
+    from kg_platform_lab.evaluation.harness import DEFAULT_PATH
+
+    known = {**list_strategies(), DEFAULT_PATH: "the default path a user gets with no flags"}
     unknown = [n for n in names if n not in known]
     if unknown:
         raise EvaluationError(

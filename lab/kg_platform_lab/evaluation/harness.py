@@ -14,7 +14,7 @@ import importlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -135,6 +135,23 @@ class StrategyRun:
     rankings: list[list[Ranked]] = field(default_factory=list)  # deduped, before the cut
     errors: list[str] = field(default_factory=list)
     router_levels: list[tuple[str, int]] = field(default_factory=list)  # mog/mogg: (source, g_r)
+    #: what ran under this name when it is not a strategy's own: ``default`` -> "hybrid + auto"
+    path: str | None = None
+
+
+#: The run name that evaluates what a user gets with no flags: the settings' default strategy
+#: with the settings' default selection (``retrieve.strategy`` + ``retrieve.select``).
+DEFAULT_PATH = "default"
+
+
+def path_of(name: str, cfg: EvalConfig, settings: "Settings") -> tuple[str, EvalConfig]:
+    """The strategy and the configuration run under ``name``: a strategy's own name runs with
+    ``--select`` as given; ``default`` runs exactly the default path of ``kgp retrieve``, the
+    SDK and ``kgp ask``'s search, whatever ``--select`` says."""
+    if name != DEFAULT_PATH:
+        return name, cfg
+    defaults = settings.retrieve
+    return defaults.strategy, replace(cfg, select=defaults.select)
 
 
 Example = QAExample | DocQuestion
@@ -376,19 +393,17 @@ def run_evaluation(
         corpus=cfg.corpus,
         sources=next(iter(scopes.values()), None) if scoped else None,
     )
-    # deep enough for the token budget and for the selection's candidates; the pipeline then
-    # keeps the whole selected ranking (k = fetch), which the scorer cuts as configured
-    fetch = cfg.fetch_size()
-    if cfg.select:
-        fetch = max(fetch, candidates_needed(resolve_selection(cfg.select, ctx), fetch, ctx))
-
     runs: dict[str, StrategyRun] = {}
     for name in cfg.strategies:
-        strategy = get_strategy(name, ctx)
+        strategy_name, run_cfg = path_of(name, cfg, settings)
+        fetch = _fetch_depth(run_cfg, ctx)
+        strategy = get_strategy(strategy_name, ctx)
         run = StrategyRun(name)
+        if name != strategy_name:
+            run.path = f"{strategy_name} + {run_cfg.select or 'none'}"
         if examples:  # warm-up: model load and query planning are not retrieval latency
             try:
-                _retrieve(strategy, cfg, ctx, examples[0].question, fetch)
+                _retrieve(strategy, run_cfg, ctx, examples[0].question, fetch)
             except KGPError:
                 pass  # recorded below when the same question is scored
         for i, ex in enumerate(examples):
@@ -396,7 +411,7 @@ def run_evaluation(
                 ctx.sources = scopes[ex.doc_id]
             t0 = time.perf_counter()
             try:
-                items = _retrieve(strategy, cfg, ctx, ex.question, fetch)
+                items = _retrieve(strategy, run_cfg, ctx, ex.question, fetch)
             except KGPError as exc:  # one failing question must not hide the other 99
                 log.warning("%s failed on %s: %s", name, ex.id, exc)
                 run.errors.append(f"{ex.id}: {exc}")
@@ -407,7 +422,7 @@ def run_evaluation(
                 run.router_levels.append((plans[0].router_source, plans[0].g_r))
             ranking = to_ranking(items)
             run.rankings.append(ranking)
-            run.scores.append(score_example(ex, cut(ranking, cfg)))
+            run.scores.append(score_example(ex, cut(ranking, run_cfg)))
             if progress:
                 progress(name, i + 1, len(examples))
         runs[name] = run
@@ -446,6 +461,15 @@ def read_id_list(path: Path) -> set[str]:
 def _seen_in_training(ex: Any, trained: set[str]) -> bool:
     """A question counts as seen when its id, or its document's id, is listed."""
     return ex.id in trained or getattr(ex, "doc_id", None) in trained
+
+
+def _fetch_depth(cfg: EvalConfig, ctx: RetrievalContext) -> int:
+    """Deep enough for the token budget and for the selection's candidates; the pipeline then
+    keeps the whole selected ranking (k = fetch), which the scorer cuts as configured."""
+    fetch = cfg.fetch_size()
+    if cfg.select:
+        fetch = max(fetch, candidates_needed(resolve_selection(cfg.select, ctx), fetch, ctx))
+    return fetch
 
 
 def _retrieve(

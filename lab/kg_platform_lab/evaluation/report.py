@@ -62,6 +62,8 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
             levels = [g for _, g in run.router_levels]
             block["router_levels"] = {str(g): levels.count(g) for g in sorted(set(levels))}
             block["router_source"] = sorted({src for src, _ in run.router_levels})
+        if run.path:  # `default`: which strategy and selection ran under that name
+            block["path"] = run.path
         strategies[name] = block
     return {
         "dataset": str(cfg.dataset),
