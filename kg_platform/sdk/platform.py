@@ -456,11 +456,11 @@ class KnowledgePlatform:
         """
         from kg_platform.llm.session import open_llm
         from kg_platform.reasoning import Reasoner
-        from kg_platform.retrieval.scope import resolve_scope
 
-        sources = resolve_scope(
-            self.graph, scope, corpus if corpus is not None else self.settings.corpus
-        )
+        # ask answers from settings.corpus when none is named (search: every corpus); the
+        # scope is resolved inside that corpus by the same context search uses
+        corpus = corpus if corpus is not None else self.settings.corpus
+        sources = self.retrieval_context(corpus, scope).sources
         with open_llm(self.settings) as llm:
             reasoner = Reasoner(
                 graph=self.graph,
