@@ -13,9 +13,7 @@ instance may serve many threads.
 
 from __future__ import annotations
 
-import json
 import logging
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -442,6 +440,7 @@ class KnowledgePlatform:
         the Browser guide's "why was this chunk retrieved" query can show it.
         """
         from kg_platform._faults import fault_point
+        from kg_platform.reasoning.trajectory import store_retrieval
         from kg_platform.retrieval.base import get_strategy
         from kg_platform.retrieval.selection import (
             apply_selection,
@@ -462,7 +461,13 @@ class KnowledgePlatform:
         if not decides_count(select):
             items = items[:k]
         _enrich(self.graph, items)
-        answer_id = _record(self.graph, query, corpus, strategy, items) if record else None
+        answer_id = (
+            store_retrieval(
+                self.graph, question=query, corpus=corpus, strategy=strategy, items=items
+            )
+            if record
+            else None
+        )
         return Retrieval(
             query=query, strategy=strategy, select=select, items=items, answer_id=answer_id
         )
@@ -519,36 +524,3 @@ def _enrich(graph: "GraphClient", items: list["RetrievedItem"]) -> None:
             it.level = int(row["level"])
         it.source_uri = it.source_uri or row["source_uri"]
         it.chunk_id = it.chunk_id or row["chunk_id"]
-
-
-def _record(
-    graph: "GraphClient",
-    query: str,
-    corpus: str | None,
-    strategy: str,
-    items: list["RetrievedItem"],
-) -> str:
-    from kg_platform.reasoning.trajectory import new_trajectory_id
-
-    tid = new_trajectory_id(query)
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # as reasoning.trajectory
-    graph.write(
-        "sdk/record_retrieval",
-        id=tid,
-        question=query,
-        corpus=corpus,
-        created=created,
-        strategy=strategy,
-        items=[
-            {
-                "id": it.id,
-                "rank": i + 1,
-                "score": float(it.score),
-                "breakdown": json.dumps(it.breakdown),
-                "path": list(it.path),
-                "query": it.query,
-            }
-            for i, it in enumerate(items)
-        ],
-    )
-    return tid
