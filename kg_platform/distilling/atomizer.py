@@ -17,7 +17,13 @@ from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.llm.prompts import AtomicQuestions
-from kg_platform.distilling.common import ChunkRow, StepReport, make_id, pending_chunks
+from kg_platform.distilling.common import (
+    ChunkRow,
+    StepReport,
+    make_id,
+    pending_chunks,
+    replace_chunk_output,
+)
 
 log = logging.getLogger(__name__)
 
@@ -87,19 +93,13 @@ def atomize(
             for a, v in zip(atoms, vecs):
                 a["embedding"] = v.tolist()
         if done:
-
-            def work(tx, done=done, atoms=atoms):  # one transaction: questions + markers
-                from kg_platform.graph.cypher import cypher
-
-                tx.run(cypher("distill/clear_chunk_atoms"), ids=done).consume()
-                if atoms:
-                    tx.run(cypher("distill/write_atoms"), rows=atoms).consume()
-                tx.run(
-                    cypher("distill/mark_chunks"),
-                    rows=[{"id": i, "marks": {"atomic_v": version}} for i in done],
-                ).consume()
-
-            graph.in_transaction(work)
+            replace_chunk_output(
+                graph,
+                step="atomic",
+                version=version,
+                chunk_ids=done,
+                writes=[("distill/write_atoms", atoms)],
+            )
             report.written += len(atoms)
         log.info("atomized %d chunks (%d questions so far)", report.chunks, report.written)
     return report

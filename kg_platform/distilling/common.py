@@ -4,7 +4,8 @@ Resumability: each step stamps the chunks it finished with a marker property hol
 prompt's ``name@version`` (``atomic_v``, ``entities_v``, ``tags_v``). Pending work is every chunk
 whose marker differs, so an interrupted run resumes, an unchanged chunk is never paid for twice,
 and bumping a prompt's version re-distils exactly what it touches. The LLM response cache makes a
-repeated call free even when a marker was lost.
+repeated call free even when a marker was lost. :func:`replace_chunk_output` is the one way a
+step stores a batch: clear, write and mark in one transaction.
 """
 
 from __future__ import annotations
@@ -12,10 +13,14 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import ManagedTransaction
 
 from kg_platform.graph import GraphClient
+from kg_platform.graph.cypher import cypher
 
 ID_CHARS = 24
 MARKERS = {"atomic": "atomic_v", "entities": "entities_v", "tags": "tags_v"}
@@ -102,10 +107,41 @@ def pending_chunks(
         yield rows
 
 
-def mark_done(graph: GraphClient, ids: list[str], step: str, version: str) -> None:
-    graph.write(
-        "distill/mark_chunks", rows=[{"id": i, "marks": {MARKERS[step]: version}} for i in ids]
-    )
+#: The query that removes a step's previous output from a set of chunks (``$ids``).
+CLEAR_QUERIES = {
+    "atomic": "distill/clear_chunk_atoms",
+    "entities": "distill/clear_chunk_entities",
+    "tags": "distill/clear_chunk_tags",
+}
+
+
+def replace_chunk_output(
+    graph: GraphClient,
+    *,
+    step: str,
+    version: str,
+    chunk_ids: Sequence[str],
+    writes: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+) -> None:
+    """Clear the chunks' previous ``step`` output, write the new one and mark them done at
+    ``version``, all in one transaction.
+
+    Why one transaction: a chunk is marked done only together with the output it was marked
+    for, so a crash leaves it either untouched (and pending) or fully re-distilled, never
+    cleared without its new facts. ``writes`` are ``(query name, rows)`` pairs run in order;
+    one with no rows is skipped.
+    """
+    ids = list(chunk_ids)
+    marks = [{"id": i, "marks": {MARKERS[step]: version}} for i in ids]
+
+    def work(tx: ManagedTransaction) -> None:
+        tx.run(cypher(CLEAR_QUERIES[step]), ids=ids).consume()
+        for name, rows in writes:
+            if rows:
+                tx.run(cypher(name), rows=list(rows)).consume()
+        tx.run(cypher("distill/mark_chunks"), rows=marks).consume()
+
+    graph.in_transaction(work)
 
 
 @dataclass

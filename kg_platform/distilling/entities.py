@@ -29,11 +29,11 @@ from kg_platform.distilling.common import (
     make_id,
     normalise_name,
     pending_chunks,
+    replace_chunk_output,
 )
 from kg_platform.embedding import Embedder
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
-from kg_platform.graph.cypher import cypher
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.llm.prompts import EntityGraph
 
@@ -255,18 +255,13 @@ def extract_entities(
         ent_rows.sort(key=lambda r: r["alias"] is not None)
         done = [row.id for row, _, _ in per_chunk]
 
-        def work(tx, done=done, ent_rows=ent_rows, rel_rows=rel_rows):
-            tx.run(cypher("distill/clear_chunk_entities"), ids=done).consume()
-            if ent_rows:
-                tx.run(cypher("distill/write_entities"), rows=ent_rows).consume()
-            if rel_rows:
-                tx.run(cypher("distill/write_relations"), rows=rel_rows).consume()
-            tx.run(
-                cypher("distill/mark_chunks"),
-                rows=[{"id": i, "marks": {"entities_v": version}} for i in done],
-            ).consume()
-
-        graph.in_transaction(work)
+        replace_chunk_output(
+            graph,
+            step="entities",
+            version=version,
+            chunk_ids=done,
+            writes=[("distill/write_entities", ent_rows), ("distill/write_relations", rel_rows)],
+        )
         report.written += len(ent_rows)
         report.relations += len(rel_rows)
     graph.write("distill/drop_orphan_entities", corpus=corpus)

@@ -19,10 +19,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from kg_platform.config import Settings
-from kg_platform.distilling.common import StepReport, make_id, normalise_name, pending_chunks
+from kg_platform.distilling.common import (
+    StepReport,
+    make_id,
+    normalise_name,
+    pending_chunks,
+    replace_chunk_output,
+)
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
-from kg_platform.graph.cypher import cypher
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.llm.prompts import ChunkTags, TagClasses, TagMappings
 
@@ -136,16 +141,13 @@ def tag_corpus(
         if not done:
             continue
 
-        def work(tx, done=done, tag_list=tag_list):
-            tx.run(cypher("distill/clear_chunk_tags"), ids=done).consume()
-            if tag_list:
-                tx.run(cypher("distill/write_tags"), rows=tag_list).consume()
-            tx.run(
-                cypher("distill/mark_chunks"),
-                rows=[{"id": i, "marks": {"tags_v": version}} for i in done],
-            ).consume()
-
-        graph.in_transaction(work)
+        replace_chunk_output(
+            graph,
+            step="tags",
+            version=version,
+            chunk_ids=done,
+            writes=[("distill/write_tags", tag_list)],
+        )
         report.written += len(tag_list)
     graph.write("distill/drop_orphan_tags", corpus=corpus)
     return report

@@ -30,7 +30,7 @@ import numpy as np
 
 from kg_platform.embedding.base import Embedder, has_token_states
 from kg_platform.embedding.memo import embedder_key, sentence_memo
-from kg_platform.ingest.plan import SourcePlan
+from kg_platform.ingest.rows import ChunkRow, PieceRow, SourcePlan
 
 __all__ = [
     "LatePass",
@@ -42,16 +42,16 @@ __all__ = [
 ]
 
 
-def pieces_by_chunk(plan: SourcePlan) -> dict[str, list[dict[str, Any]]]:
+def pieces_by_chunk(plan: SourcePlan) -> dict[str, list[PieceRow]]:
     """The pieces of each level-1 chunk, in document order."""
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[PieceRow]] = {}
     for piece in plan.pieces:
-        out.setdefault(piece["chunk_id"], []).append(piece)
+        out.setdefault(piece.chunk_id, []).append(piece)
     return out
 
 
-def _chunk_needs_model(chunk: dict[str, Any], has_pieces: bool, higher: str, level1: str) -> bool:
-    if chunk["level"] == 1:
+def _chunk_needs_model(chunk: ChunkRow, has_pieces: bool, higher: str, level1: str) -> bool:
+    if chunk.level == 1:
         # a level-1 chunk without pieces (none today, but a future piecer might skip one)
         # falls back to the model rather than getting no vector
         return level1 == "model" or not has_pieces
@@ -63,37 +63,35 @@ def texts_to_embed(
     higher: str,
     level1: str = "model",
     skip_chunks: Collection[str] = (),
-    skip_pieces: Collection[int] = (),
+    skip_pieces: Collection[str] = (),
 ) -> list[str]:
     """The distinct texts the model sees for these plans (also the benchmark's ceiling input),
-    leaving out the chunks (by id) and pieces (by ``id()`` of their row) a late pass covers."""
+    leaving out the chunks and pieces (by id) a late pass covers."""
     seen: dict[str, None] = {}
     for plan in plans:
-        seen.setdefault(plan.source["props"]["title"] or plan.source["props"]["uri"], None)
+        seen.setdefault(plan.source.embedding_text, None)
         for sec in plan.sections:
-            seen.setdefault(sec["props"]["path"] or sec["props"]["title"] or "", None)
+            seen.setdefault(sec.embedding_text, None)
         owned = pieces_by_chunk(plan)
         for chunk in plan.chunks:
-            if chunk["id"] in skip_chunks:
+            if chunk.id in skip_chunks:
                 continue
-            if _chunk_needs_model(chunk, chunk["id"] in owned, higher, level1):
-                seen.setdefault(chunk["props"]["text"], None)
+            if _chunk_needs_model(chunk, chunk.id in owned, higher, level1):
+                seen.setdefault(chunk.text, None)
         for piece in plan.pieces:
-            if id(piece) not in skip_pieces:
-                seen.setdefault(piece["props"]["text"], None)
+            if piece.id not in skip_pieces:
+                seen.setdefault(piece.text, None)
     return list(seen)
 
 
-def late_chunks(
-    plans: Sequence[SourcePlan],
-) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+def late_chunks(plans: Sequence[SourcePlan]) -> list[tuple[ChunkRow, list[PieceRow]]]:
     """The level-1 chunks a late pass reads (two pieces or more), each with its pieces."""
     jobs = []
     for plan in plans:
         owned = pieces_by_chunk(plan)
         for chunk in plan.chunks:
-            own = owned.get(chunk["id"], [])
-            if chunk["level"] == 1 and len(own) >= 2:
+            own = owned.get(chunk.id, [])
+            if chunk.level == 1 and len(own) >= 2:
                 jobs.append((chunk, own))
     return jobs
 
@@ -110,24 +108,24 @@ class LatePass:
 
     def __init__(self, plans: Sequence[SourcePlan], embedder: Any) -> None:
         self.chunks: dict[str, np.ndarray] = {}  # level-1 chunk id -> its vector
-        self.pieces: dict[int, np.ndarray] = {}  # id() of a piece row -> its pooled vector
+        self.pieces: dict[str, np.ndarray] = {}  # piece id -> its pooled vector
         jobs = late_chunks(plans)
-        texts = list(dict.fromkeys(chunk["props"]["text"] for chunk, _ in jobs))
+        texts = list(dict.fromkeys(chunk.text for chunk, _ in jobs))
         states = dict(zip(texts, embedder.embed_tokens(texts))) if texts else {}
         self.texts = len(texts)
         for chunk, own in jobs:
-            text = chunk["props"]["text"]
+            text = chunk.text
             state = states[text]
-            self.chunks[chunk["id"]] = state.vector
+            self.chunks[chunk.id] = state.vector
             cursor = 0
             for piece in own:
-                at = text.find(piece["props"]["text"], cursor)
+                at = text.find(piece.text, cursor)
                 if at < 0:
                     continue
-                cursor = at + len(piece["props"]["text"])
+                cursor = at + len(piece.text)
                 inside = (state.offsets[:, 0] >= at) & (state.offsets[:, 1] <= cursor)
                 if inside.any():
-                    self.pieces[id(piece)] = _normalised(state.tokens[inside].mean(axis=0))
+                    self.pieces[piece.id] = _normalised(state.tokens[inside].mean(axis=0))
 
 
 def _normalised(v: np.ndarray) -> np.ndarray:
@@ -155,8 +153,8 @@ def embed_plans(
     level1: str = "model",
     piece_vectors: str = "separate",
 ) -> int:
-    """Attach an ``embedding`` (list of floats) to every row of ``plans``; return the number of
-    texts the model embedded (memo hits excluded).
+    """Fill each plan's ``vectors`` (node id -> list of floats) for every node row; return the
+    number of texts the model embedded (memo hits excluded).
 
     ``piece_vectors = "late"`` pools piece vectors from their chunk's token states
     (:class:`LatePass`) with an embedder that exposes them (``embed_tokens``; the ONNX one
@@ -176,33 +174,27 @@ def embed_plans(
         return hit if hit is not None else matrix[index[text]]
 
     for plan in plans:
-        plan.source["embedding"] = vec(
-            plan.source["props"]["title"] or plan.source["props"]["uri"]
-        ).tolist()
+        vectors = plan.vectors
+        vectors[plan.source.id] = vec(plan.source.embedding_text).tolist()
         for sec in plan.sections:
-            sec["embedding"] = vec(sec["props"]["path"] or sec["props"]["title"] or "").tolist()
+            vectors[sec.id] = vec(sec.embedding_text).tolist()
         owned = pieces_by_chunk(plan)
         for piece in plan.pieces:
-            pooled = late.pieces.get(id(piece))
-            piece["embedding"] = (
-                pooled if pooled is not None else vec(piece["props"]["text"])
-            ).tolist()
+            pooled = late.pieces.get(piece.id)
+            vectors[piece.id] = (pooled if pooled is not None else vec(piece.text)).tolist()
         by_id: dict[str, np.ndarray] = {}
-        for chunk in sorted(plan.chunks, key=lambda c: c["level"]):
-            own = owned.get(chunk["id"], [])
-            if chunk["id"] in late.chunks:
-                v = late.chunks[chunk["id"]]
+        for chunk in sorted(plan.chunks, key=lambda c: c.level):
+            own = owned.get(chunk.id, [])
+            if chunk.id in late.chunks:
+                v = late.chunks[chunk.id]
             elif _chunk_needs_model(chunk, bool(own), higher, level1):
-                v = np.asarray(vec(chunk["props"]["text"]), dtype=np.float32)
-            elif chunk["level"] == 1:
-                v = derived_level1(
-                    [vec(p["props"]["text"]) for p in own],
-                    [p["props"].get("tokens", 1) for p in own],
-                )
+                v = np.asarray(vec(chunk.text), dtype=np.float32)
+            elif chunk.level == 1:
+                v = derived_level1([vec(p.text) for p in own], [p.tokens for p in own])
             else:
-                v = _normalised(np.mean([by_id[k] for k in plan.children[chunk["id"]]], axis=0))
-            by_id[chunk["id"]] = v
-            chunk["embedding"] = v.tolist()
+                v = _normalised(np.mean([by_id[k] for k in plan.children[chunk.id]], axis=0))
+            by_id[chunk.id] = v
+            vectors[chunk.id] = v.tolist()
     return len(todo) + late.texts
 
 

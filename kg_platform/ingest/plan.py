@@ -1,6 +1,7 @@
 """From a parsed document (or QA paragraph) to the rows the writer stores: the pure half of ingestion.
 
-``plan_source`` runs segmentation (sentences -> level-1 chunks through the configured chunker),
+``plan_source`` turns a :class:`SourceInput` into a :class:`~kg_platform.ingest.rows.SourcePlan`
+of typed rows: it runs segmentation (sentences -> level-1 chunks through the configured chunker),
 MoG levels per section and MoGG pieces per level-1 chunk, and assigns content-derived ids. It does
 no I/O, so every structural rule (doubling levels, pieces inside one chunk, sentence indexes) is
 unit-testable without Neo4j or the embedder.
@@ -8,14 +9,23 @@ unit-testable without Neo4j or the embedder.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from kg_platform.errors import EmptyDocument, SourceTooLarge
 from kg_platform.granularity.levels import LevelChunk, build_levels
-from kg_platform.granularity.pieces import PIECE_RULES_VERSION, make_pieces
+from kg_platform.granularity.pieces import PIECE_RULES_VERSION, PieceSpec, make_pieces
 from kg_platform.ingest.ids import make_id, source_id
+from kg_platform.ingest.rows import (
+    ChunkRow,
+    NextRow,
+    PartOfRow,
+    PieceRow,
+    SectionRow,
+    SourcePlan,
+    SourceRow,
+)
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.segmenting.chunker import Chunker
 from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
@@ -70,25 +80,6 @@ class SourceInput:
     pages: int | None = None
     links: list[str] = field(default_factory=list)
     pipeline: str = ""
-
-
-@dataclass
-class SourcePlan:
-    """Everything one source contributes to the graph, before embedding."""
-
-    source: dict[str, Any]
-    sections: list[dict[str, Any]]
-    chunks: list[dict[str, Any]]  # all levels; 'level' 1 are embedded directly
-    part_of: list[dict[str, str]]
-    chunk_next: list[dict[str, str]]
-    pieces: list[dict[str, Any]]
-    piece_next: list[dict[str, str]]
-    tokens: int
-    children: dict[str, list[str]] = field(default_factory=dict)  # chunk id -> child chunk ids
-
-    @property
-    def node_count(self) -> int:
-        return 1 + len(self.sections) + len(self.chunks) + len(self.pieces)
 
 
 def embedder_pipeline(settings: Any, embedder: Any) -> str:
@@ -290,126 +281,156 @@ def plan_source(
     max_tokens: int | None = None,
     keep_paragraphs: bool = False,
 ) -> SourcePlan:
+    """Plan one source: its sections, their chunks of every MoG level and the level-1 chunks'
+    pieces, with content-derived ids and the edges between them.
+
+    Raises :class:`SourceTooLarge` past ``max_tokens`` tokens of text and :class:`EmptyDocument`
+    when no section holds any text."""
     sid = source_id(inp.corpus, inp.uri)
-    counter = [0]
+    draft = _Draft(inp.corpus, sid, chunker.name)
+    counter = [0]  # source-level sentence index, continued across sections
     pages: dict[int, int | None] = {}
-    sections: list[dict[str, Any]] = []
-    chunks: list[dict[str, Any]] = []
-    part_of: list[dict[str, str]] = []
-    chunk_next: list[dict[str, str]] = []
-    pieces: list[dict[str, Any]] = []
-    piece_next: list[dict[str, str]] = []
-    children: dict[str, list[str]] = {}
-    section_ids: list[str] = []
-    total_tokens = 0
     for ord_, sec in enumerate(inp.sections):
-        sec_id = make_id("section", sid, ord_, sec.path)
-        section_ids.append(sec_id)
-        parent_id = sid if sec.parent is None else section_ids[sec.parent]
-        sections.append(
-            {
-                "id": sec_id,
-                "parent_id": parent_id,
-                "props": {
-                    "id": sec_id,
-                    "corpus": inp.corpus,
-                    "source_id": sid,
-                    "title": sec.title,
-                    "level": sec.level,
-                    "ord": ord_,
-                    "page": sec.page,
-                    "path": sec.path,
-                },
-            }
-        )
+        section = draft.add_section(ord_, sec)
         level1 = _level1(
             sec.segments, chunker, budget, hard_factor, counter, pages, keep_paragraphs
         )
         if not level1:
             continue
-        total_tokens += sum(c.tokens for c, _ in level1)
-        if max_tokens is not None and total_tokens > max_tokens:
-            raise SourceTooLarge(
-                f"{inp.uri} has more than {max_tokens} tokens of text",
-                hint="raise KGP_INGEST__MAX_SOURCE_TOKENS, or split the file",
-            )
-        levels = build_levels([c for c, _ in level1], n_gra)
-        ids_by_level: list[list[str]] = []
-        for g, level in enumerate(levels, start=1):
-            ids = [make_id("chunk", sid, sec_id, g, c.ord, c.text) for c in level]
-            ids_by_level.append(ids)
-            for c, cid in zip(level, ids):
-                chunks.append(
-                    {
-                        "id": cid,
-                        "level": g,
-                        "section_id": sec_id,
-                        "props": {
-                            "id": cid,
-                            "corpus": inp.corpus,
-                            "source_id": sid,
-                            "section_id": sec_id,
-                            "level": g,
-                            "ord": c.ord,
-                            "text": c.text,
-                            "tokens": c.tokens,
-                            "kind": c.kind,
-                            "segmenter": chunker.name,
-                            "page_start": c.page_start,
-                            "page_end": c.page_end,
-                        },
-                    }
-                )
-                if g > 1:
-                    kids = [ids_by_level[g - 2][o] for o in c.children]
-                    children[cid] = kids
-                    part_of.extend({"child": k, "parent": cid} for k in kids)
-            chunk_next.extend({"a": a, "b": b} for a, b in zip(ids, ids[1:]))
-        for (chunk, units), cid in zip(level1, ids_by_level[0]):
+        draft.tokens += sum(c.tokens for c, _ in level1)
+        _check_size(inp.uri, draft.tokens, max_tokens)
+        level1_ids = draft.add_levels(section.id, build_levels([c for c, _ in level1], n_gra))
+        for (chunk, units), cid in zip(level1, level1_ids):
             joiner = " " if chunk.kind == "text" else "\n"
-            for spec in make_pieces(units, min_piece_tokens, joiner):
-                doc_ord = len(pieces)
-                pid = make_id("piece", sid, doc_ord, spec.text)
-                if pieces:
-                    piece_next.append({"a": pieces[-1]["id"], "b": pid})
-                pieces.append(
-                    {
-                        "id": pid,
-                        "chunk_id": cid,
-                        "props": {
-                            "id": pid,
-                            "corpus": inp.corpus,
-                            "source_id": sid,
-                            "chunk_id": cid,
-                            "text": spec.text,
-                            "tokens": spec.tokens,
-                            "doc_ord": doc_ord,
-                            "sentences": list(spec.sentences),
-                        },
-                    }
-                )
-    if not chunks:
+            draft.add_pieces(cid, make_pieces(units, min_piece_tokens, joiner))
+    if not draft.chunks:
         raise EmptyDocument(
             f"{inp.uri} holds no text to ingest",
             hint="check that the file is not empty or image-only",
         )
-    source = {
-        "id": sid,
-        "corpus": inp.corpus,
-        "props": {
-            "id": sid,
-            "corpus": inp.corpus,
-            "uri": inp.uri,
-            "title": inp.title,
-            "mime": inp.mime,
-            "sha256": inp.sha256,
-            "bytes": inp.bytes,
-            "pages": inp.pages,
-            "segmenter": chunker.name,
-            "pipeline": inp.pipeline,
-            "tokens": total_tokens,
-        },
-    }
-    return SourcePlan(
-        source, sections, chunks, part_of, chunk_next, pieces, piece_next, total_tokens, children
+    return draft.finish(_source_row(inp, sid, chunker.name, draft.tokens))
+
+
+def _check_size(uri: str, tokens: int, max_tokens: int | None) -> None:
+    """Stop planning a source once its text passes the configured bound."""
+    if max_tokens is not None and tokens > max_tokens:
+        raise SourceTooLarge(
+            f"{uri} has more than {max_tokens} tokens of text",
+            hint="raise KGP_INGEST__MAX_SOURCE_TOKENS, or split the file",
+        )
+
+
+def _source_row(inp: SourceInput, sid: str, segmenter: str, tokens: int) -> SourceRow:
+    return SourceRow(
+        id=sid,
+        corpus=inp.corpus,
+        uri=inp.uri,
+        title=inp.title,
+        mime=inp.mime,
+        sha256=inp.sha256,
+        bytes=inp.bytes,
+        pages=inp.pages,
+        segmenter=segmenter,
+        pipeline=inp.pipeline,
+        tokens=tokens,
     )
+
+
+@dataclass
+class _Draft:
+    """The rows of one source as :func:`plan_source` adds them, section by section."""
+
+    corpus: str
+    source_id: str
+    segmenter: str
+    tokens: int = 0
+    sections: list[SectionRow] = field(default_factory=list)
+    chunks: list[ChunkRow] = field(default_factory=list)
+    part_of: list[PartOfRow] = field(default_factory=list)
+    chunk_next: list[NextRow] = field(default_factory=list)
+    pieces: list[PieceRow] = field(default_factory=list)
+    piece_next: list[NextRow] = field(default_factory=list)
+    children: dict[str, list[str]] = field(default_factory=dict)
+
+    def add_section(self, ord_: int, sec: SectionInput) -> SectionRow:
+        """The section's row; its parent is the source or an earlier section (depth-first)."""
+        sec_id = make_id("section", self.source_id, ord_, sec.path)
+        parent_id = self.source_id if sec.parent is None else self.sections[sec.parent].id
+        row = SectionRow(
+            id=sec_id,
+            parent_id=parent_id,
+            corpus=self.corpus,
+            source_id=self.source_id,
+            title=sec.title,
+            level=sec.level,
+            ord=ord_,
+            page=sec.page,
+            path=sec.path,
+        )
+        self.sections.append(row)
+        return row
+
+    def add_levels(self, section_id: str, levels: Sequence[Sequence[LevelChunk]]) -> list[str]:
+        """Chunk rows of every MoG level of one section, with their ``PART_OF`` edges to the
+        level above and ``NEXT`` edges within a level; returns the level-1 chunk ids."""
+        ids_by_level: list[list[str]] = []
+        for g, level in enumerate(levels, start=1):
+            ids = [make_id("chunk", self.source_id, section_id, g, c.ord, c.text) for c in level]
+            ids_by_level.append(ids)
+            for c, cid in zip(level, ids):
+                self.chunks.append(self._chunk_row(cid, section_id, g, c))
+                if g > 1:
+                    kids = [ids_by_level[g - 2][o] for o in c.children]
+                    self.children[cid] = kids
+                    self.part_of.extend(PartOfRow(child=k, parent=cid) for k in kids)
+            self.chunk_next.extend(NextRow(a, b) for a, b in zip(ids, ids[1:]))
+        return ids_by_level[0]
+
+    def _chunk_row(self, cid: str, section_id: str, level: int, c: LevelChunk) -> ChunkRow:
+        return ChunkRow(
+            id=cid,
+            corpus=self.corpus,
+            source_id=self.source_id,
+            section_id=section_id,
+            level=level,
+            ord=c.ord,
+            text=c.text,
+            tokens=c.tokens,
+            kind=c.kind,
+            segmenter=self.segmenter,
+            page_start=c.page_start,
+            page_end=c.page_end,
+        )
+
+    def add_pieces(self, chunk_id: str, specs: Iterable[PieceSpec]) -> None:
+        """Piece rows of one level-1 chunk, numbered and chained in document order."""
+        for spec in specs:
+            doc_ord = len(self.pieces)
+            pid = make_id("piece", self.source_id, doc_ord, spec.text)
+            if self.pieces:
+                self.piece_next.append(NextRow(self.pieces[-1].id, pid))
+            self.pieces.append(
+                PieceRow(
+                    id=pid,
+                    corpus=self.corpus,
+                    source_id=self.source_id,
+                    chunk_id=chunk_id,
+                    text=spec.text,
+                    tokens=spec.tokens,
+                    doc_ord=doc_ord,
+                    sentences=tuple(spec.sentences),
+                )
+            )
+
+    def finish(self, source: SourceRow) -> SourcePlan:
+        return SourcePlan(
+            source=source,
+            sections=self.sections,
+            chunks=self.chunks,
+            part_of=self.part_of,
+            chunk_next=self.chunk_next,
+            pieces=self.pieces,
+            piece_next=self.piece_next,
+            tokens=self.tokens,
+            children=self.children,
+        )

@@ -276,10 +276,10 @@ class IngestSession:
     def add_planned(self, plan: SourcePlan, texts_embedded: int) -> None:
         """Queue a source planned and embedded elsewhere (a Ray worker): it is written like one
         planned here, in the same grouped transactions, and its vectors are not recomputed."""
-        if plan.source["props"].get("pipeline") != self.pipeline:
+        if plan.source.pipeline != self.pipeline:
             raise IngestionError(
-                f"{plan.source['props'].get('uri')} was planned with pipeline "
-                f"{plan.source['props'].get('pipeline')!r}, this run writes {self.pipeline!r}",
+                f"{plan.source.uri} was planned with pipeline "
+                f"{plan.source.pipeline!r}, this run writes {self.pipeline!r}",
                 hint="every worker must run the same kg-platform version and settings as the "
                 "process that writes",
             )
@@ -287,7 +287,7 @@ class IngestSession:
         self._queue(plan)
 
     def _queue(self, plan: SourcePlan) -> None:
-        replaced = plan.source["id"] in self.existing
+        replaced = plan.source.id in self.existing
         self._pending.append((plan, replaced))
         self._pending_rows += plan.node_count
         if self._pending_rows >= self.settings.ingest.transaction_rows:
@@ -329,7 +329,7 @@ class IngestSession:
         started = time.perf_counter()
         fault_point("embed")
         # plans from add_planned carry their vectors already
-        plans = [p for p in plans if "embedding" not in p.source]
+        plans = [p for p in plans if not p.embedded]
         count = embed_with_settings(plans, self.embedder, self.settings)
         self.timings["embed"] += time.perf_counter() - started
         return count
@@ -391,12 +391,12 @@ class IngestSession:
 
     def _record(self, batch: list[tuple[SourcePlan, bool]]) -> None:
         for plan, replaced in batch:
-            uri = plan.source["props"]["uri"]
+            uri = plan.source.uri
             (self.report.replaced if replaced else self.report.added).append(uri)
-            self.existing[plan.source["id"]] = {
-                "id": plan.source["id"],
+            self.existing[plan.source.id] = {
+                "id": plan.source.id,
                 "uri": uri,
-                "sha256": plan.source["props"]["sha256"],
+                "sha256": plan.source.sha256,
                 "pipeline": self.pipeline,
             }
             self.counts["sources"] += 1

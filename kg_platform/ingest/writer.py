@@ -13,6 +13,7 @@ the server's heap; the UNWIND lists inside it are cut at ``write_batch_size`` ro
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -22,7 +23,14 @@ from kg_platform.distilling.runner import remove_distillation_tx
 from kg_platform.granularity.bm25 import piece_terms
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
-from kg_platform.ingest.plan import SourcePlan
+from kg_platform.ingest.rows import (
+    LINK_FIELDS,
+    ChunkRow,
+    PieceRow,
+    SectionRow,
+    SourcePlan,
+    SourceRow,
+)
 
 __all__ = ["write_plans", "delete_sources", "drop_corpus"]
 
@@ -35,74 +43,103 @@ def _run_batches(
         tx.run(query, rows=list(rows[start : start + size]), **params).consume()
 
 
+@dataclass(frozen=True, slots=True)
+class _Parameters:
+    """The ``$rows`` lists of one write transaction, as the ``ingest/*`` Cypher expects them."""
+
+    sources: list[dict[str, Any]]
+    sections: list[dict[str, Any]]
+    chunks: list[dict[str, Any]]
+    pieces: list[dict[str, Any]]
+    part_of: list[dict[str, str]]
+    chunk_next: list[dict[str, str]]
+    piece_next: list[dict[str, str]]
+
+
+def _properties(row: SourceRow | SectionRow | ChunkRow | PieceRow) -> dict[str, Any]:
+    """A node row's stored properties: every field but the links (tuples as lists)."""
+    props: dict[str, Any] = {}
+    for f in fields(row):
+        if f.name not in LINK_FIELDS:
+            value = getattr(row, f.name)
+            props[f.name] = list(value) if isinstance(value, tuple) else value
+    return props
+
+
+def _parameters(plans: Sequence[SourcePlan]) -> _Parameters:
+    """The one place typed rows and their vectors become the parameter dicts of the Cypher."""
+    return _Parameters(
+        sources=[
+            {
+                "id": p.source.id,
+                "corpus": p.source.corpus,
+                "props": _properties(p.source),
+                "embedding": p.vectors[p.source.id],
+            }
+            for p in plans
+        ],
+        sections=[
+            {
+                "id": s.id,
+                "parent_id": s.parent_id,
+                "props": _properties(s),
+                "embedding": p.vectors[s.id],
+            }
+            for p in plans
+            for s in p.sections
+        ],
+        chunks=[
+            {
+                "id": c.id,
+                "level": c.level,
+                "section_id": c.section_id,
+                "props": _properties(c),
+                "embedding": p.vectors[c.id],
+            }
+            for p in plans
+            for c in p.chunks
+        ],
+        pieces=[
+            {
+                "id": x.id,
+                "chunk_id": x.chunk_id,
+                "props": _properties(x),
+                "embedding": p.vectors[x.id],
+                "terms": piece_terms(x.text or ""),
+            }
+            for p in plans
+            for x in p.pieces
+        ],
+        part_of=[{"child": r.child, "parent": r.parent} for p in plans for r in p.part_of],
+        chunk_next=[{"a": r.a, "b": r.b} for p in plans for r in p.chunk_next],
+        piece_next=[{"a": r.a, "b": r.b} for p in plans for r in p.piece_next],
+    )
+
+
 def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) -> None:
     """Replace (or create) every planned source, all in one transaction."""
     if not plans:
         return
     size = graph.batch_size
-    source_ids = [p.source["id"] for p in plans]
-    sources = [
-        {
-            "id": p.source["id"],
-            "corpus": p.source["corpus"],
-            "props": p.source["props"],
-            "embedding": p.source["embedding"],
-        }
-        for p in plans
-    ]
-    sections = [
-        {
-            "id": s["id"],
-            "parent_id": s["parent_id"],
-            "props": s["props"],
-            "embedding": s["embedding"],
-        }
-        for p in plans
-        for s in p.sections
-    ]
-    chunks = [
-        {
-            "id": c["id"],
-            "level": c["level"],
-            "section_id": c["section_id"],
-            "props": c["props"],
-            "embedding": c["embedding"],
-        }
-        for p in plans
-        for c in p.chunks
-    ]
-    pieces = [
-        {
-            "id": x["id"],
-            "chunk_id": x["chunk_id"],
-            "props": x["props"],
-            "embedding": x["embedding"],
-            "terms": piece_terms(x["props"].get("text") or ""),
-        }
-        for p in plans
-        for x in p.pieces
-    ]
-    part_of = [r for p in plans for r in p.part_of]
-    chunk_next = [r for p in plans for r in p.chunk_next]
-    piece_next = [r for p in plans for r in p.piece_next]
-
-    key = corpus_key(plans[0].source["corpus"])
+    source_ids = [p.source.id for p in plans]
+    rows = _parameters(plans)
+    key = corpus_key(plans[0].source.corpus)
 
     def work(tx: ManagedTransaction) -> None:
         # Corpus lock and version bump first, so the piece-graph sync sees this write
-        for corpus in sorted({p.source["corpus"] for p in plans}):
+        for corpus in sorted({p.source.corpus for p in plans}):
             tx.run(cypher("ingest/mark_corpus_dirty"), corpus=corpus).consume()
         # distilled facts of a replaced source (entity mentions, relations, tags) go with it
-        remove_distillation_tx(tx, source_ids, plans[0].source["corpus"])
+        remove_distillation_tx(tx, source_ids, plans[0].source.corpus)
         tx.run(cypher("ingest/reopen_similar_neighbours"), source_ids=source_ids).consume()
         tx.run(cypher("ingest/delete_source_content"), source_ids=source_ids).consume()
-        _run_batches(tx, "ingest/upsert_sources", sources, size, run_id=run_id)
-        _run_batches(tx, "ingest/create_sections", sections, size)
-        _run_batches(tx, "ingest/create_chunks", chunks, size)
-        _run_batches(tx, "ingest/link_part_of", part_of, size)
-        _run_batches(tx, "ingest/link_chunk_next", chunk_next, size)
-        _run_batches(tx, "ingest/create_pieces", pieces, size, corpus_key=key)
-        _run_batches(tx, "ingest/link_piece_next", piece_next, size)
+        _run_batches(tx, "ingest/upsert_sources", rows.sources, size, run_id=run_id)
+        _run_batches(tx, "ingest/create_sections", rows.sections, size)
+        _run_batches(tx, "ingest/create_chunks", rows.chunks, size)
+        _run_batches(tx, "ingest/link_part_of", rows.part_of, size)
+        _run_batches(tx, "ingest/link_chunk_next", rows.chunk_next, size)
+        _run_batches(tx, "ingest/create_pieces", rows.pieces, size, corpus_key=key)
+        _run_batches(tx, "ingest/link_piece_next", rows.piece_next, size)
 
     graph.in_transaction(work)
 

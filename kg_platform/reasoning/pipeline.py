@@ -29,8 +29,8 @@ from kg_platform.reasoning.evidence import enrich, from_items
 from kg_platform.reasoning.fallback import evidence_answer
 from kg_platform.reasoning.feedback import self_feedback_loop
 from kg_platform.reasoning.steps import Draft, ReasoningSteps
-from kg_platform.reasoning.trajectory import new_trajectory_id, store_trajectory
-from kg_platform.reasoning.types import Answer, Evidence, TraceEvent, Usage
+from kg_platform.reasoning.trajectory import store_run
+from kg_platform.reasoning.types import Answer, Evidence, TraceEvent
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings
@@ -345,21 +345,14 @@ class Reasoner:
         answer.feedback_score = outcome.score
 
     def _store(self, answer: Answer, run: DecompositionRun, corpus: str | None) -> str:
-        u: Usage = answer.usage
-        return store_trajectory(
+        return store_run(
             self.graph,
-            trajectory_id=new_trajectory_id(answer.question),
+            kind="ask",
             question=answer.question,
             corpus=corpus,
-            kind="ask",
-            steps=run.steps_json(),
+            run=run,
             answer=answer.answer,
-            stop_reason=run.stop_reason,
-            chunk_ids=[e.chunk_id for e in run.context],
-            tokens=u.total_tokens,
-            prompt_tokens=u.prompt_tokens,
-            completion_tokens=u.completion_tokens,
-            cost_usd=u.cost_usd,
+            usage=answer.usage,
             model=getattr(self.llm, "model", "") or "",
         )
 

@@ -13,9 +13,7 @@ instance may serve many threads.
 
 from __future__ import annotations
 
-import json
 import logging
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -420,6 +418,7 @@ class KnowledgePlatform:
         the Browser guide's "why was this chunk retrieved" query can show it.
         """
         from kg_platform._faults import fault_point
+        from kg_platform.reasoning.trajectory import store_retrieval
         from kg_platform.retrieval.pipeline import retrieve
 
         defaults = self.settings.retrieve
@@ -434,7 +433,13 @@ class KnowledgePlatform:
             select=select or defaults.select,
         )
         items, select = result.items, result.select
-        answer_id = _record(self.graph, query, corpus, strategy, items) if record else None
+        answer_id = (
+            store_retrieval(
+                self.graph, question=query, corpus=corpus, strategy=strategy, items=items
+            )
+            if record
+            else None
+        )
         return Retrieval(
             query=query, strategy=strategy, select=select, items=items, answer_id=answer_id
         )
@@ -472,36 +477,3 @@ class KnowledgePlatform:
             return reasoner.ask(
                 question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback
             )
-
-
-def _record(
-    graph: "GraphClient",
-    query: str,
-    corpus: str | None,
-    strategy: str,
-    items: list["RetrievedItem"],
-) -> str:
-    from kg_platform.reasoning.trajectory import new_trajectory_id
-
-    tid = new_trajectory_id(query)
-    created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())  # as reasoning.trajectory
-    graph.write(
-        "sdk/record_retrieval",
-        id=tid,
-        question=query,
-        corpus=corpus,
-        created=created,
-        strategy=strategy,
-        items=[
-            {
-                "id": it.id,
-                "rank": i + 1,
-                "score": float(it.score),
-                "breakdown": json.dumps(it.breakdown),
-                "path": list(it.path),
-                "query": it.query,
-            }
-            for i, it in enumerate(items)
-        ],
-    )
-    return tid

@@ -40,34 +40,34 @@ def _plan(doc=None, **kw):
 
 def test_sections_tables_figures_and_levels():
     plan = _plan()
-    assert [s["props"]["path"] for s in plan.sections] == ["Doc", "Doc > Intro", "Doc > Other"]
-    assert plan.sections[1]["parent_id"] == plan.sections[0]["id"]
-    assert plan.sections[0]["parent_id"] == plan.source["id"]
-    by_id = {c["id"]: c for c in plan.chunks}
-    l1 = [c for c in plan.chunks if c["level"] == 1]
-    kinds = [c["props"]["kind"] for c in l1]
+    assert [s.path for s in plan.sections] == ["Doc", "Doc > Intro", "Doc > Other"]
+    assert plan.sections[1].parent_id == plan.sections[0].id
+    assert plan.sections[0].parent_id == plan.source.id
+    by_id = {c.id: c for c in plan.chunks}
+    l1 = [c for c in plan.chunks if c.level == 1]
+    kinds = [c.kind for c in l1]
     assert kinds.count("table") == 1 and kinds.count("figure") == 1
-    table = next(c for c in l1 if c["props"]["kind"] == "table")
-    assert table["props"]["text"] == "| a | b |\n|---|---|\n| 1 | 2 |"
+    table = next(c for c in l1 if c.kind == "table")
+    assert table.text == "| a | b |\n|---|---|\n| 1 | 2 |"
     for rel in plan.part_of:  # never across sections
-        assert by_id[rel["child"]]["section_id"] == by_id[rel["parent"]]["section_id"]
+        assert by_id[rel.child].section_id == by_id[rel.parent].section_id
     for g in range(1, 6):
-        assert any(c["level"] == g for c in plan.chunks)
-    assert len({c["id"] for c in plan.chunks}) == len(plan.chunks)
+        assert any(c.level == g for c in plan.chunks)
+    assert len({c.id for c in plan.chunks}) == len(plan.chunks)
 
 
 def test_pieces_are_inside_their_chunk_and_sentence_indexes_increase():
     plan = _plan()
-    text_of = {c["id"]: c["props"]["text"] for c in plan.chunks}
+    text_of = {c.id: c.text for c in plan.chunks}
     last = -1
     for piece in plan.pieces:
-        assert piece["props"]["text"] in text_of[piece["chunk_id"]]
-        sentences = piece["props"]["sentences"]
+        assert piece.text in text_of[piece.chunk_id]
+        sentences = piece.sentences
         assert sentences and sentences[0] > last
         # one or two sentences, or a list/table run packed under its cap (pieces rules v2)
-        assert len(sentences) <= 2 or piece["props"]["tokens"] <= LIST_PIECE_TOKENS
+        assert len(sentences) <= 2 or piece.tokens <= LIST_PIECE_TOKENS
         last = sentences[-1]
-    assert [p["props"]["doc_ord"] for p in plan.pieces] == list(range(len(plan.pieces)))
+    assert [p.doc_ord for p in plan.pieces] == list(range(len(plan.pieces)))
     assert len(plan.piece_next) == len(plan.pieces) - 1
 
 
@@ -96,8 +96,8 @@ def test_qa_paragraph_keeps_dataset_sentence_indexes():
         n_gra=5,
         min_piece_tokens=12,
     )
-    assert [p["props"]["sentences"] for p in plan.pieces] == [[0, 1], [2]]
-    assert plan.source["props"]["uri"] == "qa://hotpotqa/hotpotqa:1"
+    assert [p.sentences for p in plan.pieces] == [(0, 1), (2,)]
+    assert plan.source.uri == "qa://hotpotqa/hotpotqa:1"
     musique = {
         "doc_id": "musique:1",
         "title": "M",
@@ -113,7 +113,7 @@ def test_qa_paragraph_keeps_dataset_sentence_indexes():
         n_gra=5,
         min_piece_tokens=12,
     )
-    assert len(plan.pieces) == 3 and all(p["props"]["sentences"] == [0] for p in plan.pieces)
+    assert len(plan.pieces) == 3 and all(p.sentences == (0,) for p in plan.pieces)
 
 
 def _paragraphs_doc() -> ParsedDocument:
@@ -132,11 +132,7 @@ def test_keep_paragraphs_never_puts_parts_of_two_paragraphs_in_one_chunk():
     words = ("alpha", "beta", "gamma", "delta")
 
     def level1_words(plan):
-        return [
-            [w for w in words if f"The {w} " in c["props"]["text"]]
-            for c in plan.chunks
-            if c["level"] == 1
-        ]
+        return [[w for w in words if f"The {w} " in c.text] for c in plan.chunks if c.level == 1]
 
     packed = level1_words(_plan(_paragraphs_doc()))
     # the default packs sentences across paragraph breaks: some chunk mixes alpha and beta
@@ -147,9 +143,9 @@ def test_keep_paragraphs_never_puts_parts_of_two_paragraphs_in_one_chunk():
     # (over budget) is cut at sentences into chunks of its own
     assert chunks[0] == ["alpha"] and chunks[1] == ["beta", "gamma"]
     assert all(ws == ["delta"] for ws in chunks[2:]) and len(chunks) >= 4
-    assert all(c["props"]["tokens"] <= 128 for c in kept.chunks if c["level"] == 1)
+    assert all(c.tokens <= 128 for c in kept.chunks if c.level == 1)
     # every sentence is still in exactly one level-1 chunk, in order
-    text = " ".join(c["props"]["text"] for c in kept.chunks if c["level"] == 1)
+    text = " ".join(c.text for c in kept.chunks if c.level == 1)
     assert text.count("sentence") == 7 + 7 + 3 + 26
 
 
@@ -159,8 +155,8 @@ def test_small_paragraphs_share_a_chunk_when_whole_ones_fit():
 
     sec = Section("Body", 1, [para(w) for w in ("one", "two", "three")])
     doc = ParsedDocument("/x/s.md", "S", "text/markdown", Section("S", 0, [], [sec]))
-    l1 = [c for c in _plan(doc, keep_paragraphs=True).chunks if c["level"] == 1]
-    assert len(l1) == 1 and all(w in l1[0]["props"]["text"] for w in ("one", "two", "three"))
+    l1 = [c for c in _plan(doc, keep_paragraphs=True).chunks if c.level == 1]
+    assert len(l1) == 1 and all(w in l1[0].text for w in ("one", "two", "three"))
 
 
 def test_keep_paragraphs_is_in_the_pipeline_signature():

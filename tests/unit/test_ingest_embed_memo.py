@@ -7,7 +7,7 @@ import pytest
 
 from kg_platform.embedding.memo import SentenceMemo, embedder_key, sentence_memo
 from kg_platform.ingest.embed import embed_plans
-from kg_platform.ingest.plan import SourcePlan
+from kg_platform.ingest.rows import ChunkRow, PieceRow, SectionRow, SourcePlan, SourceRow
 from kg_platform.segmenting.sage import SageModel, SageSegmenter
 
 
@@ -29,27 +29,31 @@ class CountingEmbedder:
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
+def _chunk(cid: str, level: int, text: str) -> ChunkRow:
+    return ChunkRow(cid, "c", "s", "sec", level, 0, text, 4, "text", "fixed", None, None)
+
+
+def _piece(pid: str, chunk_id: str, text: str, tokens: int) -> PieceRow:
+    return PieceRow(pid, "c", "s", chunk_id, text, tokens, 0, (0,))
+
+
 def _plan() -> SourcePlan:
     s1, s2 = "Alpha sentence one.", "Beta sentence two."
     return SourcePlan(
-        source={"props": {"title": "Doc", "uri": "u"}},
-        sections=[{"props": {"path": "Doc", "title": "Doc"}}],
-        chunks=[
-            {"id": "c1", "level": 1, "props": {"text": s1}},
-            {"id": "c2", "level": 1, "props": {"text": f"{s1} {s2}"}},
-            {"id": "c3", "level": 2, "props": {"text": "ignored"}},
-        ],
+        source=SourceRow("s", "c", "u", "Doc", "text/plain", "0" * 64, 1, None, "fixed", "", 10),
+        sections=[SectionRow("sec", "s", "c", "s", "Doc", 1, 0, None, "Doc")],
+        chunks=[_chunk("c1", 1, s1), _chunk("c2", 1, f"{s1} {s2}"), _chunk("c3", 2, "ignored")],
         part_of=[],
         chunk_next=[],
         piece_next=[],
         tokens=10,
-        pieces=[
-            {"chunk_id": "c1", "props": {"text": s1, "tokens": 4}},
-            {"chunk_id": "c2", "props": {"text": s1, "tokens": 4}},
-            {"chunk_id": "c2", "props": {"text": s2, "tokens": 6}},
-        ],
+        pieces=[_piece("p1", "c1", s1, 4), _piece("p2", "c2", s1, 4), _piece("p3", "c2", s2, 6)],
         children={"c3": ["c1", "c2"]},
     )
+
+
+def _vector(plan: SourcePlan, row: ChunkRow | PieceRow) -> list[float]:
+    return plan.vectors[row.id]
 
 
 def test_identical_texts_are_embedded_once() -> None:
@@ -58,9 +62,9 @@ def test_identical_texts_are_embedded_once() -> None:
     plan = _plan()
     assert embed_plans([plan], embedder) == 4  # "Doc" (title = path), s1, s1+s2, s2
     assert sorted(embedder.seen) == sorted(set(embedder.seen))
-    assert plan.chunks[0]["embedding"] == plan.pieces[0]["embedding"]
-    mean = np.mean([plan.chunks[0]["embedding"], plan.chunks[1]["embedding"]], axis=0)
-    assert np.allclose(plan.chunks[2]["embedding"], mean / np.linalg.norm(mean), atol=1e-6)
+    assert _vector(plan, plan.chunks[0]) == _vector(plan, plan.pieces[0])
+    mean = np.mean([_vector(plan, plan.chunks[0]), _vector(plan, plan.chunks[1])], axis=0)
+    assert np.allclose(_vector(plan, plan.chunks[2]), mean / np.linalg.norm(mean), atol=1e-6)
 
 
 def test_level1_vectors_from_pieces_skip_the_chunk_text() -> None:
@@ -71,22 +75,24 @@ def test_level1_vectors_from_pieces_skip_the_chunk_text() -> None:
     plan = _plan()
     assert embed_plans([plan], embedder, level1="pieces") == 3  # "Doc", s1, s2 -- not s1+s2
     assert "Alpha sentence one. Beta sentence two." not in embedder.seen
-    assert plan.chunks[0]["embedding"] == plan.pieces[0]["embedding"]
-    p1, p2 = np.asarray(plan.pieces[1]["embedding"]), np.asarray(plan.pieces[2]["embedding"])
+    assert _vector(plan, plan.chunks[0]) == _vector(plan, plan.pieces[0])
+    p1, p2 = np.asarray(_vector(plan, plan.pieces[1])), np.asarray(_vector(plan, plan.pieces[2]))
     weighted = 4 * p1 + 6 * p2
-    assert np.allclose(plan.chunks[1]["embedding"], weighted / np.linalg.norm(weighted), atol=1e-6)
-    assert not np.allclose(plan.chunks[1]["embedding"], plan.pieces[1]["embedding"], atol=1e-3)
-    assert np.isclose(np.linalg.norm(plan.chunks[1]["embedding"]), 1.0, atol=1e-6)
+    assert np.allclose(
+        _vector(plan, plan.chunks[1]), weighted / np.linalg.norm(weighted), atol=1e-6
+    )
+    assert not np.allclose(_vector(plan, plan.chunks[1]), _vector(plan, plan.pieces[1]), atol=1e-3)
+    assert np.isclose(np.linalg.norm(_vector(plan, plan.chunks[1])), 1.0, atol=1e-6)
 
 
 def test_level1_chunk_without_pieces_falls_back_to_the_model() -> None:
     sentence_memo().clear()
     embedder = CountingEmbedder()
     plan = _plan()
-    plan.pieces = [p for p in plan.pieces if p["chunk_id"] != "c2"]
+    plan.pieces = [p for p in plan.pieces if p.chunk_id != "c2"]
     embed_plans([plan], embedder, level1="pieces")
     assert "Alpha sentence one. Beta sentence two." in embedder.seen
-    assert len(plan.chunks[1]["embedding"]) == 8
+    assert len(_vector(plan, plan.chunks[1])) == 8
 
 
 def test_sentences_sage_embedded_are_not_embedded_again() -> None:
@@ -103,7 +109,7 @@ def test_sentences_sage_embedded_are_not_embedded_again() -> None:
     fresh = CountingEmbedder()
     assert embed_plans([plan], embedder) == 2  # only "Doc" and the two-sentence chunk
     assert set(embedder.seen) == {"Doc", "Alpha sentence one. Beta sentence two."}
-    assert np.allclose(plan.pieces[2]["embedding"], fresh.embed(["Beta sentence two."])[0])
+    assert np.allclose(_vector(plan, plan.pieces[2]), fresh.embed(["Beta sentence two."])[0])
 
 
 def test_memo_is_bounded_and_keyed_by_embedder() -> None:

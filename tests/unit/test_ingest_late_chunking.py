@@ -49,27 +49,29 @@ def _unit(v) -> np.ndarray:
 def test_pieces_are_pooled_from_their_chunks_single_pass(embedder) -> None:
     sentence_memo().clear()
     plan = _plan(SENTENCES)
-    chunk = next(c for c in plan.chunks if c["level"] == 1)
-    pieces = [p for p in plan.pieces if p["chunk_id"] == chunk["id"]]
+    chunk = next(c for c in plan.chunks if c.level == 1)
+    pieces = [p for p in plan.pieces if p.chunk_id == chunk.id]
     assert len(pieces) >= 2, "the test needs a chunk of several pieces"
     separate = embed_plans([_plan(SENTENCES)], embedder)
     late = embed_plans([plan], embedder, piece_vectors="late")
     assert late < separate  # the pieces of a late chunk are not embedded again
 
     # the chunk's vector is the model's own vector of its text
-    assert np.allclose(chunk["embedding"], embedder.embed([chunk["props"]["text"]])[0], atol=1e-5)
+    assert np.allclose(plan.vectors[chunk.id], embedder.embed([chunk.text])[0], atol=1e-5)
     # each piece: the normalised mean of the token states inside its span, in that one pass
-    (state,) = embedder.embed_tokens([chunk["props"]["text"]])
-    text, cursor = chunk["props"]["text"], 0
+    (state,) = embedder.embed_tokens([chunk.text])
+    text, cursor = chunk.text, 0
     for piece in pieces:
-        at = text.index(piece["props"]["text"], cursor)
-        cursor = at + len(piece["props"]["text"])
+        at = text.index(piece.text, cursor)
+        cursor = at + len(piece.text)
         inside = (state.offsets[:, 0] >= at) & (state.offsets[:, 1] <= cursor)
         assert inside.sum() >= 3
-        assert np.allclose(piece["embedding"], _unit(state.tokens[inside].mean(axis=0)), atol=1e-5)
+        assert np.allclose(
+            plan.vectors[piece.id], _unit(state.tokens[inside].mean(axis=0)), atol=1e-5
+        )
         # context changes the vector, but it stays close to the piece's own
-        own = embedder.embed([piece["props"]["text"]])[0]
-        cosine = float(np.dot(_unit(piece["embedding"]), own))
+        own = embedder.embed([piece.text])[0]
+        cosine = float(np.dot(_unit(plan.vectors[piece.id]), own))
         assert 0.5 < cosine < 0.9999
 
 
@@ -79,7 +81,7 @@ def test_pieces_the_window_cut_off_get_vectors_of_their_own(embedder) -> None:
     plan = _plan(long, "Long", Settings(segment={"chunk_tokens": 1024}))
     embed_plans([plan], embedder, piece_vectors="late")
     last = plan.pieces[-1]
-    assert np.allclose(last["embedding"], embedder.embed([last["props"]["text"]])[0], atol=1e-5)
+    assert np.allclose(plan.vectors[last.id], embedder.embed([last.text])[0], atol=1e-5)
 
 
 def test_an_embedder_without_token_states_embeds_pieces_on_their_own(embedder) -> None:
@@ -93,7 +95,7 @@ def test_an_embedder_without_token_states_embeds_pieces_on_their_own(embedder) -
     embed_plans([late], VectorsOnly(), piece_vectors="late")
     embed_plans([separate], VectorsOnly())
     for a, b in zip(late.pieces, separate.pieces):
-        assert np.allclose(a["embedding"], b["embedding"], atol=1e-6)
+        assert np.allclose(late.vectors[a.id], separate.vectors[b.id], atol=1e-6)
 
 
 def test_late_vectors_are_part_of_the_pipeline_signature() -> None:
@@ -105,7 +107,7 @@ def test_late_vectors_are_part_of_the_pipeline_signature() -> None:
     assert "|pv=" not in pipeline_signature(base, "m")
     # the model reads fewer texts: the pieces of chunks read whole are left out
     plan = _plan(SENTENCES)
-    skip = {id(p) for p in plan.pieces}
+    skip = {p.id for p in plan.pieces}
     assert len(texts_to_embed([plan], "mean", skip_pieces=skip)) < len(
         texts_to_embed([plan], "mean")
     )

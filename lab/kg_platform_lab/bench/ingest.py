@@ -81,11 +81,11 @@ def _baseline_texts(
     inputs = qa_slice_inputs(settings, qa_file, limit, corpus)
     plans = plan_inputs(settings, inputs)
     skip_chunks: set[str] = set()
-    skip_pieces: set[int] = set()
+    skip_pieces: set[str] = set()
     if settings.ingest.piece_vectors == "late":
         # the late pass reads these chunks' texts once for the chunk and its pieces
         for _chunk, own in late_chunks(plans):
-            skip_pieces.update(id(p) for p in own)
+            skip_pieces.update(p.id for p in own)
     same = texts_to_embed(
         plans,
         settings.ingest.embed_higher_levels,

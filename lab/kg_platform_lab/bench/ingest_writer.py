@@ -69,10 +69,10 @@ def _warm_up(
         settings, [replace(inp, corpus=warm_corpus) for inp in inputs[: len(first)]]
     )
     for copy_plan, plan in zip(copies, first, strict=True):
-        copy_plan.source["embedding"] = plan.source["embedding"]
+        copy_plan.vectors[copy_plan.source.id] = plan.vectors[plan.source.id]
         for kind in ("sections", "chunks", "pieces"):
             for row, original in zip(getattr(copy_plan, kind), getattr(plan, kind), strict=True):
-                row["embedding"] = original["embedding"]
+                copy_plan.vectors[row.id] = plan.vectors[original.id]
     started = time.perf_counter()
     try:
         write_plans(graph, copies, f"bench-{warm_corpus}")

@@ -360,23 +360,22 @@ def graph_store(
     graph: "GraphClient", corpus: str | None, model: str = ""
 ) -> Callable[[QAItem, CollectedRun, int], None]:
     """A ``Collector.store`` that writes each run as a ``(:Trajectory {kind: 'collect'})``."""
-    from kg_platform.reasoning.trajectory import new_trajectory_id, store_trajectory
+    from kg_platform.reasoning.trajectory import store_run
+    from kg_platform.reasoning.types import Usage
 
     def store(item: QAItem, run: CollectedRun, attempt: int) -> None:
-        store_trajectory(
+        store_run(
             graph,
-            trajectory_id=new_trajectory_id(item.question),
+            kind="collect",
             question=item.question,
             corpus=corpus,
-            kind="collect",
-            steps=run.steps_json(),
+            run=run,
             answer=run.answer,
-            stop_reason=run.stop_reason,
-            chunk_ids=[e.chunk_id for e in run.context],
-            tokens=run.tokens,
-            prompt_tokens=run.prompt_tokens,
-            completion_tokens=run.completion_tokens,
-            cost_usd=run.cost_usd,
+            usage=Usage(
+                prompt_tokens=run.prompt_tokens,
+                completion_tokens=run.completion_tokens,
+                cost_usd=run.cost_usd,
+            ),
             model=model,
             score=run.f1,
             extra={"question_id": item.id, "attempt": attempt, "em": run.em, "gold": item.answers},
