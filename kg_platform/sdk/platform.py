@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from kg_platform.sdk.results import CorpusInfo, Retrieval
+from kg_platform.sdk.results import CorpusInfo, Retrieval, SourceOutline
 
 _log = logging.getLogger(__name__)
 
@@ -402,6 +402,35 @@ class KnowledgePlatform:
             )
             for r in self.graph.read("corpus/counts", names=list(names))
         ]
+
+    def source_outline(
+        self, source: str, corpus: str | None = None, *, level: int = 1
+    ) -> SourceOutline:
+        """One document as stored: its sections in order, each with its chunks of MoG
+        ``level`` (1: the finest chunks) in order. ``source`` is named as in a scope (source
+        id, title, path or file name) and must match exactly one source of ``corpus`` (or of
+        any corpus when ``corpus`` is None)."""
+        from kg_platform.errors import RetrievalError
+        from kg_platform.retrieval.scope import resolve_scope
+
+        name = None if corpus is None else self.corpus_name(corpus)
+        ids = resolve_scope(self.graph, [source], name) or []
+        if len(ids) != 1:
+            raise RetrievalError(
+                f"{source!r} names {len(ids)} sources, not one",
+                hint="name the source by its id: " + ", ".join(ids[:5]),
+            )
+        rows = self.graph.read("sdk/source_outline", source_id=ids[0], level=level)
+        row = rows[0]
+        return SourceOutline(
+            id=row["id"],
+            title=row["title"],
+            uri=row["uri"],
+            corpus=row["corpus"],
+            pages=row["pages"],
+            tokens=row["tokens"],
+            sections=[dict(sec) for sec in row["sections"] if sec is not None],
+        )
 
     def retrieve(
         self,

@@ -163,7 +163,7 @@ LAYERS = [
     {"reasoning"},
     {"jobs"},
     {"sdk"},
-    {"cli", "integrations", "demo"},
+    {"cli", "integrations", "demo", "serve"},
     {"lab"},
 ]
 
