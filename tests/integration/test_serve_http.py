@@ -321,3 +321,43 @@ def test_the_key_file_is_private(tmp_path) -> None:
             os.environ["KGP_API_KEY"] = old
     assert len(key) >= 32
     assert stat.S_IMODE((tmp_path / "data" / "serve" / "api-key").stat().st_mode) == 0o600
+
+
+def test_an_http_load_counts_every_request(api) -> None:
+    from kg_platform.lab.bench.load_http import run_http_load
+
+    result = run_http_load(
+        str(api.base_url), KEY, clients=3, seconds=2, strategy="bm25", corpus=CORPUS
+    )
+    summary = result.summary()
+    assert summary["requests"] > 0 and summary["errors"] == {}, summary
+    assert summary["p50_ms"] <= summary["p95_ms"] <= summary["p99_ms"]
+    with pytest.raises(Exception, match="HTTP 401"):
+        run_http_load(str(api.base_url), "not-the-key", clients=1, seconds=1)
+
+
+@pytest.mark.slow
+def test_kgp_bench_load_http_starts_kgp_serve_and_reports_percentiles(sdk, settings) -> None:
+    import json
+
+    out = run_kgp(
+        [
+            "bench",
+            "load",
+            "--http",
+            "--clients",
+            "2",
+            "--seconds",
+            "3",
+            "--corpus",
+            CORPUS,
+            "--strategy",
+            "bm25",
+            "--json",
+        ],
+        kgp_env(settings),
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    summary = json.loads(out.stdout.strip().splitlines()[-1])
+    assert summary["transport"] == "http" and summary["errors"] == {}
+    assert summary["requests"] > 0 and summary["p50_ms"] <= summary["p95_ms"]
