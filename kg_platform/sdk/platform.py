@@ -458,6 +458,7 @@ class KnowledgePlatform:
         record: bool = False,
         scope: Sequence[str] | None = None,
         select: str | None = None,
+        max_tokens: int | None = None,
     ) -> Retrieval:
         """Retrieve with one strategy; every item carries its evidence and where it came from.
 
@@ -468,10 +469,13 @@ class KnowledgePlatform:
         returned is the cut's, not ``k``). ``scope`` restricts retrieval to some documents
         (source ids, titles, paths or file names), inside the Cypher. ``record=True`` stores the
         result as ``(:Trajectory {kind: 'retrieve'})`` and returns its id as ``answer_id``, so
-        the Browser guide's "why was this chunk retrieved" query can show it.
+        the Browser guide's "why was this chunk retrieved" query can show it. ``max_tokens``
+        (a token budget, instead of ``k``) keeps the longest prefix of the ranking within that
+        many tokens, the item that crosses it cut to fit, as ``kgp eval --budget-tokens`` does.
         """
         from kg_platform._faults import fault_point
         from kg_platform.retrieval.base import get_strategy
+        from kg_platform.retrieval.budget import cut_to_budget, items_for_budget
         from kg_platform.retrieval.selection import (
             apply_selection,
             candidates_needed,
@@ -485,10 +489,13 @@ class KnowledgePlatform:
         ctx = self.retrieval_context(corpus, scope)
         select = resolve_selection(select or defaults.select, ctx)
         strat = get_strategy(strategy, ctx)
+        wanted = k if max_tokens is None else items_for_budget(k, max_tokens)
         fault_point("retrieve")  # fault tests: connected, about to query (inert otherwise)
-        items = strat.retrieve(query, candidates_needed(select, k, ctx))
+        items = strat.retrieve(query, candidates_needed(select, wanted, ctx))
         items = apply_selection(select, query, items, ctx)
-        if not decides_count(select):
+        if max_tokens is not None:
+            items = cut_to_budget(items, max_tokens)
+        elif not decides_count(select):
             items = items[:k]
         _enrich(self.graph, items)
         answer_id = _record(self.graph, query, corpus, strategy, items) if record else None

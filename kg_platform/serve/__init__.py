@@ -21,7 +21,7 @@ def require_serve_extra() -> None:
 
     missing = [
         name
-        for name in ("fastapi", "uvicorn", "mcp", "multipart")
+        for name in ("fastapi", "uvicorn", "mcp", "python_multipart")
         if importlib.util.find_spec(name) is None
     ]
     if missing:

@@ -58,6 +58,12 @@ class SearchRequest(_Request):
     query: str = Field(..., min_length=1, max_length=4000, description="the question")
     corpus: str | None = Field(None, description="corpus to search (default: every corpus)")
     k: int | None = Field(None, ge=1, le=200, description="items to return (default: 5)")
+    max_tokens: int | None = Field(
+        None,
+        ge=1,
+        le=100_000,
+        description="a token budget instead of k: the ranking's longest prefix within it",
+    )
     strategy: str | None = Field(
         None, description="retrieval strategy (default: the SDK's, KGP_RETRIEVE__STRATEGY)"
     )
@@ -200,6 +206,7 @@ def _add_routes(app: FastAPI, service: Service) -> None:
             scope=body.scope,
             select=body.select,
             record=body.record,
+            max_tokens=body.max_tokens,
         )
 
     @app.post("/v1/explain", tags=["retrieval"])

@@ -66,6 +66,7 @@ class Service:
         scope: Sequence[str] | None = None,
         select: str | None = None,
         record: bool = False,
+        max_tokens: int | None = None,
     ) -> dict[str, Any]:
         found = await self.call(
             self.platform.search,
@@ -76,6 +77,7 @@ class Service:
             scope=list(scope) if scope else None,
             select=select,
             record=record,
+            max_tokens=max_tokens,
         )
         return found.to_dict()
 

@@ -78,6 +78,25 @@ def test_search_returns_the_format_list_in_the_top_3_as_the_sdk_does(api, sdk) -
     assert response.json()["strategy"] == sdk.settings.retrieve.strategy
 
 
+def test_a_token_budget_fills_the_longest_prefix_within_it(api, sdk) -> None:
+    from kg_platform.tokens import count_tokens
+
+    response = api.post(
+        "/v1/search",
+        json={"query": DEMO_QUESTION, "corpus": CORPUS, "max_tokens": 300},
+        headers=AUTH,
+    )
+    assert response.status_code == 200, response.text[:2000]
+    texts = [it["text"] for it in response.json()["items"]]
+    assert texts and sum(count_tokens(t) for t in texts) <= 300
+    expected = sdk.search(DEMO_QUESTION, corpus=CORPUS, max_tokens=300)
+    assert texts == [it.text for it in expected.items]
+    full = sdk.search(DEMO_QUESTION, corpus=CORPUS, k=len(texts) + 5).items
+    # a prefix of the unbudgeted ranking, only the last item possibly cut
+    assert texts[:-1] == [it.text for it in full[: len(texts) - 1]]
+    assert full[len(texts) - 1].text.startswith(texts[-1][:50])
+
+
 def test_every_endpoint_but_health_needs_the_key(api) -> None:
     body = {"query": DEMO_QUESTION, "corpus": CORPUS}
     missing = _problem(api.post("/v1/search", json=body), 401)
