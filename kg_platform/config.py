@@ -508,6 +508,30 @@ class JobsSettings(BaseModel):
     misfire_grace_s: int = Field(300, description="a fire missed by less than this still runs")
 
 
+class ServeSettings(BaseModel):
+    """``kgp serve`` (HTTP API) and ``kgp mcp --http``: where they listen and what they accept.
+
+    The API key is not a setting here: it lives in ``data_dir/serve/api-key`` (created 0600 on
+    first use) or comes from ``KGP_API_KEY``, so it never lands in a ``kgp.toml``.
+    """
+
+    host: str = Field("127.0.0.1", description="listen address; loopback unless set otherwise")
+    port: int = Field(8765, ge=0, le=65535, description="HTTP port of `kgp serve`")
+    mcp_port: int = Field(8766, ge=0, le=65535, description="HTTP port of `kgp mcp --http`")
+    max_body_bytes: int = Field(
+        1_000_000, ge=1, description="largest request body outside uploads (413 above)"
+    )
+    max_upload_bytes: int = Field(
+        100_000_000, ge=1, description="largest upload request to /v1/ingest/upload (413 above)"
+    )
+    rate_per_s: float = Field(
+        20.0, gt=0, description="requests per second refilled into each client's token bucket"
+    )
+    rate_burst: int = Field(40, ge=1, description="token bucket size: requests a client may burst")
+    threads: int = Field(8, ge=1, description="threads that run SDK calls (the SDK is synchronous)")
+    ingest_workers: int = Field(1, ge=1, description="background ingestion runs at once")
+
+
 class Settings(BaseSettings):
     """All kg-platform settings. Build with :func:`get_settings` (cached) or ``Settings()``."""
 
@@ -537,6 +561,7 @@ class Settings(BaseSettings):
     local_llm: LocalLLMSettings = LocalLLMSettings()
     distill: DistillSettings = DistillSettings()
     jobs: JobsSettings = JobsSettings()
+    serve: ServeSettings = ServeSettings()
     write_batch_size: int = 500
     bench_dir: Path = Field(
         Path("bench"),

@@ -32,6 +32,7 @@ def _register() -> None:
         commands_neo4j,
         commands_reason,
         commands_retrieve,
+        commands_serve,
     )
 
     app.add_typer(commands_neo4j.app, name="neo4j")
@@ -44,6 +45,7 @@ def _register() -> None:
         commands_jobs,
         commands_reason,
         commands_browser,
+        commands_serve,
     ):
         module.register(app)
     _register_plugins()

@@ -13,7 +13,8 @@ The steps:
    it is asked for as many as the selection needs (:func:`~.selection.candidates_needed`).
 3. **selection**: ``none``, ``late`` (late-interaction rerank), ``sage`` (rerank + gradient
    cut) or ``auto`` (``late`` where the embedder has word-piece states).
-4. **cut**: the first ``k`` of the selected ranking, unless the selection decides the count.
+4. **cut**: the first ``k`` of the selected ranking, or the prefix within ``max_tokens`` (the
+   crossing item truncated to fit), within what the selection keeps when it decides the count.
 5. **enrich**: every returned item gets its source (id, title, uri), section path, page, level
    and chunk id from the graph, whatever the strategy filled in itself.
 """
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, Strategy, get_strategy
+from kg_platform.retrieval.budget import cut_to_budget, items_for_budget
 from kg_platform.retrieval.scope import resolve_scope
 from kg_platform.retrieval.selection import candidates_needed, rank_and_keep, resolve_selection
 
@@ -73,6 +75,7 @@ def retrieve(
     k: int,
     select: str | None,
     fetch: int = 0,
+    max_tokens: int | None = None,
     enrich: bool = True,
 ) -> PipelineResult:
     """Steps 2-5 for one question in ``ctx``.
@@ -80,14 +83,18 @@ def retrieve(
     ``strategy`` is a registered name or a strategy already built for ``ctx`` (callers that run
     many questions build it once). ``select`` is resolved here (``auto`` -> ``late`` or
     ``none``). ``fetch`` asks the strategy for at least that many candidates (the lab ranks
-    deeper than ``k`` to cut at token budgets). ``enrich=False`` skips step 5 for callers that
-    only score ids and texts.
+    deeper than ``k`` to cut at token budgets). ``max_tokens`` cuts at a token budget instead
+    of at ``k``. ``enrich=False`` skips step 5 for callers that only score ids and texts.
     """
     runner = get_strategy(strategy, ctx) if isinstance(strategy, str) else strategy
     chosen = resolve_selection(select, ctx)
-    candidates = runner.retrieve(query, max(fetch, candidates_needed(chosen, k, ctx)))
+    wanted = k if max_tokens is None else items_for_budget(k, max_tokens)
+    candidates = runner.retrieve(query, max(fetch, candidates_needed(chosen, wanted, ctx)))
     ranked, keep = rank_and_keep(chosen, query, list(candidates), ctx)
-    items = ranked[: k if keep is None else keep]
+    if max_tokens is not None:
+        items = cut_to_budget(ranked if keep is None else ranked[:keep], max_tokens)
+    else:
+        items = ranked[: k if keep is None else keep]
     if enrich:
         enrich_items(ctx.graph, items)
     return PipelineResult(

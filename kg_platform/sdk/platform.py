@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from kg_platform.sdk.results import CorpusInfo, Retrieval
+from kg_platform.sdk.results import CorpusInfo, Retrieval, SourceOutline
 
 _log = logging.getLogger(__name__)
 
@@ -379,6 +379,35 @@ class KnowledgePlatform:
             for r in self.graph.read("corpus/counts", names=list(names))
         ]
 
+    def source_outline(
+        self, source: str, corpus: str | None = None, *, level: int = 1
+    ) -> SourceOutline:
+        """One document as stored: its sections in order, each with its chunks of MoG
+        ``level`` (1: the finest chunks) in order. ``source`` is named as in a scope (source
+        id, title, path or file name) and must match exactly one source of ``corpus`` (or of
+        any corpus when ``corpus`` is None)."""
+        from kg_platform.errors import RetrievalError
+        from kg_platform.retrieval.scope import resolve_scope
+
+        name = None if corpus is None else self.corpus_name(corpus)
+        ids = resolve_scope(self.graph, [source], name) or []
+        if len(ids) != 1:
+            raise RetrievalError(
+                f"{source!r} names {len(ids)} sources, not one",
+                hint="name the source by its id: " + ", ".join(ids[:5]),
+            )
+        rows = self.graph.read("sdk/source_outline", source_id=ids[0], level=level)
+        row = rows[0]
+        return SourceOutline(
+            id=row["id"],
+            title=row["title"],
+            uri=row["uri"],
+            corpus=row["corpus"],
+            pages=row["pages"],
+            tokens=row["tokens"],
+            sections=[dict(sec) for sec in row["sections"] if sec is not None],
+        )
+
     def retrieve(
         self,
         query: str,
@@ -405,6 +434,7 @@ class KnowledgePlatform:
         record: bool = False,
         scope: Sequence[str] | None = None,
         select: str | None = None,
+        max_tokens: int | None = None,
     ) -> Retrieval:
         """Retrieve with one strategy; every item carries its evidence and where it came from.
 
@@ -415,7 +445,9 @@ class KnowledgePlatform:
         returned is the cut's, not ``k``). ``scope`` restricts retrieval to some documents
         (source ids, titles, paths or file names), inside the Cypher. ``record=True`` stores the
         result as ``(:Trajectory {kind: 'retrieve'})`` and returns its id as ``answer_id``, so
-        the Browser guide's "why was this chunk retrieved" query can show it.
+        the Browser guide's "why was this chunk retrieved" query can show it. ``max_tokens``
+        (a token budget, instead of ``k``) keeps the longest prefix of the ranking within that
+        many tokens, the item that crosses it cut to fit, as ``kgp eval --budget-tokens`` does.
         """
         from kg_platform._faults import fault_point
         from kg_platform.reasoning.trajectory import store_retrieval
@@ -431,6 +463,7 @@ class KnowledgePlatform:
             strategy=strategy,
             k=defaults.k if k is None else k,
             select=select or defaults.select,
+            max_tokens=max_tokens,
         )
         items, select = result.items, result.select
         answer_id = (

@@ -49,3 +49,21 @@ class CorpusInfo:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class SourceOutline:
+    """One source as stored: its sections in document order, each a dict with ``id``,
+    ``title``, ``path``, ``level``, ``page`` and ``chunks`` (dicts with ``id``, ``text``,
+    ``tokens``, ``page_start``) of the requested MoG level, in order."""
+
+    id: str
+    title: str | None
+    uri: str | None
+    corpus: str
+    pages: int | None
+    tokens: int | None
+    sections: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -203,7 +203,7 @@ LAYERS = [
     {"reasoning"},
     {"jobs"},
     {"sdk"},
-    {"cli", "integrations", "demo"},
+    {"cli", "integrations", "demo", "serve"},
 ]
 
 
