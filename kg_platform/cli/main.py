@@ -32,12 +32,14 @@ def _register() -> None:
         commands_neo4j,
         commands_reason,
         commands_retrieve,
+        commands_runs,
     )
 
     app.add_typer(commands_neo4j.app, name="neo4j")
     for module in (
         commands_core,
         commands_ingest,
+        commands_runs,
         commands_corpus,
         commands_retrieve,
         commands_llm,
@@ -85,8 +87,10 @@ def _configure_logging() -> None:
 
 def main() -> None:
     _configure_logging()
+    from kg_platform.cli.corpus_option import guard_corpus_options
+
     try:
-        app()
+        guard_corpus_options(typer.main.get_command(app))()
     except KGPError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(2)
