@@ -12,6 +12,7 @@ import pytest
 
 from kg_platform.ingest import ingest_paths
 from kg_platform.ingest.writer import drop_corpus
+from tests.support.graph_counts import corpus_counts, similar_by_text
 
 pytestmark = pytest.mark.integration
 
@@ -45,33 +46,6 @@ def _with_ingest(settings, **changes):
     return settings.model_copy(update={"ingest": settings.ingest.model_copy(update=changes)})
 
 
-def _counts(graph, corpus: str) -> dict[str, int]:
-    """Nodes per label and relationships per type among the corpus' nodes."""
-    labels = graph.read_raw(
-        "MATCH (n {corpus: $c}) WHERE NOT n:IngestRun AND NOT n:JobLock "
-        "UNWIND labels(n) AS label RETURN label, count(*) AS n",
-        c=corpus,
-    )
-    rels = graph.read_raw(
-        "MATCH (a {corpus: $c})-[r]->(b) WHERE NOT a:IngestRun AND NOT b:IngestRun "
-        "RETURN type(r) AS type, count(*) AS n",
-        c=corpus,
-    )
-    out = {f"node:{r['label']}": r["n"] for r in labels}
-    out.update({f"rel:{r['type']}": r["n"] for r in rels})
-    return out
-
-
-def _similar_texts(graph, corpus: str) -> set[tuple[str, str]]:
-    """The SIMILAR edges named by their pieces' texts (ids depend on the corpus name)."""
-    rows = graph.read_raw(
-        "MATCH (a:Piece {corpus: $c})-[:SIMILAR]-(b:Piece) WHERE a.text <= b.text "
-        "RETURN a.text AS a, b.text AS b",
-        c=corpus,
-    )
-    return {(r["a"], r["b"]) for r in rows}
-
-
 def test_same_documents_give_the_same_graph_whatever_name_path_and_order(
     graph_session, settings, embedder, tmp_path
 ) -> None:
@@ -88,11 +62,11 @@ def test_same_documents_give_the_same_graph_whatever_name_path_and_order(
         embedder=embedder,
     )
     assert a.status == b.status == "completed", (a.errors, b.errors)
-    counts_a = _counts(graph_session, "t-det-alpha")
-    counts_b = _counts(graph_session, "t-det-a-quite-different-name")
+    counts_a = corpus_counts(graph_session, "t-det-alpha")
+    counts_b = corpus_counts(graph_session, "t-det-a-quite-different-name")
     assert counts_a["rel:SIMILAR"] > 1000
     assert counts_a == counts_b
-    assert _similar_texts(graph_session, "t-det-alpha") == _similar_texts(
+    assert similar_by_text(graph_session, "t-det-alpha") == similar_by_text(
         graph_session, "t-det-a-quite-different-name"
     )
 
@@ -106,5 +80,5 @@ def test_two_in_process_runs_of_one_corpus_give_the_same_counts(
         drop_corpus(graph_session, "t-det-again")
         rep = ingest_paths(graph_session, settings, files, "t-det-again", embedder=embedder)
         assert rep.status == "completed"
-        seen.append(_counts(graph_session, "t-det-again"))
+        seen.append(corpus_counts(graph_session, "t-det-again"))
     assert seen[0] == seen[1]
