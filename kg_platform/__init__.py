@@ -27,6 +27,7 @@ _EXPORTS: dict[str, str] = {
     "KGPError": "kg_platform.errors",
     "RetrievedItem": "kg_platform.retrieval.base",
     "IngestReport": "kg_platform.ingest.report",
+    "RunRecord": "kg_platform.ingest.runs",
     "Answer": "kg_platform.reasoning.types",
     "Citation": "kg_platform.reasoning.types",
     "JobSpec": "kg_platform.jobs.spec",
@@ -39,6 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from kg_platform.config import Settings, get_settings
     from kg_platform.errors import KGPError
     from kg_platform.ingest.report import IngestReport
+    from kg_platform.ingest.runs import RunRecord
     from kg_platform.jobs.runner import JobRunResult
     from kg_platform.jobs.spec import JobSpec
     from kg_platform.reasoning.types import Answer, Citation

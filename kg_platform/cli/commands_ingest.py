@@ -79,6 +79,8 @@ class _Bar:
                 self.console.print(
                     f"[red]✗[/red] {event.get('uri')}: {err.get('error')}: {err.get('reason')}"
                 )
+        elif kind == "warning":
+            self.console.print(f"[yellow]![/yellow] {event.get('uri')}: {event.get('warning')}")
         elif kind == "phase" and self.task is not None:
             self.progress.update(self.task, description=str(event.get("name")))
 

@@ -98,6 +98,7 @@ def router_show(
 ) -> None:
     """Print the newest router of a corpus and its metrics."""
     with knowledge_platform() as kp:
+        corpus = kp.open_corpus(corpus)
         rows = kp.graph.read("retrieval/mog_router_latest", corpus=corpus, kind=kind)
     if not rows:
         typer.echo(
@@ -126,6 +127,7 @@ def router_which(
 
     out = {}
     with knowledge_platform() as kp:
+        corpus = kp.open_corpus(corpus)
         cfg = kp.settings.mog
         for kind in ("mog", "mogg"):
             router, source = router_for(

@@ -32,6 +32,7 @@ def _register() -> None:
         commands_neo4j,
         commands_reason,
         commands_retrieve,
+        commands_runs,
         commands_serve,
     )
 
@@ -39,6 +40,7 @@ def _register() -> None:
     for module in (
         commands_core,
         commands_ingest,
+        commands_runs,
         commands_corpus,
         commands_retrieve,
         commands_llm,
@@ -87,8 +89,10 @@ def _configure_logging() -> None:
 
 def main() -> None:
     _configure_logging()
+    from kg_platform.cli.corpus_option import guard_corpus_options
+
     try:
-        app()
+        guard_corpus_options(typer.main.get_command(app))()
     except KGPError as exc:
         typer.secho(f"error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(2)

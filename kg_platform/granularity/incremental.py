@@ -2,7 +2,7 @@
 
 Why this equals a full build: with frozen BM25 statistics (``BM25Stats``) the self-normalised score
 s(u, v) of two pieces depends only on their own texts, so it never changes when other pieces come
-or go. A piece's *choices* (its best ``k_graph`` pieces with s >= ``t_graph``, ties by id) can then
+or go. A piece's *choices* (its best ``k_graph`` pieces with s >= ``t_graph``, ties by content) can then
 change only when a piece enters or leaves the corpus:
 
 - a *pending* piece (new, replaced, or one whose chosen neighbour was deleted) chooses again among
@@ -39,6 +39,8 @@ class StoredPiece:
     text: str
     #: the piece's stored choices (id, rounded score), best first; None when never computed
     choices: tuple[tuple[str, float], ...] | None = None
+    #: where the piece stands among equal scores (``piece_graph.content_order_key``); "" = by id
+    order: str = ""
 
 
 @dataclass
@@ -51,8 +53,9 @@ class IncrementalUpdate:
     maybe_drop: list[tuple[str, str]] = field(default_factory=list)
 
 
-def _ranked(entries: Mapping[str, float], k: int) -> Choices:
-    return sorted(entries.items(), key=lambda e: (-e[1], e[0]))[:k]
+def _ranked(entries: Mapping[str, float], k: int, order: Mapping[str, str]) -> Choices:
+    """The best ``k`` by score; equal scores by content order, as a full build breaks them."""
+    return sorted(entries.items(), key=lambda e: (-e[1], order.get(e[0], ""), e[0]))[:k]
 
 
 def update_choices(
@@ -63,12 +66,14 @@ def update_choices(
     k_graph: int,
     t_graph: float,
     block: int = 256,
+    order: Mapping[str, str] | None = None,
 ) -> IncrementalUpdate:
     """Choices and edge changes after ``pending`` pieces (re)enter a corpus.
 
     ``candidates`` are existing, non-pending pieces with their stored choices; ``pools[p]`` the
     candidate ids found for pending piece ``p`` (every pending piece is a candidate of every other
-    one as well).
+    one as well). ``order`` gives the content order of pieces known only as a stored choice;
+    pending pieces and candidates bring their own (``StoredPiece.order``).
     """
     out = IncrementalUpdate()
     if not pending or k_graph <= 0:
@@ -79,6 +84,8 @@ def update_choices(
     universe = list(pending) + others
     index = {p.id: i for i, p in enumerate(universe)}
     ids = [p.id for p in universe]
+    rank_order = dict(order or {})
+    rank_order.update({p.id: p.order for p in universe})
     bm = BM25Matrix([p.text for p in universe], stats=stats)
     self_scores = bm.self_scores()
     safe_self = np.where(self_scores > 0, self_scores, np.inf)
@@ -99,7 +106,7 @@ def update_choices(
             s = np.round(raw[r, cols] / safe_self[u], DECIMALS)
             ok = (s >= t_graph) & (raw[r, cols] > 0)
             new_choices[ids[u]] = _ranked(
-                {ids[int(c)]: float(v) for c, v in zip(cols[ok], s[ok])}, k_graph
+                {ids[int(c)]: float(v) for c, v in zip(cols[ok], s[ok])}, k_graph, rank_order
             )
     # 2. existing candidates take a pending piece that beats their k-th choice
     n_other = len(others)
@@ -119,8 +126,8 @@ def update_choices(
                 merged = dict(stored)
                 for c in hits:
                     merged[ids[int(c)]] = float(s[c])
-                ranked = _ranked(merged, k_graph)
-                if ranked != _ranked(stored, k_graph):
+                ranked = _ranked(merged, k_graph, rank_order)
+                if ranked != _ranked(stored, k_graph, rank_order):
                     new_choices[ids[v]] = ranked
 
     # 3. edge changes: added choices become edges, dropped ones may go

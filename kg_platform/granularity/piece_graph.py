@@ -21,11 +21,31 @@ import numpy as np
 
 from kg_platform.granularity.bm25 import BM25Matrix, BM25Stats
 
-__all__ = ["SimilarEdge", "PieceGraph", "build_full", "build_piece_graph", "DECIMALS"]
+__all__ = [
+    "SimilarEdge",
+    "PieceGraph",
+    "build_full",
+    "build_piece_graph",
+    "content_order_key",
+    "DECIMALS",
+]
 
 #: Scores are compared after rounding to this many decimals (deterministic tie-breaking).
 DECIMALS = 9
 _DECIMALS = DECIMALS
+
+
+def content_order_key(text: str, source_sha256: str | None, doc_ord: int | None) -> str:
+    """Where a piece stands among pieces with the same score: a function of content only.
+
+    Why: a piece's ``k_graph`` choices are cut at the k-th best score, and equal scores are common
+    (short boilerplate pieces). Breaking those ties by piece id, which hashes the corpus name and
+    the file path, made the same documents give different SIMILAR edges under another name or
+    folder. The key is the piece's text, then its source's bytes (sha256) and its place in that
+    source, so only pieces of byte-identical sources at the same place (interchangeable ones)
+    are left to the id.
+    """
+    return f"{text}\x1f{source_sha256 or ''}\x1f{doc_ord if doc_ord is not None else -1:09d}"
 
 
 @dataclass(frozen=True)
@@ -58,7 +78,11 @@ def build_full(
     stats: BM25Stats | None = None,
     block: int = 512,
 ) -> PieceGraph:
-    """The whole piece graph of ``texts``: edges, every piece's choices, the statistics used."""
+    """The whole piece graph of ``texts``: edges, every piece's choices, the statistics used.
+
+    Equal scores are broken by the lower index, so callers pass ``texts`` in content order
+    (:func:`content_order_key`) for a graph that does not depend on ids.
+    """
     n = len(texts)
     stats = stats if stats is not None else BM25Stats.of(texts)
     choices: list[list[tuple[int, float]]] = [[] for _ in range(n)]

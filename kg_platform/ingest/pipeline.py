@@ -208,6 +208,7 @@ def ingest_paths(
                     continue
                 finally:
                     session.timings["parse"] += time.perf_counter() - started
+                session.warn(candidate.uri, doc.warnings)
                 session.add(document_input(doc, corpus, session.pipeline), display=candidate.uri)
         session.flush()
         if prune:

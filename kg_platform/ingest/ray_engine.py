@@ -54,6 +54,8 @@ class PreparedSource:
     texts_embedded: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     error: FileError | None = None
+    #: what the parser noted about the file (invalid bytes replaced, ...)
+    warnings: list[str] = field(default_factory=list)
 
 
 class SourceWorker:
@@ -86,17 +88,20 @@ class SourceWorker:
         from kg_platform.ingest.embed import embed_with_settings
 
         timings = {"parse": 0.0, "plan": 0.0, "embed": 0.0}
+        warnings: list[str] = []
         try:
             with _timed(timings, "parse"):
                 doc = read_document(candidate, self.parser)
+                warnings = list(doc.warnings)
                 inp = document_input(doc, self.corpus, self.pipeline)
             with _timed(timings, "plan"):
                 plan = plan_with_settings(inp, self.chunker, self.settings)
             with _timed(timings, "embed"):
                 texts = embed_with_settings([plan], self.embedder, self.settings)
         except Exception as exc:  # noqa: BLE001 - one bad input never stops the batch
-            return PreparedSource(candidate.uri, None, 0, timings, file_error(candidate.uri, exc))
-        return PreparedSource(candidate.uri, plan, texts, timings)
+            error = file_error(candidate.uri, exc)
+            return PreparedSource(candidate.uri, None, 0, timings, error, warnings)
+        return PreparedSource(candidate.uri, plan, texts, timings, warnings=warnings)
 
 
 @contextmanager
@@ -213,6 +218,7 @@ def prepare_on_ray(
                     continue
                 for stage, seconds in result.timings.items():
                     session.timings[stage] += seconds
+                session.warn(result.uri, result.warnings)
                 if result.error is not None:
                     session.record_error(result.error)
                 elif result.plan is not None:

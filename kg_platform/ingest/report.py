@@ -21,6 +21,14 @@ class FileError(BaseModel):
     hint: str = ""
 
 
+class FileWarning(BaseModel):
+    """Something a parser noted about an input that was still ingested (invalid bytes replaced,
+    an owner-password PDF read anyway, an attachment skipped): the user must see it."""
+
+    path: str
+    warning: str
+
+
 def file_error(path: str, exc: BaseException) -> FileError:
     """What the report says of an input that raised ``exc``: a :class:`~kg_platform.errors.KGPError`
     carries its own reason and hint; anything else is a bug of ours, logged with its traceback."""
@@ -51,6 +59,7 @@ class IngestReport(BaseModel):
     skipped: list[str] = Field(default_factory=list)  # uris unchanged since the last run
     pruned: list[str] = Field(default_factory=list)  # uris removed by --prune
     errors: list[FileError] = Field(default_factory=list)
+    warnings: list[FileWarning] = Field(default_factory=list)  # parser notes on ingested inputs
     counts: dict[str, int] = Field(default_factory=dict)  # nodes written per type this run
     tokens: int = 0
     texts_embedded: int = 0
@@ -72,7 +81,8 @@ class IngestReport(BaseModel):
             f"run {self.run_id} [{self.status}] corpus={self.corpus}",
             f"sources: {len(self.added)} added, {len(self.replaced)} replaced, "
             f"{len(self.skipped)} unchanged, {len(self.pruned)} pruned, "
-            f"{len(self.errors)} failed",
+            f"{len(self.errors)} failed"
+            + (f", {len(self.warnings)} warning(s)" if self.warnings else ""),
             f"written: {c.get('sections', 0)} sections, {c.get('chunks', 0)} chunks, "
             f"{c.get('pieces', 0)} pieces; SIMILAR edges in corpus: "
             f"{c.get('similar_edges', 0)}"
@@ -84,6 +94,8 @@ class IngestReport(BaseModel):
                 f"  ! {err.path}: {err.error}: {err.reason}"
                 + (f" (hint: {err.hint})" if err.hint else "")
             )
+        for warn in self.warnings:
+            parts.append(f"  warning: {warn.path}: {warn.warning}")
         if self.fatal:
             parts.append(f"  fatal: {self.fatal}")
         return "\n".join(parts)

@@ -55,7 +55,8 @@ from kg_platform.ingest.plan import (
     embedder_pipeline,
     plan_with_settings,
 )
-from kg_platform.ingest.report import FileError, IngestReport, file_error
+from kg_platform.ingest.report import FileError, FileWarning, IngestReport, file_error
+from kg_platform.ingest.runs import close_dead_runs
 from kg_platform.ingest.similar import sync_piece_graph
 from kg_platform.ingest.writer import delete_sources, write_plans
 from kg_platform.segmenting.chunker import Chunker, get_chunker
@@ -69,37 +70,6 @@ __all__ = ["IngestSession", "Progress", "ingest_lock_name"]
 
 def ingest_lock_name(corpus: str) -> str:
     return f"ingest:{corpus}"
-
-
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # exists, owned by someone else
-    return True
-
-
-def close_dead_runs(graph: GraphClient, corpus: str, current: str) -> list[str]:
-    """Mark this host's ``running`` runs of ``corpus`` whose process is gone as ``interrupted``.
-
-    Why: a run killed with SIGKILL (or by a power cut) cannot record its own end, and a record
-    that says ``running`` forever hides that the data of that run was resumed by a later one.
-    Only runs recorded on this host are judged (a pid means nothing elsewhere).
-    """
-    rows = graph.read(
-        "ingest/runs_running", corpus=corpus, host=socket.gethostname(), current=current
-    )
-    dead = [r["id"] for r in rows if not _alive(r["pid"])]
-    if dead:
-        graph.write("ingest/runs_interrupted", ids=dead)
-        log.warning(
-            "marked %d run(s) of corpus %r as interrupted: %s", len(dead), corpus, ", ".join(dead)
-        )
-    return dead
 
 
 class _Cancelled(Exception):
@@ -195,6 +165,7 @@ class IngestSession:
                     }
                 ),
                 errors=json.dumps(errors),
+                warnings=json.dumps([w.model_dump() for w in rep.warnings]),
                 tokens=rep.tokens,
                 duration_s=rep.duration_s,
             )
@@ -250,6 +221,12 @@ class IngestSession:
         """Report an input that could not be ingested (here or on a worker); the batch goes on."""
         self.report.errors.append(err)
         self.emit(event="source", uri=err.path, status="error", error=err.model_dump())
+
+    def warn(self, path: str, warnings: list[str]) -> None:
+        """Carry a parser's warnings about ``path`` into the report and the run record."""
+        for text in warnings:
+            self.report.warnings.append(FileWarning(path=path, warning=text))
+            self.emit(event="warning", uri=path, warning=text)
 
     def is_unchanged(self, uri: str, sha256: str) -> bool:
         state = self.existing.get(source_id(self.corpus, uri))

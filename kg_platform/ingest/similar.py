@@ -40,9 +40,15 @@ from kg_platform.graph.cypher import cypher
 from kg_platform.graph.lucene import fulltext_query
 from kg_platform.granularity.bm25 import BM25Stats, piece_terms, tokenize
 from kg_platform.granularity.incremental import StoredPiece, update_choices
-from kg_platform.granularity.piece_graph import PieceGraph, build_full
+from kg_platform.granularity.piece_graph import PieceGraph, build_full, content_order_key
 
-__all__ = ["sync_piece_graph", "PieceGraphSync", "desired_edges", "frozen_stats"]
+__all__ = [
+    "sync_piece_graph",
+    "PieceGraphSync",
+    "content_ordered",
+    "desired_edges",
+    "frozen_stats",
+]
 
 _SCORE_EPS = 1e-6
 #: Snapshots tried before giving up while other writers keep changing the corpus; the corpus then
@@ -70,6 +76,17 @@ class PieceGraphSync:
     pending: int = 0
 
 
+def _order_of(row: Any) -> str:
+    """The content order of a piece row (``id``, ``text``, ``sha256``, ``doc_ord``)."""
+    return content_order_key(row["text"] or "", row.get("sha256"), row.get("doc_ord"))
+
+
+def content_ordered(rows: list[Any]) -> list[Any]:
+    """Piece rows in content order, the order a full build breaks equal scores by: the same
+    documents then give the same graph whatever the corpus name, paths or write order."""
+    return sorted(rows, key=lambda r: (_order_of(r), r["id"]))
+
+
 def _full_graph(
     rows: list[Any], k_graph: int, t_graph: float, stats: BM25Stats | None
 ) -> PieceGraph:
@@ -88,8 +105,9 @@ def _edge_map(rows: list[Any], graph: PieceGraph) -> dict[tuple[str, str], float
 def desired_edges(
     rows: list[Any], k_graph: int, t_graph: float, stats: BM25Stats | None = None
 ) -> dict[tuple[str, str], float]:
-    """The piece graph of ``rows`` (id, text) keyed by (smaller id, larger id): with their own
-    statistics, or with ``stats`` (what an incremental sync must equal)."""
+    """The piece graph of ``rows`` (id, text, sha256, doc_ord) keyed by (smaller id, larger id):
+    with their own statistics, or with ``stats`` (what an incremental sync must equal)."""
+    rows = content_ordered(rows)
     return _edge_map(rows, _full_graph(rows, k_graph, t_graph, stats))
 
 
@@ -235,7 +253,7 @@ def _stored(row: Any) -> StoredPiece:
     choices = row["choices"]
     scores = row["scores"]
     stored = None if choices is None else tuple(zip(choices, (float(x) for x in scores or ())))
-    return StoredPiece(row["id"], row["text"] or "", stored)
+    return StoredPiece(row["id"], row["text"] or "", stored, _order_of(row))
 
 
 def _incremental(
@@ -257,6 +275,7 @@ def _incremental(
             queries.append({"id": piece.id, "q": f"+corpus_key:{key} +terms:({words})"})
     pools: dict[str, list[str]] = {}
     found: dict[str, StoredPiece] = {}
+    order: dict[str, str] = {}
     size = max(graph.batch_size, 1)
     for start in range(0, len(queries), size):
         for row in graph.read(
@@ -268,6 +287,8 @@ def _incremental(
             pools[row["id"]] = [c["id"] for c in row["candidates"]]
             for c in row["candidates"]:
                 found.setdefault(c["id"], _stored(c))
+                for chosen in c["choice_order"]:
+                    order[chosen["id"]] = _order_of(chosen)
     texts = [p.text for p in pending] + [c.text for c in found.values()]
     terms = sorted({tok for text in texts for tok in tokenize(text)})
     dfs = graph.read("ingest/piece_term_dfs", corpus=corpus, terms=terms)
@@ -276,7 +297,7 @@ def _incremental(
         avgdl=float(stats_row["avgdl"]),
         df={r["term"]: int(r["df"]) for r in dfs},
     )
-    update = update_choices(pending, found, pools, stats, k_graph, t_graph)
+    update = update_choices(pending, found, pools, stats, k_graph, t_graph, order=order)
     choice_rows: list[dict[str, Any]] = [
         {"id": pid, "choices": [c for c, _ in ch], "scores": [sc for _, sc in ch]}
         for pid, ch in update.choices.items()
@@ -356,7 +377,7 @@ def sync_piece_graph(
         started = time.perf_counter()
         done: PieceGraphSync | None
         if rebuild or _needs_full(stats_row, k_graph, t_graph, rebuild_factor):
-            rows = graph.read("ingest/piece_texts", corpus=corpus)
+            rows = content_ordered(graph.read("ingest/piece_texts", corpus=corpus))
             built = _full_graph(rows, k_graph, t_graph, None)
             compute_s += time.perf_counter() - started
             started = time.perf_counter()

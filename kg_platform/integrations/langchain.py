@@ -36,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "the LangChain adapter needs langchain-core", hint="pip install 'kg-platform[langchain]'"
     ) from exc
 
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievedItem
@@ -70,11 +70,36 @@ def item_to_document(
     return Document(page_content=item.text, metadata=metadata, id=item.id)
 
 
+def _known_strategy(value: str | None) -> str | None:
+    from kg_platform.errors import RetrievalError
+
+    if value is None:
+        return None
+    from kg_platform.retrieval.base import list_strategies
+
+    known = list_strategies()
+    if value not in known:
+        raise RetrievalError(
+            f"unknown strategy {value!r}", hint=f"known strategies: {', '.join(known)}"
+        )
+    return value
+
+
+#: What ``invoke(query, **kwargs)`` may override for one call.
+_PER_CALL = frozenset({"k", "strategy", "select", "corpus", "scope"})
+
+
 class KGPlatformRetriever(BaseRetriever):
     """A LangChain retriever over one kg-platform strategy (sync ``invoke``, async ``ainvoke``).
 
+    Built from its parameters alone (``KGPlatformRetriever(corpus="docs", k=3)``) it opens a
+    platform from the environment (``KGP_*`` variables, ``NEO4J_URI``/``NEO4J_PASSWORD``,
+    ``kgp.toml``), as :meth:`from_env` does. ``invoke(query, k=1)`` (also ``strategy``, ``select``,
+    ``corpus``, ``scope``) overrides the retriever's own value for that call only.
+
     Args:
-        platform: the :class:`~kg_platform.KnowledgePlatform` to query.
+        platform: the :class:`~kg_platform.KnowledgePlatform` to query (None: one built from
+            the environment).
         strategy: any name of ``KnowledgePlatform.strategies()`` (``bm25``, ``vector``,
             ``hybrid``, ``mog``, ``mogg``, ``propagate``, ``atomic``, ...); None: the
             platform's default (``settings.retrieve.strategy``), as everywhere else.
@@ -90,7 +115,9 @@ class KGPlatformRetriever(BaseRetriever):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    platform: Any = Field(description="a kg_platform.KnowledgePlatform")
+    platform: Any = Field(
+        None, description="a kg_platform.KnowledgePlatform (None: one built from the environment)"
+    )
     strategy: str | None = None
     k: int | None = Field(None, ge=1)
     select: str | None = None
@@ -101,18 +128,15 @@ class KGPlatformRetriever(BaseRetriever):
     @field_validator("strategy")
     @classmethod
     def _known(cls, value: str | None) -> str | None:
-        from kg_platform.errors import RetrievalError
+        return _known_strategy(value)
 
-        if value is None:
-            return None
-        from kg_platform.retrieval.base import list_strategies
+    @model_validator(mode="after")
+    def _platform_from_env(self) -> "KGPlatformRetriever":
+        if self.platform is None:
+            from kg_platform.sdk.platform import KnowledgePlatform
 
-        known = list_strategies()
-        if value not in known:
-            raise RetrievalError(
-                f"unknown strategy {value!r}", hint=f"known strategies: {', '.join(known)}"
-            )
-        return value
+            self.platform = KnowledgePlatform.from_env()
+        return self
 
     @classmethod
     def from_env(cls, **kwargs: Any) -> "KGPlatformRetriever":
@@ -121,33 +145,51 @@ class KGPlatformRetriever(BaseRetriever):
 
         return cls(platform=KnowledgePlatform.from_env(), **kwargs)
 
-    def _retrieve(self, query: str) -> list[Document]:
+    def _retrieve(self, query: str, overrides: dict[str, Any]) -> list[Document]:
+        unknown = sorted(set(overrides) - _PER_CALL)
+        if unknown:
+            from kg_platform.errors import RetrievalError
+
+            raise RetrievalError(
+                f"unknown argument(s) to invoke: {', '.join(unknown)}",
+                hint=f"per-call arguments are {', '.join(sorted(_PER_CALL))}",
+            )
+        if "strategy" in overrides:
+            _known_strategy(overrides["strategy"])
+        k = overrides.get("k", self.k)
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
+            from kg_platform.errors import RetrievalError
+
+            raise RetrievalError(
+                f"k must be a positive integer, not {k!r}", hint="pass k=1 or more"
+            )
         kp: KnowledgePlatform = self.platform
         found = kp.search(
             query,
-            strategy=self.strategy,
-            k=self.k,
-            corpus=self.corpus,
+            strategy=overrides.get("strategy", self.strategy),
+            k=k,
+            corpus=overrides.get("corpus", self.corpus),
             record=self.record,
-            scope=self.scope,
-            select=self.select,
+            scope=overrides.get("scope", self.scope),
+            select=overrides.get("select", self.select),
         )
         return [item_to_document(it, found.strategy, found.answer_id) for it in found.items]
 
     def _get_relevant_documents(
-        self, query: str, *, run_manager: CallbackManagerForRetrieverRun
+        self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        return self._retrieve(query)
+        return self._retrieve(query, kwargs)
 
     async def _aget_relevant_documents(
         self,
         query: str,
         *,
         run_manager: AsyncCallbackManagerForRetrieverRun,
+        **kwargs: Any,
     ) -> list[Document]:
         # The Neo4j driver and the embedder are synchronous; a worker thread keeps the event
         # loop free while the query runs.
-        return await asyncio.to_thread(self._retrieve, query)
+        return await asyncio.to_thread(self._retrieve, query, kwargs)
 
 
 class KGPlatformEmbeddings(Embeddings):

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kg_platform.embedding import Embedder
     from kg_platform.graph import GraphClient
     from kg_platform.ingest import IngestReport
+    from kg_platform.ingest.runs import RunRecord
     from kg_platform.ingest.similar import PieceGraphSync
     from kg_platform.jobs import JobRunResult, JobSpec
     from kg_platform.jobs.runner import Trigger
@@ -70,6 +71,8 @@ class KnowledgePlatform:
         self._graph = graph
         self._own_graph = graph is None
         self._embedder = embedder
+        #: corpora whose dead runs were already closed by this object (once per corpus is enough)
+        self._reaped: set[str | None] = set()
 
     @classmethod
     def from_env(cls, **overrides: Any) -> "KnowledgePlatform":
@@ -110,12 +113,57 @@ class KnowledgePlatform:
         assert name is not None  # not optional: check_corpus raised on None
         return name
 
+    def open_corpus(self, corpus: str | None) -> str:
+        """:meth:`corpus_name`, and the corpus' runs whose process died marked ``interrupted``.
+
+        Why here: a run killed with ``kill -9`` cannot record its end; every command that opens
+        the corpus closes such records, so none says ``running`` after its process is gone.
+        """
+        name = self.corpus_name(corpus)
+        self._close_dead_runs(name)
+        return name
+
+    def _close_dead_runs(self, corpus: str | None) -> None:
+        if corpus in self._reaped:
+            return
+        from kg_platform.errors import KGPError
+        from kg_platform.ingest.runs import close_dead_runs
+
+        try:
+            close_dead_runs(self.graph, corpus)
+        except KGPError as exc:  # the command itself will report an unreachable Neo4j
+            _log.debug("could not check for interrupted runs: %s", exc)
+            return
+        self._reaped.add(corpus)
+
+    def runs(self, corpus: str | None = None, *, limit: int = 50) -> list["RunRecord"]:
+        """The newest ingestion runs, ad-hoc and job, of ``corpus`` (None: every corpus), each
+        with its status, counts, errors and parser warnings. Runs of this host whose process is
+        gone are marked ``interrupted`` first."""
+        from kg_platform.ingest.runs import list_runs
+
+        name = None if corpus is None else self.corpus_name(corpus)
+        self._close_dead_runs(name)
+        return list_runs(self.graph, name, limit)
+
+    def run(self, run_id: str) -> "RunRecord":
+        """One ingestion run by id (raises :class:`~kg_platform.ingest.runs.RunNotFound`)."""
+        from kg_platform.ingest.runs import get_run
+
+        first = get_run(self.graph, run_id)
+        if first.status == "running":
+            self._close_dead_runs(first.corpus)
+            return get_run(self.graph, run_id)
+        return first
+
     def retrieval_context(
         self, corpus: str | None = None, scope: Sequence[str] | None = None
     ) -> "RetrievalContext":
         """What a strategy needs: graph, embedder, settings, corpus and resolved document scope."""
         from kg_platform.retrieval.pipeline import open_context
 
+        if corpus is not None:
+            self.open_corpus(corpus)
         return open_context(self.graph, self.embedder, self.settings, corpus, scope)
 
     def close(self) -> None:
@@ -175,7 +223,7 @@ class KnowledgePlatform:
         from kg_platform.config import with_values
         from kg_platform.ingest import ingest_paths
 
-        name = self.corpus_name(corpus)
+        name = self.open_corpus(corpus)
         ingest = with_values(
             self.settings.ingest, engine=engine, ray_address=ray_address, ray_workers=ray_workers
         )
@@ -261,7 +309,7 @@ class KnowledgePlatform:
         pg = self.settings.piece_graph
         return sync_piece_graph(
             self.graph,
-            self.corpus_name(corpus),
+            self.open_corpus(corpus),
             pg.k_graph,
             pg.t_graph,
             force=True,
@@ -278,7 +326,7 @@ class KnowledgePlatform:
         """
         from kg_platform.ingest.similar import desired_edges, frozen_stats
 
-        name = self.corpus_name(corpus)
+        name = self.open_corpus(corpus)
         pg = self.settings.piece_graph
         rows = self.graph.read("ingest/piece_texts", corpus=name)
         stored = {
@@ -316,7 +364,7 @@ class KnowledgePlatform:
         """
         from kg_platform.distilling.configured import distill_with_configured_llm
 
-        name = self.corpus_name(corpus)  # before connecting: a bad name fails at once
+        name = self.open_corpus(corpus)  # the name is checked before connecting
         return distill_with_configured_llm(
             self.graph, self.embedder, self.settings, corpus=name, steps=steps, echo=echo
         )
@@ -359,11 +407,13 @@ class KnowledgePlatform:
     def corpora(self, names: Sequence[str] | None = None) -> list[CorpusInfo]:
         """Every corpus in the graph (or those of ``names`` that exist), sorted by name, with its
         counts of sources, sections, chunks (all levels) and pieces. A corpus is a ``Corpus``
-        node or a corpus name on a source.
+        node or a corpus name on a source. Runs of this host whose process is gone are marked
+        ``interrupted`` first.
 
         Each count is an index seek on the label's ``corpus`` property, so listing costs the
         size of the corpora listed, not of the whole graph.
         """
+        self._close_dead_runs(None)
         if names is None:
             names = [r["name"] for r in self.graph.read("corpus/names")]
         if not names:

@@ -89,9 +89,8 @@ def stored_and_rebuilt_edges(
     the pieces' texts alone).
 
     That build is the reference a stored graph must equal, whatever mix of full and incremental
-    syncs, crashes and concurrent runs produced it: within one corpus the build is deterministic
-    (ties broken by piece order), while a second corpus of the same files has other piece ids
-    and may break score ties the other way, so it is no reference for edges."""
+    syncs, crashes and concurrent runs produced it (ties are broken by content, so a second corpus
+    of the same files has the same edges between pieces of the same texts, though other ids)."""
     from kg_platform.ingest.similar import desired_edges, frozen_stats
 
     rows = graph.read_raw(

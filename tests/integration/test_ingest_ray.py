@@ -208,3 +208,32 @@ def test_kgp_ingest_engine_ray_cli(ray_local, cli_env, folder) -> None:
     report = events[-1]
     assert report["event"] == "report" and len(report["added"]) == 5
     assert bad.exit_code == 2 and "use local or ray" in bad.output
+
+
+def test_ray_and_in_process_give_the_same_counts_under_other_names_and_folders(
+    ray_local, graph_session, settings, embedder, folder, tmp_path_factory
+) -> None:
+    """The engine, the corpus name and the folder change nothing in the graph's shape, SIMILAR
+    included (its ties are broken by content, not by the ids these change)."""
+    from tests.support.graph_counts import corpus_counts, similar_by_text
+
+    (folder / "broken.pdf").unlink()
+    elsewhere = tmp_path_factory.mktemp("ray-elsewhere") / "docs"
+    shutil.copytree(folder, elsewhere)
+    for corpus in ("t-ray-det-local", "t-ray-det-on-ray"):
+        drop_corpus(graph_session, corpus)
+    a = ingest_paths(graph_session, settings, [folder], "t-ray-det-local", embedder=embedder)
+    b = ingest_paths(
+        graph_session,
+        _with_ingest(settings, engine="ray", transaction_rows=200),
+        [elsewhere],
+        "t-ray-det-on-ray",
+        embedder=embedder,
+    )
+    assert a.status == b.status == "completed"
+    local = corpus_counts(graph_session, "t-ray-det-local")
+    assert local["rel:SIMILAR"] > 100
+    assert local == corpus_counts(graph_session, "t-ray-det-on-ray")
+    assert similar_by_text(graph_session, "t-ray-det-local") == similar_by_text(
+        graph_session, "t-ray-det-on-ray"
+    )

@@ -2,5 +2,5 @@
 MATCH (r:IngestRun {status: 'running'})
 WHERE r.id IN $ids
 SET r.status = 'interrupted', r.finished = datetime(),
-    r.errors = '[{"path": "", "error": "interrupted", "reason": "the process ended without recording the run (killed or crashed); the next run resumed it", "hint": ""}]'
+    r.errors = '[{"path": "", "error": "interrupted", "reason": "the process ended without recording the run (killed or crashed); run the same ingestion again to resume it", "hint": ""}]'
 RETURN count(r) AS n

@@ -1,4 +1,5 @@
-// Runs of this corpus recorded as running by a process on this host (checked for liveness).
-MATCH (r:IngestRun {corpus: $corpus, status: 'running', host: $host})
-WHERE r.id <> $current
-RETURN r.id AS id, r.pid AS pid
+// Runs recorded as running by a process on this host (checked for liveness): of one corpus, or
+// of every corpus when $corpus is null.
+MATCH (r:IngestRun {status: 'running', host: $host})
+WHERE ($corpus IS NULL OR r.corpus = $corpus) AND r.id <> $current
+RETURN r.id AS id, r.pid AS pid, r.corpus AS corpus

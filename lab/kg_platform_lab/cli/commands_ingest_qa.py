@@ -24,7 +24,7 @@ def ingest_qa_cmd(
 
     run_ingest(
         lambda kp, p: ingest_qa(
-            kp.graph, kp.settings, file, kp.corpus_name(corpus), limit=limit, progress=p
+            kp.graph, kp.settings, file, kp.open_corpus(corpus), limit=limit, progress=p
         ),
         as_json,
     )
