@@ -19,7 +19,7 @@ from kg_platform_lab.decomposer.collect import (
 from kg_platform_lab.decomposer.scoring import exact_match, token_f1
 from kg_platform.reasoning.steps import Proposal, Selection
 
-from test_reason_decompose import MemorySource, ScriptedSteps, atom
+from tests.unit.test_reason_decompose import MemorySource, ScriptedSteps, atom
 
 
 def test_ucb_skips_sampling_without_credit_and_picks_the_argmax():
