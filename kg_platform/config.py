@@ -289,18 +289,6 @@ class MoGSettings(BaseModel):
         "shipped in kg_platform/models/routers, trained on the bench dev sets), a directory with "
         "mog/ and mogg/ router folders, or 'none' (the fixed levels above)",
     )
-    router_hidden: int = Field(
-        256, description="router MLP hidden width (our choice; the MoG paper leaves it open)"
-    )
-    router_dropout: float = 0.1
-    router_lr: float = Field(1e-3, description="Adam learning rate (paper)")
-    router_max_epochs: int = 500
-    router_patience: int = Field(30, description="early stopping: epochs without val improvement")
-    router_val_fraction: float = 0.2
-    router_label_scorer: Literal["embedding", "hitrate"] = Field(
-        "embedding", description="similarity of the best snippet per level to the label (MoG paper)"
-    )
-    router_seed: int = 13
 
 
 class PropagationSettings(BaseModel):
@@ -423,7 +411,6 @@ class DecompositionSettings(BaseModel):
     max_rounds: int = Field(5, description="N of PIKE-RAG Algorithm 1")
     delta: float = Field(0.5, description="cosine threshold for atomic-question candidates")
     top_k_atoms: int = Field(4, description="K atomic questions per proposal")
-    ucb_alpha: float = 1.0
     chunk_level: int = Field(1, description="MoG level of the chunks fallback 2 retrieves directly")
     fallbacks: bool = Field(
         True,
@@ -432,10 +419,6 @@ class DecompositionSettings(BaseModel):
     )
     backup_select: bool = Field(True, description="select a paragraph when atom selection fails")
     max_proposals: int = Field(8, description="proposals kept per round (small models repeat)")
-    top_k_explore: int = Field(8, description="K' of Algorithm 2 (spec: 2K)")
-    delta_explore: float = Field(0.35, description="delta' of Algorithm 2 (spec: delta - 0.15)")
-    collect_attempts: int = Field(3, description="Algorithm 2 re-runs per question until correct")
-    correct_f1: float = Field(0.8, description="answer F1 from which a collected run is correct")
 
 
 class RetrieveSettings(BaseModel):
@@ -538,12 +521,6 @@ class Settings(BaseSettings):
     distill: DistillSettings = DistillSettings()
     jobs: JobsSettings = JobsSettings()
     write_batch_size: int = 500
-    bench_dir: Path = Field(
-        Path("bench"),
-        description="the bench data folder the lab's "
-        "benchmarks read by default (dev/*.jsonl, dev/corpus, documents); "
-        "a relative path is taken from the working directory",
-    )
 
     @classmethod
     def settings_customise_sources(
