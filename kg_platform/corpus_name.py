@@ -1,7 +1,7 @@
 """One rule for corpus names, checked wherever a name enters (ingest, retrieval, distillation).
 
-Why: an empty name used to mean "every corpus" to some strategies and "no corpus" to others, and
-an empty ``--corpus ""`` silently fell back to the default corpus on ingest. Now it is refused.
+Why: an empty name is ambiguous ("every corpus"? "no corpus"? the default one?), so it is refused
+wherever a name enters instead of meaning different things in different places.
 """
 
 from __future__ import annotations

@@ -70,7 +70,6 @@ def settings(neo4j_server: dict, tmp_path_factory: pytest.TempPathFactory):
     return Settings(
         neo4j={"uri": neo4j_server["uri"], "password": neo4j_server["password"]},
         data_dir=tmp_path_factory.mktemp("kgp-data"),
-        bench_dir=BENCH,
     )
 
 

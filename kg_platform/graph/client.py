@@ -107,7 +107,7 @@ class GraphClient:
             uri,
             auth,
             database,
-            batch_size=settings.write_batch_size,
+            batch_size=settings.ingest.write_batch_size,
             retry_s=settings.neo4j.retry_s,
             connect_timeout_s=settings.neo4j.connect_timeout_s,
         )

@@ -54,8 +54,7 @@ def fulltext_query(text: str, max_terms: int = MAX_TERMS, drop_stop_words: bool 
 
     English stop words are left out of the query (unless nothing else is left): they are in
     almost every text, so they barely move a BM25 ranking, but Lucene walks their postings,
-    the longest of the index. At a million pieces this made the piece fulltext call 25% faster
-    (4.7 -> 3.6 ms; docs/scale.md, "Session 11").
+    the longest of the index, so dropping them makes a fulltext call on a large index cheaper.
     """
     if not re.search(r"\w", text):
         return ""

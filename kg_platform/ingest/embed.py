@@ -8,8 +8,8 @@ What goes through the model, and why nothing goes through it twice:
 * **level-1 chunks** with ``ingest.level1_vectors = "model"`` (the default). With ``"pieces"``
   a level-1 chunk's vector is the token-weighted, normalised mean of its pieces' vectors: the
   pieces tile the chunk exactly, so the model reads each text once instead of about twice. It is
-  not the default because it costs dev recall (2WikiMultihopQA at 512 tokens: vector -0.062,
-  hybrid -0.040; docs/results/2026-11-23/embedding/). A chunk that is one piece gets that piece's
+  not the default because a mean of sentence vectors loses what the model reads across
+  sentences, and retrieval over level-1 chunks finds less of the evidence. A chunk that is one piece gets that piece's
   vector in both modes (the identical text is embedded once);
 * **levels >= 2**: the normalised mean of the children's vectors (``embed_higher_levels =
   "mean"``: no model time, no truncation at the model's 256 word pieces), or the model
@@ -136,8 +136,7 @@ def derived_level1(piece_vectors: Sequence[np.ndarray], piece_tokens: Sequence[i
     """A level-1 chunk's vector from its pieces: the token-weighted mean, normalised.
 
     Why token-weighted: the model mean-pools over tokens, so a chunk's own vector is closest to a
-    mean in which each piece counts by its length (measured on the dev sets: mean cosine to the
-    chunk's own vector 0.90 on HotpotQA, 0.92 on MuSiQue; an unweighted mean gives 0.88 / 0.90).
+    mean in which each piece counts by its length than to an unweighted one.
     """
     if len(piece_vectors) == 1:  # the chunk is one piece: its vector, bit for bit
         return np.asarray(piece_vectors[0], dtype=np.float32)

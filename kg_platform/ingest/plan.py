@@ -98,9 +98,10 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     level-1 vectors from the model) add nothing to the string, so graphs stored before these two
     parts existed are not re-ingested for nothing. The piece rules' version (``|pc=2``: lists and
     tables kept together) is always there: stored pieces made by older rules must be re-split.
-    Whole paragraphs in level-1 chunks (``segment.paragraphs = "keep"``, the default since
-    session 11) add ``|para=keep``: graphs chunked across paragraph breaks before it existed are
-    re-chunked; ``pack`` adds nothing, so it still matches them.
+    Whole paragraphs in level-1 chunks (``segment.paragraphs = "keep"``, the default) add
+    ``|para=keep``, so a graph chunked across paragraph breaks (``pack``) is re-chunked when the
+    setting changes to ``keep``; ``pack`` adds nothing, so it matches graphs stored without the
+    part.
     """
     seg, ing = settings.segment, settings.ingest
     signature = (

@@ -1,8 +1,7 @@
 """Ingestion on Ray (``ingest.engine = "ray"``): parse, plan and embed on Ray workers; write here.
 
-Why this split: the embedder bounds ingestion (one worker embeds ~20 short sources/s on 2 cores)
-while one Neo4j primary absorbs the output of 5-8 such workers (docs/scale.md, "The writer's
-ceiling"). So the per-source work that parallelises (parsing, segmentation, embedding: no shared
+Why this split: the embedder bounds ingestion, while one Neo4j primary can absorb the output of
+several embedding workers. So the per-source work that parallelises (parsing, segmentation, embedding: no shared
 state) runs on Ray, and everything that makes ingestion safe stays in this process, in the same
 :class:`~kg_platform.ingest.session.IngestSession` the local engine uses: the corpus lock, skip-by-
 hash (decided here, before a file is sent anywhere), grouped write transactions, the run record,

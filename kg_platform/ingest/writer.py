@@ -7,7 +7,7 @@ it (sources already committed are skipped by hash). Small sources (QA paragraphs
 are grouped up to ``ingest.transaction_rows`` nodes because a transaction costs a round trip and a
 commit; a big source is one transaction of its own, bounded by ``ingest.max_source_tokens``. At
 that bound (2M tokens, ~16k level-1 chunks) the transaction state stays in the hundreds of MB of
-the server's heap; the UNWIND lists inside it are cut at ``write_batch_size`` rows.
+the server's heap; the UNWIND lists inside it are cut at ``ingest.write_batch_size`` rows.
 """
 
 from __future__ import annotations

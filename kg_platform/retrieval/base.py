@@ -99,8 +99,8 @@ class RetrievalContext:
         """The router ``corpus`` uses for ``kind`` and where it comes from
         (:func:`~kg_platform.retrieval.router.router_for`), looked up once per context.
 
-        Why: the lookup is a statement of its own, a full round trip (1-2.5 ms at a million
-        pieces, a sixth of a MoG query). Like the shares below, a context sees the routers as
+        Why: the lookup is a statement of its own, a full round trip, a noticeable share of a
+        MoG query's time. Like the shares below, a context sees the routers as
         they were at its first query: the SDK and CLI make one context per call, training
         through a context (``train_router``) refreshes it, and code that changes the
         ``(:Router)`` nodes behind a long-lived context calls :meth:`forget_routers`.

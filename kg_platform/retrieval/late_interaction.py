@@ -7,33 +7,22 @@ states (for each query token, its best cosine among the text's tokens; averaged 
 tokens) rewards a text that contains the question's terms or near-synonyms *somewhere*, which
 mean pooling blurs over a 100-token paragraph.
 
-Measured before it shipped (whole paragraphs as passages, the 225 held-out longdoc questions,
-scoped; docs/retrieval.md "Late-interaction rerank"): cosine 0.508 / 0.674 evidence recall at
-512 / 1024 tokens, MaxSim alone 0.537 / 0.731, cosine + MaxSim 0.549 / 0.704; on the multi-hop
-dev sets MaxSim alone lost 0.07 on MuSiQue while cosine + MaxSim was never below cosine. So the
-rerank score is the sum of the two, each min-max normalised over the candidates, the MaxSim term
-weighted ``rerank.late_weight``.
+The rerank score is the sum of min-max normalised cosine and min-max normalised MaxSim over the
+candidates, the MaxSim term weighted ``rerank.late_weight``: MaxSim alone over-rewards a text
+that repeats a few of the question's words, cosine alone misses a term buried in a long text,
+and the sum keeps what each gets right.
 
 What the rerank reads (``rerank.section_context``, on by default): each candidate's section path
 (one small Cypher lookup per question), a newline, then its text, after dropping the path parts
 every candidate shares (in a document scope, the document's title). A paragraph rarely repeats
 the words of its heading ("Datasets", "Baselines"), which are often the words of the question;
-the returned text is unchanged. On the 81 longdoc questions the routers were trained on,
-``propagate --select late`` went 0.498 / 0.726 evidence recall at 512 / 1024 tokens -> 0.572 /
-0.745, ``hybrid`` 0.406 / 0.664 -> 0.503 / 0.718 (docs/retrieval.md, "Long documents: the
-rerank reads section paths").
+the returned text is unchanged.
 
 Which query word pieces count (``rerank.query_stop_words``, off = all): MaxSim averages over the
 question's word pieces, and in "what datasets do they use?" half of them are function words whose
 best match anywhere is another function word, which pulls every candidate's score toward the same
 value. Pieces of English stop words (the BM25 list, :data:`kg_platform.granularity.bm25.STOPWORDS`)
-and punctuation are left out of the average (all are kept when nothing else is left). Offline,
-ranking all of a paper's paragraphs under their section paths: on the 81 longdoc tuning
-questions cosine + MaxSim went 0.609 / 0.776 -> 0.632 / 0.811 at 512 / 1024 tokens; the 225
-held-out questions, looked at after the choice, 0.558 / 0.714 -> 0.570 / 0.723. IDF weights
-instead of a stop list lost on the 81 (0.535 / 0.745). In the platform, held out, scoped,
-``hybrid --select late`` went 0.564 / 0.714 -> 0.598 / 0.722 (docs/retrieval.md, "Long
-documents: content word pieces and the rerank by default").
+and punctuation are left out of the average (all are kept when nothing else is left).
 
 Cost: the candidates' texts go through the model once more (their token states are not stored
 in Neo4j: 384 floats per word piece would multiply the graph's size by the text's length); an

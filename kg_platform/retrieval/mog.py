@@ -51,7 +51,7 @@ class CorpusPlan:
 
         Why skip the rest: a level that weighs a fifth of the router's favourite barely moves a
         chunk's score, yet costs two index queries (BM25 and vector), the bulk of a MoG query's
-        time at a million pieces (docs/scale.md). Relative, because only the weights' ratios
+        time on a large graph. Relative, because only the weights' ratios
         order the results (scaling every weight changes nothing)."""
         top = max(self.w, default=0.0)
         return [g for g, w in enumerate(self.w, start=1) if w >= skip_below * top or g == self.g_r]

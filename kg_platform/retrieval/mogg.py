@@ -15,8 +15,7 @@ holds and dropping from a later group the pieces an earlier one holds (each piec
 
 A hop follows ``SIMILAR`` edges, and with ``mog.mogg_hops = "similar+next"`` also ``NEXT`` (the
 neighbouring piece in the document, weight 1.0): on long papers a group over similarity alone
-gathers sentences from anywhere in the paper and reads as no passage (docs/retrieval.md,
-"MoGG on long papers"). ``auto`` (the default) follows NEXT too when the searched documents are
+gathers sentences from anywhere in the paper and reads as no passage. ``auto`` (the default) follows NEXT too when the searched documents are
 long (:meth:`MoGGStrategy.hops`). Cypher path bounds and relationship types cannot be
 parameters, so there is one named query per radius and hop set (``retrieval/mogg_r0..r3``,
 ``retrieval/mogg_next_r0..r3``), all rendered from ``retrieval/mogg.cypher.template``
@@ -103,10 +102,10 @@ class MoGGStrategy:
         searched document (the scope's, else a sample of each corpus's) is long.
 
         Why: in short paragraphs (multi-hop QA) a SIMILAR hop reaches the other paragraphs a
-        question needs, and NEXT only re-reads the same one (dev recall -0.01 to -0.02); in a
-        long paper SIMILAR neighbours lie anywhere, and NEXT makes a group a passage (longdoc30
-        evidence recall +0.06). The two kinds are far apart: median 62-119 tokens for the dev
-        sets' paragraphs, 4,400+ for the papers."""
+        question needs, and NEXT only re-reads the same one, crowding those out; in a long paper
+        SIMILAR neighbours lie anywhere, and NEXT makes a group a passage. The two kinds of
+        corpus are far apart in length (QA paragraphs: about a hundred tokens; papers:
+        thousands), so one median threshold separates them."""
         cfg = self.ctx.settings.mog
         if cfg.mogg_hops != "auto":
             return cfg.mogg_hops

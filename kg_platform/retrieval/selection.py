@@ -82,7 +82,7 @@ def _cross_encoder(path: str) -> Any:  # sentence_transformers.CrossEncoder
 #: probabilities. The embedder's cosines lie in a narrow band where 0.3 never cuts; it stays for
 #: them (the cut is then ``min_k`` or all candidates). The late score is min-max scaled over the
 #: candidates (0 at the worst, up to 2 at the best), so a ratio test has room to bite: its value
-#: is calibrated on the dev sets (docs/retrieval.md, "SAGE selection").
+#: is calibrated on the bench dev sets.
 PAPER_GRADIENT = 0.3
 DEFAULT_GRADIENT = {"cross-encoder": PAPER_GRADIENT, "late": 0.7, "embedder-cosine": PAPER_GRADIENT}
 
@@ -205,9 +205,8 @@ def resolve_selection(name: str | None, ctx: "RetrievalContext") -> str:
     word-piece states (the bundled ONNX model does), else ``none``; others are themselves.
 
     Why ``auto`` is the default (``retrieve.select``): the late rerank needs nothing trained or
-    fitted, and it raised the default ``hybrid`` everywhere it was measured but one 2Wiki cell
-    (docs/retrieval.md, "Late-interaction rerank"), for ~0.2 s per question on a 2-core CPU;
-    an embedder without word-piece states (an OpenAI-compatible server) cannot run it, so
+    fitted and puts the candidates that hold the question's terms first, for a fraction of a
+    second per question on a CPU; an embedder without word-piece states (an OpenAI-compatible server) cannot run it, so
     ``auto`` falls back to no selection there instead of failing."""
     if name in (None, ""):
         return "none"

@@ -7,7 +7,8 @@ retrieval); the head reads ``[x1, x2, x1 - x2, x1 * x2]`` and outputs a "keep to
 [0, 1]. Inference: cut wherever an adjacent pair scores below ``ss``, and never let a chunk
 exceed the coarse size ``l`` tokens (unless one sentence does). The paper packs coarse chunks
 greedily first (``coarse_mode="greedy"``); the default ``adaptive`` mode places the size cuts at
-the weakest pair instead, which keeps the guarantee and measured better (see :func:`sage_cuts`).
+the weakest pair instead, which keeps the guarantee with fewer arbitrary cuts (see
+:func:`sage_cuts`).
 
 Public interface used by ingestion::
 

@@ -12,11 +12,12 @@ import pytest
 
 from kg_platform.ingest import ingest_paths
 from kg_platform.ingest.writer import drop_corpus
+from tests.support.data import DOCUMENTS
 from tests.support.graph_counts import corpus_counts, similar_by_text
 
 pytestmark = pytest.mark.integration
 
-DOCUMENTS = Path(__file__).resolve().parents[3] / "shared" / "bench" / "documents"
+
 #: Markdown, HTML and Word documents: boilerplate-rich pages whose short pieces tie on BM25 score.
 FILES = [
     "md/docling-wiki-ibm.md",

@@ -452,11 +452,11 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
     ]
     dataset = tmp_path / "tiny.jsonl"
     dataset.write_text("\n".join(json.dumps(r) for r in rows))
-    cfg = ctx.settings.mog
-    old = (cfg.router_max_epochs, ctx.settings.segment.n_gra)
-    cfg.router_max_epochs, ctx.settings.segment.n_gra = 30, 3
+    training = pytest.importorskip("kg_platform_lab.settings").RouterTrainingSettings(max_epochs=30)
+    old = ctx.settings.segment.n_gra
+    ctx.settings.segment.n_gra = 3
     try:
-        out = train_router(ctx, dataset, "mog", echo=lambda s: None)
+        out = train_router(ctx, dataset, "mog", echo=lambda s: None, training=training)
         assert sum(out["chosen_level_distribution"].values()) == len(rows)
         stored = ctx.graph.read("retrieval/mog_router_latest", corpus="tA", kind="mog")
         assert stored and stored[0]["id"] == out["id"]
@@ -472,7 +472,7 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
         assert router_for(ctx.graph, ctx.settings, "tA", "mog", 3)[1] == "corpus"
         assert sum(items[0].breakdown[f"w_L{g}"] for g in (1, 2, 3)) > 0
     finally:
-        cfg.router_max_epochs, ctx.settings.segment.n_gra = old
+        ctx.settings.segment.n_gra = old
         ctx.corpus = None
         ctx.graph.write_raw("MATCH (r:Router) DETACH DELETE r")
         ctx.forget_routers()  # the shared context must not keep serving the deleted router

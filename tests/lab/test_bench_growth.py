@@ -46,7 +46,7 @@ def _seed_and_replicas(
 
     drop_corpus(graph, seed)
     _drop_replicas(graph, corpus)
-    ingest_qa(graph, settings, default_qa_file(settings), seed, limit=2, embedder=embedder)
+    ingest_qa(graph, settings, default_qa_file(), seed, limit=2, embedder=embedder)
     try:
         yield _read_corpus(settings, seed)
     finally:

@@ -13,8 +13,8 @@ pytestmark = pytest.mark.integration
 
 
 def _needs_bench_data(settings) -> None:
-    if not default_qa_file(settings).exists():
-        pytest.skip("needs the shared bench data (KGP_BENCH_DIR)")
+    if not default_qa_file().exists():
+        pytest.skip("needs the shared bench data (KGP_LAB__BENCH_DIR)")
 
 
 def test_bench_ingest_reports_rates_and_ratios(settings, graph_session) -> None:
@@ -59,7 +59,7 @@ def test_bench_ingest_peer_ingests_the_same_paragraphs_and_cleans_up(
     _needs_bench_data(settings)
     out = run_ingest_bench(settings, limit=2, peer=True)
     paragraphs = {
-        p["doc_id"] for q in read_questions(default_qa_file(settings), 2) for p in q["paragraphs"]
+        p["doc_id"] for q in read_questions(default_qa_file(), 2) for p in q["paragraphs"]
     }
     peer = out["peer"]
     assert out["sources"] == len(paragraphs)
@@ -102,7 +102,7 @@ def test_writer_only_times_the_writer_apart_and_cleans_up(settings, graph_sessio
     _needs_bench_data(settings)
     out = run_writer_bench(settings, limit=3)
     paragraphs = {
-        p["doc_id"] for q in read_questions(default_qa_file(settings), 3) for p in q["paragraphs"]
+        p["doc_id"] for q in read_questions(default_qa_file(), 3) for p in q["paragraphs"]
     }
     assert out["sources"] == len(paragraphs) and out["pieces"] >= out["sources"]
     # the sync ran over what the writer stored: edges exist only if the pieces were written

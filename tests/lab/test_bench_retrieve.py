@@ -19,10 +19,10 @@ def test_a_kept_bench_server_is_measured_twice_and_built_once(
     from kg_platform.ingest.writer import drop_corpus
     from kg_platform_lab.bench.ingest import default_qa_file
 
-    if not default_qa_file(settings).exists():
-        pytest.skip("needs the shared bench data (KGP_BENCH_DIR)")
+    if not default_qa_file().exists():
+        pytest.skip("needs the shared bench data (KGP_LAB__BENCH_DIR)")
     drop_corpus(cli_env, CORPUS)
-    ingest_qa(cli_env, settings, default_qa_file(settings), CORPUS, limit=2, embedder=embedder)
+    ingest_qa(cli_env, settings, default_qa_file(), CORPUS, limit=2, embedder=embedder)
     kept = tmp_path / "replica"
     try:
         lines: list[str] = []
@@ -61,10 +61,10 @@ def test_a_kept_bench_server_is_measured_twice_and_built_once(
             heap="512m",
             pagecache="256m",
             keep=kept,
-            questions=default_qa_file(settings),
+            questions=default_qa_file(),
         )
         assert any(line.startswith("reusing") for line in lines)  # nothing copied again
         assert again["sizes"][0]["pieces"] == row["pieces"]
-        assert again["queries"] == str(default_qa_file(settings))
+        assert again["queries"] == str(default_qa_file())
     finally:
         drop_corpus(cli_env, CORPUS)

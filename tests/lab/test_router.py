@@ -18,6 +18,7 @@ from kg_platform_lab.routers.training import (
     soft_labels,
     train_mlp,
 )
+from kg_platform_lab.settings import RouterTrainingSettings
 
 
 def test_soft_labels_reproduce_the_spec_examples():
@@ -78,8 +79,8 @@ def test_training_learns_a_separable_routing_and_stops_early():
     Y = np.zeros((n, 4), dtype=np.float32)
     Y[np.arange(n), best] = 0.8
     Y[np.arange(n), 1] = np.where(best == 0, 0.2, 0.2)
-    settings = Settings(mog={"router_max_epochs": 400, "router_patience": 20, "router_hidden": 32})
-    result = train_mlp(X, Y, settings)
+    training = RouterTrainingSettings(max_epochs=400, patience=20, hidden=32)
+    result = train_mlp(X, Y, training)
     m = result.metrics
     assert m["val_top1"] >= 0.8  # chance is 0.5
     assert m["epochs"] <= 400 and m["best_epoch"] <= m["epochs"]
@@ -101,9 +102,9 @@ def test_numpy_router_makes_the_torch_routers_decisions(tmp_path):
     Y = np.zeros((n, levels), dtype=np.float32)
     Y[np.arange(n), (X[:, 0] > 0).astype(int) * 3] = 0.8
     Y[np.arange(n), 1] = 0.2
-    settings = Settings(mog={"router_max_epochs": 60, "router_patience": 10, "router_hidden": 16})
-    state = train_mlp(X, Y, settings).state
-    model = build_mlp(d, levels, 16, settings.mog.router_dropout)
+    training = RouterTrainingSettings(max_epochs=60, patience=10, hidden=16)
+    state = train_mlp(X, Y, training).state
+    model = build_mlp(d, levels, 16, training.dropout)
     model.load_state_dict(state)
     model.eval()
     with torch.no_grad():
@@ -116,7 +117,7 @@ def test_numpy_router_makes_the_torch_routers_decisions(tmp_path):
     got = router.weights_batch(X)
     assert np.abs(got - expected).max() < 1e-5
     assert np.allclose(router.weights(X[7]), expected[7], atol=1e-5)
-    zero = settings.mog.zero_weight
+    zero = Settings().mog.zero_weight
     assert [choose_level(w, zero) for w in got] == [choose_level(w, zero) for w in expected]
     assert len({choose_level(w, zero) for w in expected}) > 1, (
         "a router that routes everything alike"

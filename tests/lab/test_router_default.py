@@ -15,6 +15,7 @@ from kg_platform.config import Settings
 from kg_platform.retrieval.mog import choose_level
 from kg_platform.retrieval.router import Router, load_default_router
 from kg_platform_lab.routers.default import PROBE, train_default
+from kg_platform_lab.settings import RouterTrainingSettings
 
 
 class _HashEmbedder:
@@ -49,18 +50,14 @@ def _records():
 
 def test_train_default_pools_datasets_and_leaves_one_out(tmp_path):
     pytest.importorskip("torch")
-    settings = Settings(
-        mog={
-            "router_max_epochs": 400,
-            "router_patience": 400,
-            "router_hidden": 32,
-            "router_lr": 0.01,
-        }
-    )
+    settings = Settings()
+    training = RouterTrainingSettings(max_epochs=400, patience=400, hidden=32, lr=0.01)
     emb = _HashEmbedder()
-    meta = train_default(_records(), "mog", tmp_path / "all", settings, emb)
+    meta = train_default(_records(), "mog", tmp_path / "all", settings, emb, training=training)
     assert meta["trained_on"] == ["alpha", "beta", "gamma"]
-    loo = train_default(_records(), "mog", tmp_path / "loo", settings, emb, exclude=["beta"])
+    loo = train_default(
+        _records(), "mog", tmp_path / "loo", settings, emb, exclude=["beta"], training=training
+    )
     assert loo["trained_on"] == ["alpha", "gamma"] and "beta" not in loo["metrics"]["per_dataset"]
     router = Router.from_dir(tmp_path / "all")
     # every dataset's questions are routed to the level its labels prefer (in-sample)

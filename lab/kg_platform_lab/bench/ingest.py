@@ -34,13 +34,14 @@ from kg_platform.ingest.embed import late_chunks, texts_to_embed
 from kg_platform.ingest.pipeline import ingest_paths
 from kg_platform.ingest.plan import SourceInput, SourcePlan, plan_source
 from kg_platform_lab.qa_ingest import _paragraph_input, ingest_qa, read_questions
+from kg_platform_lab.settings import LabSettings, get_lab_settings
 from kg_platform.ingest.writer import drop_corpus
 from kg_platform.segmenting.chunker import get_chunker
 
 
-def default_qa_file(settings: Settings) -> Path:
-    """The bench's HotpotQA dev file under ``settings.bench_dir`` (``KGP_BENCH_DIR``)."""
-    return settings.bench_dir / "dev" / "hotpotqa.jsonl"
+def default_qa_file(lab: LabSettings | None = None) -> Path:
+    """The bench's HotpotQA dev file under the lab's ``bench_dir`` (``KGP_LAB__BENCH_DIR``)."""
+    return (lab or get_lab_settings()).bench_dir / "dev" / "hotpotqa.jsonl"
 
 
 def _peak_rss_mb() -> float:
@@ -136,7 +137,7 @@ def run_ingest_bench(
 ) -> dict[str, Any]:
     """Embed-only baselines run before AND after the pipeline (the mean is used), because the
     machine's load drifts during a run."""
-    qa_file = Path(qa_file or default_qa_file(settings))
+    qa_file = Path(qa_file or default_qa_file())
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
     corpus = f"bench-ingest-{uuid.uuid4().hex[:8]}"

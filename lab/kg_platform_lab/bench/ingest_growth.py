@@ -145,7 +145,7 @@ def run_growth_bench(
 ) -> dict[str, Any]:
     from kg_platform_lab.bench.retrieval import _copy, _read_corpus
 
-    qa_file = Path(qa_file or default_qa_file(settings))
+    qa_file = Path(qa_file or default_qa_file())
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
     tag = uuid.uuid4().hex[:8]

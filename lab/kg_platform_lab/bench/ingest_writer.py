@@ -85,7 +85,7 @@ def run_writer_bench(
     settings: Settings, *, limit: int = 50, qa_file: Path | None = None
 ) -> dict[str, Any]:
     """Plan + embed (one worker, timed), then write the same plans (timed alone)."""
-    qa_file = Path(qa_file or default_qa_file(settings))
+    qa_file = Path(qa_file or default_qa_file())
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
     corpus = f"bench-writer-{uuid.uuid4().hex[:8]}"

@@ -23,7 +23,7 @@ def bench_ingest(
         20, "--limit", help="questions of the QA file whose paragraphs are ingested"
     ),
     qa_file: Path = typer.Option(
-        None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"
+        None, "--qa-file", help="QA jsonl (default: $KGP_LAB__BENCH_DIR/dev/hotpotqa.jsonl)"
     ),
     documents: list[Path] = typer.Option(None, "--documents", help="also ingest these files"),
     peer: bool = typer.Option(
@@ -67,7 +67,7 @@ def bench_ingest_growth(
     sizes: str = typer.Option("1000,10000", "--sizes", help="corpus sizes in pieces"),
     add: int = typer.Option(5, "--add", help="sources added, one run each, at every size"),
     qa_file: Path = typer.Option(
-        None, "--qa-file", help="QA jsonl (default: $KGP_BENCH_DIR/dev/hotpotqa.jsonl)"
+        None, "--qa-file", help="QA jsonl (default: $KGP_LAB__BENCH_DIR/dev/hotpotqa.jsonl)"
     ),
     as_json: bool = typer.Option(False, "--json", help="print the result as JSON"),
 ) -> None:

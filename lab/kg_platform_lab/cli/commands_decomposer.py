@@ -45,8 +45,10 @@ def collect(
     from kg_platform.reasoning.evidence import enrich
     from kg_platform.reasoning.llm_steps import LLMSteps
     from kg_platform.sdk.platform import KnowledgePlatform
+    from kg_platform_lab.settings import get_lab_settings
 
     settings = get_settings()
+    explore = get_lab_settings().decomposer
     corpus = corpus or f"qa-{dataset.stem}"
     items = read_questions(dataset, limit)
     d = settings.decomposition
@@ -62,11 +64,11 @@ def collect(
             GraphCandidates(graph, embedder, corpus, f"chunk_embedding_l{d.chunk_level}"),
             max_rounds=rounds or d.max_rounds,
             delta=d.delta,
-            delta_explore=d.delta_explore,
-            k_explore=d.top_k_explore,
-            alpha=d.ucb_alpha,
-            attempts=attempts or d.collect_attempts,
-            correct_f1=d.correct_f1,
+            delta_explore=explore.delta_explore,
+            k_explore=explore.top_k_explore,
+            alpha=explore.ucb_alpha,
+            attempts=attempts or explore.attempts,
+            correct_f1=explore.correct_f1,
             max_proposals=d.max_proposals,
             backup=d.backup_select,
             enrich=lambda ev: enrich(graph, ev),

@@ -14,8 +14,10 @@ segmenter_app = typer.Typer(help="The SAGE semantic segmentation model.", no_arg
 
 
 def _default_bench() -> Path:
-    """The bench folder of the settings (``KGP_BENCH_DIR``, default ``./bench``)."""
-    return get_settings().bench_dir
+    """The lab's bench folder (``KGP_LAB__BENCH_DIR``, default ``./bench``)."""
+    from kg_platform_lab.settings import get_lab_settings
+
+    return get_lab_settings().bench_dir
 
 
 def register(app: typer.Typer) -> None:

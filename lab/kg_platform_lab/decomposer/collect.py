@@ -13,10 +13,11 @@ Algorithm 2, per question::
         C_t = C_{t-1} + chunk(q_t); S(chunk) = 0; V(chunk) += 1
     answer = LLM_answer(q, C_t); score = F1(answer, gold)
 
-Choices where the paper is silent: alpha = ``decomposition.ucb_alpha`` (1.0); V(c_s) is incremented
-after sampling too, so one near miss cannot win every round; K' = 2K = 8; delta' = delta - 0.15.
-A question is re-run (S and V kept, so exploration moves on) until a run's answer is correct
-(F1 >= ``correct_f1``) or ``collect_attempts`` runs are spent. Every run is stored as a
+Choices where the paper is silent (the lab's ``decomposer`` settings): alpha = ``ucb_alpha`` (1.0);
+V(c_s) is incremented after sampling too, so one near miss cannot win every round; K' =
+``top_k_explore`` = 2K = 8; delta' = ``delta_explore`` = delta - 0.15. A question is re-run (S and V
+kept, so exploration moves on) until a run's answer is correct (F1 >= ``correct_f1``) or
+``attempts`` runs are spent. Every run is stored as a
 ``(:Trajectory {kind: 'collect'})``.
 
 Algorithm 3: a correct trajectory (q, [(q_1, a_1) .. (q_t, a_t)], a) yields t + 1 SFT examples:

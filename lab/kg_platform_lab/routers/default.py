@@ -29,6 +29,7 @@ import numpy as np
 
 from kg_platform.errors import EvaluationError
 from kg_platform.retrieval.router import KINDS, n_levels_for
+from kg_platform_lab.settings import RouterTrainingSettings, get_lab_settings
 from kg_platform_lab.routers.training import (
     best_snippets,
     hitrate,
@@ -76,8 +77,10 @@ def collect_labels(
     out: Path,
     limit: int | None = None,
     echo=print,
+    training: RouterTrainingSettings | None = None,
 ) -> dict[str, Any]:
-    """Write one record per question: the label similarity of each level's best snippet."""
+    """Write one record per question: the label similarity of each level's best snippet
+    (compared by ``training.label_scorer``; the lab's ``router`` settings unless given)."""
     if kind not in KINDS:
         raise EvaluationError(f"unknown router kind {kind!r}", hint="use mog or mogg")
     n_levels = n_levels_for(ctx.settings, kind)
@@ -89,7 +92,7 @@ def collect_labels(
         )
     t0 = time.time()
     out.parent.mkdir(parents=True, exist_ok=True)
-    scorer = ctx.settings.mog.router_label_scorer
+    scorer = (training or get_lab_settings().router).label_scorer
     snippets_of: list[list[str]] = []
     for i, (question, _label, sources) in enumerate(questions):
         ctx.sources = sources
@@ -155,11 +158,14 @@ def train_default(
     settings: "Settings",
     embedder: "Embedder",
     exclude: Sequence[str] = (),
+    training: RouterTrainingSettings | None = None,
 ) -> dict[str, Any]:
     """Train one router on the pooled records (minus the ``exclude`` datasets) into ``out_dir``
     (``weights.npz`` + ``meta.json``, the layout :class:`~kg_platform.retrieval.router.Router`
-    reads)."""
+    reads). ``training``: the lab's ``router`` settings unless given."""
     from kg_platform.retrieval.mog import choose_level
+
+    training = training or get_lab_settings().router
 
     n_levels = n_levels_for(settings, kind)
     recs = [r for r in records if r["kind"] == kind and r["dataset"] not in set(exclude)]
@@ -171,7 +177,7 @@ def train_default(
         )
     X = embedder.embed([r["question"] for r in recs]).astype(np.float32)
     Y = np.stack([soft_labels(r["sims"]) for r in recs]).astype(np.float32)
-    result = train_mlp(X, Y, settings)
+    result = train_mlp(X, Y, training)
     out_dir.mkdir(parents=True, exist_ok=True)
     # float16 on disk (half the package size); inference upcasts to float32, and every number
     # below (chosen levels, probe) is computed from the saved file, i.e. from what ships.
@@ -193,11 +199,11 @@ def train_default(
         "kind": kind,
         "n_levels": n_levels,
         "dim": int(X.shape[1]),
-        "hidden": settings.mog.router_hidden,
-        "dropout": settings.mog.router_dropout,
+        "hidden": training.hidden,
+        "dropout": training.dropout,
         "embedder": str(settings.embedding.model),
         "features": "query embedding only (no corpus statistics)",
-        "label_scorer": settings.mog.router_label_scorer,
+        "label_scorer": training.label_scorer,
         "trained_on": datasets,
     }
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))

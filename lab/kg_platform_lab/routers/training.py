@@ -22,11 +22,11 @@ import numpy as np
 
 from kg_platform.errors import EvaluationError, RetrievalError
 from kg_platform.retrieval.router import KINDS, n_levels_for, save_router_state
+from kg_platform_lab.settings import RouterTrainingSettings, get_lab_settings
 
 if TYPE_CHECKING:
     import torch
 
-    from kg_platform.config import Settings
     from kg_platform.retrieval.base import RetrievalContext
 
 
@@ -109,42 +109,40 @@ class TrainResult:
     metrics: dict[str, Any]
 
 
-def train_mlp(X: np.ndarray, Y: np.ndarray, settings: "Settings") -> TrainResult:
+def train_mlp(X: np.ndarray, Y: np.ndarray, training: RouterTrainingSettings) -> TrainResult:
     """Adam on the summed BCE with early stopping on a validation split; best state kept."""
     import torch
 
-    cfg = settings.mog
     if len(X) < 4:
         raise EvaluationError(
             f"only {len(X)} usable training questions; a router needs more",
             hint="use a dataset file with more questions for this corpus",
         )
-    gen = np.random.default_rng(cfg.router_seed)
-    torch.manual_seed(cfg.router_seed)
+    gen = np.random.default_rng(training.seed)
+    torch.manual_seed(training.seed)
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # a tiny MLP: thread hand-offs cost more than they save
     try:
-        return _train(X, Y, settings, gen)
+        return _train(X, Y, training, gen)
     finally:
         torch.set_num_threads(threads)
 
 
 def _train(
-    X: np.ndarray, Y: np.ndarray, settings: "Settings", gen: np.random.Generator
+    X: np.ndarray, Y: np.ndarray, cfg: RouterTrainingSettings, gen: np.random.Generator
 ) -> TrainResult:
     import torch
 
-    cfg = settings.mog
     idx = gen.permutation(len(X))
-    n_val = max(1, int(round(len(X) * cfg.router_val_fraction)))
+    n_val = max(1, int(round(len(X) * cfg.val_fraction)))
     val, tr = idx[:n_val], idx[n_val:]
     Xt, Yt = torch.tensor(X[tr]), torch.tensor(Y[tr])
     Xv, Yv = torch.tensor(X[val]), torch.tensor(Y[val])
-    model = build_mlp(X.shape[1], Y.shape[1], cfg.router_hidden, cfg.router_dropout)
-    opt = torch.optim.Adam(model.parameters(), lr=cfg.router_lr)
+    model = build_mlp(X.shape[1], Y.shape[1], cfg.hidden, cfg.dropout)
+    opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
     best = (float("inf"), 0, None, float("inf"))
     epoch = 0
-    for epoch in range(1, cfg.router_max_epochs + 1):
+    for epoch in range(1, cfg.max_epochs + 1):
         model.train()
         opt.zero_grad()
         loss = bce_sum_torch(model(Xt), Yt)
@@ -160,7 +158,7 @@ def _train(
                 {k: v.clone() for k, v in model.state_dict().items()},
                 float(loss),
             )
-        elif epoch - best[1] >= cfg.router_patience:
+        elif epoch - best[1] >= cfg.patience:
             break
     model.load_state_dict(best[2])
     model.eval()
@@ -213,10 +211,18 @@ def best_snippets(ctx: "RetrievalContext", query: str, kind: str, n_levels: int)
 
 
 def train_router(
-    ctx: "RetrievalContext", dataset: Path, kind: str = "mog", limit: int | None = None, echo=print
+    ctx: "RetrievalContext",
+    dataset: Path,
+    kind: str = "mog",
+    limit: int | None = None,
+    echo=print,
+    training: RouterTrainingSettings | None = None,
 ) -> dict[str, Any]:
-    """Build soft labels for the dataset's questions, train, save and register the router."""
+    """Build soft labels for the dataset's questions, train, save and register the router
+    (``training``: the lab's ``router`` settings unless given)."""
     import torch
+
+    training = training or get_lab_settings().router
 
     if kind not in KINDS:
         raise RetrievalError(
@@ -234,7 +240,7 @@ def train_router(
     for i, row in enumerate(rows):
         snippets = best_snippets(ctx, row["question"], kind, n_levels)
         label = label_text(row)
-        if settings.mog.router_label_scorer == "hitrate":
+        if training.label_scorer == "hitrate":
             s = [hitrate(label, t) if t else -1.0 for t in snippets]
         else:
             vecs = ctx.embedder.embed([label, *[t or " " for t in snippets]])
@@ -246,13 +252,13 @@ def train_router(
             echo(f"  soft labels {i + 1}/{len(rows)} ({time.time() - t0:.0f}s)")
     X = ctx.embedder.embed(queries).astype(np.float32)
     Y = np.stack([soft_labels(s) for s in sims]).astype(np.float32)
-    result = train_mlp(X, Y, settings)
+    result = train_mlp(X, Y, training)
     version = time.strftime("%Y%m%d%H%M%S", time.gmtime())
     path = settings.data_dir / "routers" / ctx.corpus / f"{kind}-{version}"
     path.mkdir(parents=True, exist_ok=True)
     torch.save(result.state, path / "model.pt")
     save_router_state(result.state, path)
-    model = build_mlp(X.shape[1], n_levels, settings.mog.router_hidden, settings.mog.router_dropout)
+    model = build_mlp(X.shape[1], n_levels, training.hidden, training.dropout)
     model.load_state_dict(result.state)
     model.eval()
     with torch.no_grad():
@@ -265,7 +271,7 @@ def train_router(
         **result.metrics,
         "dataset": str(dataset),
         "questions": len(rows),
-        "label_scorer": settings.mog.router_label_scorer,
+        "label_scorer": training.label_scorer,
         "chosen_level_distribution": {str(g): chosen.get(g, 0) for g in range(1, n_levels + 1)},
         "label_best_level_distribution": {
             str(g): label_best.get(g, 0) for g in range(1, n_levels + 1)
@@ -279,8 +285,8 @@ def train_router(
         "kind": kind,
         "n_levels": n_levels,
         "dim": int(X.shape[1]),
-        "hidden": settings.mog.router_hidden,
-        "dropout": settings.mog.router_dropout,
+        "hidden": training.hidden,
+        "dropout": training.dropout,
         "embedder": ctx.embedder.model_name,
         "metrics": metrics,
     }

@@ -1,0 +1,74 @@
+"""The lab's settings: defaults, KGP_LAB__ variables, the [lab] table of kgp.toml, and the
+commands' code reading them from there rather than from the product's settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg_platform_lab.settings import LabSettings, get_lab_settings
+
+
+@pytest.fixture(autouse=True)
+def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.chdir(tmp_path)  # no kgp.toml unless a test writes one
+    monkeypatch.delenv("KGP_CONFIG", raising=False)
+    for name in ("KGP_LAB__BENCH_DIR", "KGP_LAB__ROUTER__MAX_EPOCHS", "KGP_LAB__ROUTER__PATIENCE"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def test_defaults_of_router_training_and_decomposer_collection() -> None:
+    s = LabSettings(bench_dir=Path("bench"))
+    r, d = s.router, s.decomposer
+    assert (r.hidden, r.dropout, r.lr, r.max_epochs, r.patience, r.val_fraction) == (
+        256,
+        0.1,
+        1e-3,
+        500,
+        30,
+        0.2,
+    )
+    assert (r.label_scorer, r.seed) == ("embedding", 13)
+    assert (d.ucb_alpha, d.top_k_explore, d.delta_explore, d.attempts, d.correct_f1) == (
+        1.0,
+        8,
+        0.35,
+        3,
+        0.8,
+    )
+
+
+def test_environment_beats_the_lab_table_of_kgp_toml(monkeypatch, tmp_path) -> None:
+    (tmp_path / "kgp.toml").write_text(
+        '[ingest]\ntransaction_rows = 11\n[lab]\nbench_dir = "/data/bench"\n'
+        "[lab.router]\nmax_epochs = 12\npatience = 4\n"
+    )
+    monkeypatch.setenv("KGP_LAB__ROUTER__MAX_EPOCHS", "99")
+    s = LabSettings()
+    assert s.bench_dir == Path("/data/bench")
+    assert (s.router.max_epochs, s.router.patience) == (99, 4)
+
+
+def test_config_file_named_by_kgp_config(monkeypatch, tmp_path) -> None:
+    other = tmp_path / "elsewhere.toml"
+    other.write_text("[lab.decomposer]\nattempts = 5\n")
+    monkeypatch.setenv("KGP_CONFIG", str(other))
+    assert LabSettings().decomposer.attempts == 5
+
+
+def test_bench_defaults_follow_the_lab_settings(monkeypatch, tmp_path) -> None:
+    from kg_platform_lab.bench.ingest import default_qa_file
+
+    assert default_qa_file(LabSettings(bench_dir=tmp_path)) == tmp_path / "dev" / "hotpotqa.jsonl"
+    monkeypatch.setenv("KGP_LAB__BENCH_DIR", str(tmp_path / "b"))
+    get_lab_settings.cache_clear()
+    try:
+        assert default_qa_file() == tmp_path / "b" / "dev" / "hotpotqa.jsonl"
+    finally:
+        get_lab_settings.cache_clear()
+
+
+def test_invalid_values_name_the_field() -> None:
+    with pytest.raises(ValueError, match="val_fraction"):
+        LabSettings(router={"val_fraction": 1.5})
