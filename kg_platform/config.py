@@ -314,6 +314,11 @@ class PropagationSettings(BaseModel):
     k_per_layer: int = 8
     # extra layers and aggregation
     lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces)")
+    lam_e: float = Field(
+        0.0,
+        description="weight of the entity-graph layer: the `entity` strategy's personalized "
+        "PageRank score over its best one (needs the distilled layer, NLP or LLM)",
+    )
     lam_t: float = Field(
         0.175,
         description="weight of the lexical layer: BM25 of level-1 chunks, "
@@ -325,6 +330,33 @@ class PropagationSettings(BaseModel):
         "rrf: weighted reciprocal-rank fusion of the per-layer rankings (k_rrf = 60)",
     )
     fetch: int = Field(200, description="vector hits fetched per layer before the corpus filter")
+
+
+class EntityGraphSettings(BaseModel):
+    """The ``entity`` strategy: personalized PageRank over Entity-MENTIONED_IN-Chunk, seeded by
+    the question's entities (``retrieval/entity.py``)."""
+
+    seed_cos: float = Field(
+        0.85,
+        description="a question's mention seeds the entities whose name embedding is at least "
+        "this close (cosine), besides the entity with its exact normalised name",
+    )
+    per_mention: int = Field(3, ge=0, description="nearest entities kept per question mention")
+    chunk_seeds: int = Field(
+        20, ge=0, description="level-1 chunks nearest the question that also seed the walk"
+    )
+    chunk_weight: float = Field(
+        0.5,
+        ge=0.0,
+        le=1.0,
+        description="share of the restart mass on those chunks (the rest on the entities)",
+    )
+    damping: float = Field(0.5, gt=0.0, le=1.0, description="PageRank damping per step")
+    max_degree: int = Field(
+        100, ge=1, description="an entity mentioned in more chunks does not pass mass on (a hub)"
+    )
+    width: int = Field(500, ge=1, description="nodes kept per power-iteration step")
+    fetch: int = Field(200, description="vector hits fetched before the corpus filter")
 
 
 class SageSelectSettings(BaseModel):
@@ -551,6 +583,7 @@ class Settings(BaseSettings):
     ingest: IngestSettings = IngestSettings()
     mog: MoGSettings = MoGSettings()
     propagation: PropagationSettings = PropagationSettings()
+    entity_graph: EntityGraphSettings = EntityGraphSettings()
     sage: SageSelectSettings = SageSelectSettings()
     rerank: RerankSettings = RerankSettings()
     llm: LLMSettings = LLMSettings()

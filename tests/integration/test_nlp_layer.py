@@ -152,3 +152,43 @@ def test_distill_extractor_nlp_fills_a_corpus_and_names_are_unique(clean_graph, 
         c=CORPUS,
     )
     assert pending == 0
+
+
+def test_entity_strategy_reaches_a_paragraph_only_a_shared_entity_leads_to(
+    clean_graph, settings, embedder, tmp_path
+):
+    """The second hop of "where was the director of Sweetgrass born?": the paragraph about the
+    director never names the film; only the director's entity links the two."""
+    from kg_platform.ingest import ingest_paths
+    from kg_platform.retrieval.base import RetrievalContext, get_strategy
+    from kg_platform.retrieval.explain import explain_lines
+
+    docs = {
+        "film.md": "# Sweetgrass\n\nSweetgrass is a documentary film directed by Lucien "
+        "Castaing-Taylor. Sweetgrass follows sheepherders in Montana.\n",
+        "director.md": "# Lucien Castaing-Taylor\n\nLucien Castaing-Taylor was born in "
+        "Liverpool. Lucien Castaing-Taylor teaches visual anthropology.\n",
+        "other.md": "# Ducks\n\nDucks are waterbirds. Mallards feed on plants in ponds.\n",
+        "more.md": "# Rome\n\nRome is the capital of Italy. The Tiber flows through Rome.\n",
+    }
+    for name, text in docs.items():
+        (tmp_path / name).write_text(text)
+    s = settings.model_copy(
+        update={
+            "distill": settings.distill.model_copy(update={"extractor": "nlp"}),
+            # one chunk seed only: the director's paragraph must come through the entity
+            "entity_graph": settings.entity_graph.model_copy(update={"chunk_seeds": 1}),
+        }
+    )
+    ingest_paths(clean_graph, s, [tmp_path], CORPUS, embedder=embedder)
+    ctx = RetrievalContext(clean_graph, embedder, s, corpus=CORPUS)
+    items = get_strategy("entity", ctx).retrieve("Where was the director of Sweetgrass born?", 5)
+    titles = [it.source_title for it in items]
+    assert "Lucien Castaing-Taylor" in titles, titles
+    assert "Ducks" not in titles and "Rome" not in titles  # no entity path, no mass
+    director = items[titles.index("Lucien Castaing-Taylor")]
+    assert any(k.startswith(("entity:", "seed:")) and "Castaing" in k for k in director.breakdown)
+    assert director.breakdown.get("ppr_t3", 0.0) > 0  # reached on the walk's third step
+    entity_ids = {r["id"] for r in clean_graph.read_raw("MATCH (e:Entity) RETURN e.id AS id")}
+    assert entity_ids & set(director.path)
+    assert any("entity hops:" in line and "Castaing" in line for line in explain_lines(items))
