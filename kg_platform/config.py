@@ -337,11 +337,17 @@ class EntityGraphSettings(BaseModel):
     the question's entities (``retrieval/entity.py``)."""
 
     seed_cos: float = Field(
-        0.85,
+        0.8,
         description="a question's mention seeds the entities whose name embedding is at least "
         "this close (cosine), besides the entity with its exact normalised name",
     )
     per_mention: int = Field(3, ge=0, description="nearest entities kept per question mention")
+    concept_weight: float = Field(
+        0.25,
+        ge=0.0,
+        description='seed weight of a question\'s noun phrase ("director", "place") '
+        "relative to a named entity's",
+    )
     chunk_seeds: int = Field(
         20, ge=0, description="level-1 chunks nearest the question that also seed the walk"
     )

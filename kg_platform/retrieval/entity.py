@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from kg_platform.distilling.nlp import CONCEPT_TYPE
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 
 log = logging.getLogger(__name__)
@@ -38,19 +39,20 @@ class EntityStrategy:
     def __init__(self, ctx: RetrievalContext) -> None:
         self.ctx = ctx
 
-    def question_mentions(self, query: str) -> list[tuple[str, str]]:
-        """(normalised key, surface name) of the question's mentions; none without spaCy."""
+    def question_mentions(self, query: str) -> list[tuple[str, str, str]]:
+        """(normalised key, surface name, type) of the question's mentions; none without
+        spaCy."""
         from kg_platform.distilling.nlp import load_pipeline, nlp_available, query_mentions
 
         model = self.ctx.settings.distill.nlp_model
         if not nlp_available(model):
             return []
-        return [(m.key, m.name) for m in query_mentions(load_pipeline(model), query)]
+        return [(m.key, m.name, m.type) for m in query_mentions(load_pipeline(model), query)]
 
     def seeds(self, query: str) -> tuple[list[float], list[dict[str, Any]]]:
         """The question's vector and its seed entities ``[{id, name, w}]``."""
         mentions = self.question_mentions(query)
-        vecs = self.ctx.embedder.embed([query] + [name for _, name in mentions])
+        vecs = self.ctx.embedder.embed([query] + [name for _, name, _ in mentions])
         qv = [float(x) for x in vecs[0]]
         if not mentions:
             return qv, []
@@ -58,15 +60,19 @@ class EntityStrategy:
         rows = self.ctx.graph.read(
             SEEDS_QUERY,
             rows=[
-                {"key": key, "vec": [float(x) for x in v]}
-                for (key, _), v in zip(mentions, vecs[1:])
+                {
+                    "key": key,
+                    "vec": None if kind == CONCEPT_TYPE else [float(x) for x in v],
+                    "w": cfg.concept_weight if kind == CONCEPT_TYPE else 1.0,
+                }
+                for (key, _, kind), v in zip(mentions, vecs[1:])
             ],
             corpus=self.ctx.corpus,
             fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, cfg.fetch),
             per_mention=cfg.per_mention,
             min_cos=cfg.seed_cos,
         )
-        return qv, [{"id": r["id"], "name": r["name"], "w": float(r["cos"])} for r in rows]
+        return qv, [{"id": r["id"], "name": r["name"], "w": float(r["w"])} for r in rows]
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qv, seeds = self.seeds(query)

@@ -46,9 +46,17 @@ def test_extractor_types_entities_keeps_recurring_concepts_and_reads_triples(nlp
     # a concept counts per source: the same text split over two sources recurs in neither
     split = extract_texts(nlp, ["The sheepherders rest.", "The sheepherders sing."], ["s1", "s2"])
     assert all("sheepherder" not in {m.key for m in e.mentions} for e in split)
-    # a question keeps every noun phrase
-    keys = {m.key for m in query_mentions(nlp, "Where was the director of Sweetgrass born?")}
-    assert "director" in keys
+    # a question keeps every noun phrase, and a disambiguated title's bare name
+    keys = {m.key for m in query_mentions(nlp, "Where was the director of Sweetgrass (film) born?")}
+    assert {"director", "sweetgrass"} <= keys
+    # a chunk's source title is its subject; a file name is not
+    titled = extract_texts(
+        nlp,
+        ["It was shot in Montana.", "It was shot in Montana."],
+        titles=["Sweetgrass (film)", "notes.md"],
+    )
+    assert "sweetgrass" in {m.key for m in titled[0].mentions}
+    assert {m.key for m in titled[1].mentions} == {"montana"}
 
 
 DOC_V1 = (
@@ -148,7 +156,7 @@ def test_distill_extractor_nlp_fills_a_corpus_and_names_are_unique(clean_graph, 
     pending = _count(
         clean_graph,
         "MATCH (c:Chunk {corpus: $c}) WHERE c.level = 1 AND coalesce(c.entities_v, '') <> "
-        "'nlp@1' RETURN count(c)",
+        "'nlp@2' RETURN count(c)",
         c=CORPUS,
     )
     assert pending == 0
