@@ -56,8 +56,11 @@ def extract_entities_nlp(
     """Entities and relations of every pending chunk of ``corpus`` from spaCy; resumable and
     idempotent (a chunk already at :data:`VERSION` is not parsed again)."""
     cfg = settings.distill
-    nlp = load_pipeline(cfg.nlp_model)
     report = StepReport("entities")
+    report.timings = {"load": 0.0, "parse": 0.0, "resolve_write": 0.0}
+    t0 = time.perf_counter()
+    nlp = load_pipeline(cfg.nlp_model)
+    report.timings["load"] = time.perf_counter() - t0
     resolver = EntityResolver(graph, embedder, corpus, cfg.entity_merge_cos)
     marker = MARKERS["entities"]
     failed: list[str] = []
@@ -95,7 +98,9 @@ def extract_entities_nlp(
             rows.extend(batch)
         fault_point("entities")  # the fault suite kills here: between two committed batches
         try:
-            written, related = _extract_and_write(graph, nlp, resolver, settings, corpus, rows)
+            written, related = _extract_and_write(
+                graph, nlp, resolver, settings, corpus, rows, report.timings
+            )
         except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the corpus
             log.warning("NLP extraction failed for sources %s: %s", group, exc)
             failed.extend(group)
@@ -118,8 +123,10 @@ def _extract_and_write(
     settings: Settings,
     corpus: str,
     rows: list[ChunkRow],
+    timings: dict[str, float],
 ) -> tuple[int, int]:
     cfg = settings.distill
+    t0 = time.perf_counter()
     outs = extract_texts(
         nlp,
         [r.text for r in rows],
@@ -132,9 +139,13 @@ def _extract_and_write(
         (row, [Mention(m.key, m.name, m.type, "") for m in out.mentions], out.relations)
         for row, out in zip(rows, outs)
     ]
-    return write_chunk_facts(
+    t1 = time.perf_counter()
+    timings["parse"] += t1 - t0
+    done = write_chunk_facts(
         graph, resolver, corpus, per_chunk, marks={"entities_v": VERSION}, by=BY
     )
+    timings["resolve_write"] += time.perf_counter() - t1
+    return done
 
 
 __all__ = ["BY", "extract_entities_nlp", "resolve_extractor"]

@@ -457,6 +457,8 @@ class IngestSession:
         self.counts["entity_chunks"] = res.chunks
         self.counts["entity_mentions"] = res.written
         self.counts["entity_relations"] = res.relations
+        for phase, seconds in res.timings.items():
+            self.timings[f"entities_{phase}"] = seconds
         if res.failed:
             self.counts["entity_chunks_failed"] = len(res.failed)
 
