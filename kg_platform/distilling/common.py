@@ -152,9 +152,15 @@ class StepReport:
     relations: int = 0
     failed: list[str] = field(default_factory=list)  # chunk ids whose LLM output was unusable
     errors: list[str] = field(default_factory=list)
+    timings: dict[str, float] = field(default_factory=dict)  # seconds per phase, when measured
 
     def to_dict(self) -> dict:
         return {
+            **(
+                {"timings": {k: round(v, 2) for k, v in self.timings.items()}}
+                if self.timings
+                else {}
+            ),
             "step": self.step,
             "chunks": self.chunks,
             "written": self.written,

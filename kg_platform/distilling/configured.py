@@ -26,6 +26,7 @@ def distill_with_configured_llm(
     corpus: str,
     steps: str | Sequence[str] | None = None,
     echo: Callable[[str], None] | None = None,
+    extractor: str | None = None,
 ) -> DistillReport:
     """:func:`distill_corpus` with ``settings``' LLM, closed afterwards (skipped without one)."""
     with open_llm(settings) as llm:
@@ -37,4 +38,5 @@ def distill_with_configured_llm(
             corpus=corpus,
             steps=steps if steps is None or isinstance(steps, str) else list(steps),
             echo=echo,
+            extractor=extractor,
         )

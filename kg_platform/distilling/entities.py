@@ -216,56 +216,86 @@ def extract_entities(
             per_chunk.append((row, ments, rels))
         if not per_chunk:
             continue
-        all_mentions: dict[str, Mention] = {}
-        for _, ments, _ in per_chunk:
-            for m in ments:
-                all_mentions.setdefault(m.key, m)
-        ids, alias, new_vecs = resolver.resolve(all_mentions)
-        ent_rows: list[dict] = []
-        rel_rows: list[dict] = []
-        for row, ments, rels in per_chunk:
-            for m in ments:
-                ent_rows.append(
-                    {
-                        "id": ids[m.key],
-                        "key": m.key,
-                        "name": m.name,
-                        "type": m.type,
-                        "description": m.description,
-                        "corpus": corpus,
-                        "embedding": new_vecs.get(m.key),
-                        "alias": alias.get(m.key),
-                        "chunk_id": row.id,
-                    }
-                )
-            for r in rels:
-                if ids[r["src"]] == ids[r["dst"]]:
-                    continue
-                rel_rows.append(
-                    {
-                        "src": ids[r["src"]],
-                        "dst": ids[r["dst"]],
-                        "type": r["type"],
-                        "evidence": r["evidence"],
-                        "chunk_id": row.id,
-                        "source_id": row.source_id,
-                    }
-                )
-        # rows naming an entity by its own key first, so ON CREATE never takes an alias's name
-        ent_rows.sort(key=lambda r: r["alias"] is not None)
-        done = [row.id for row, _, _ in per_chunk]
-
-        replace_chunk_output(
-            graph,
-            step="entities",
-            version=version,
-            chunk_ids=done,
-            writes=[("distill/write_entities", ent_rows), ("distill/write_relations", rel_rows)],
+        written, related = write_chunk_facts(
+            graph, resolver, corpus, per_chunk, version=version, by="llm"
         )
-        report.written += len(ent_rows)
-        report.relations += len(rel_rows)
+        report.written += written
+        report.relations += related
     graph.write("distill/drop_orphan_entities", corpus=corpus)
     return report
 
 
-__all__ = ["EntityResolver", "Mention", "compatible", "extract_entities", "mentions_of"]
+def write_chunk_facts(
+    graph: GraphClient,
+    resolver: EntityResolver,
+    corpus: str,
+    per_chunk: list[tuple[ChunkRow, list[Mention], list[dict]]],
+    *,
+    version: str,
+    by: str,
+) -> tuple[int, int]:
+    """Resolve the chunks' mentions, then in ONE transaction clear what the chunks had, write
+    the entities, mentions and relations (tagged ``by`` = the extractor) and mark the chunks
+    done at ``version`` (:func:`~kg_platform.distilling.common.replace_chunk_output`): a crash leaves every chunk either as it was or done. Returns (mentions written,
+    relations written). Both extractors (LLM, NLP) write through here."""
+    if not per_chunk:
+        return 0, 0
+    all_mentions: dict[str, Mention] = {}
+    for _, ments, _ in per_chunk:
+        for m in ments:
+            all_mentions.setdefault(m.key, m)
+    ids, alias, new_vecs = resolver.resolve(all_mentions)
+    ent_rows: list[dict] = []
+    rel_rows: list[dict] = []
+    for row, ments, rels in per_chunk:
+        for m in ments:
+            ent_rows.append(
+                {
+                    "id": ids[m.key],
+                    "key": m.key,
+                    "name": m.name,
+                    "type": m.type,
+                    "description": m.description,
+                    "corpus": corpus,
+                    "embedding": new_vecs.get(m.key),
+                    "alias": alias.get(m.key),
+                    "chunk_id": row.id,
+                    "by": by,
+                }
+            )
+        for r in rels:
+            if ids[r["src"]] == ids[r["dst"]]:
+                continue
+            rel_rows.append(
+                {
+                    "src": ids[r["src"]],
+                    "dst": ids[r["dst"]],
+                    "type": r["type"],
+                    "evidence": r["evidence"],
+                    "chunk_id": row.id,
+                    "source_id": row.source_id,
+                    "by": by,
+                }
+            )
+    # rows naming an entity by its own key first, so ON CREATE never takes an alias's name
+    ent_rows.sort(key=lambda r: r["alias"] is not None)
+    done = [row.id for row, _, _ in per_chunk]
+
+    replace_chunk_output(
+        graph,
+        step="entities",
+        version=version,
+        chunk_ids=done,
+        writes=[("distill/write_entities", ent_rows), ("distill/write_relations", rel_rows)],
+    )
+    return len(ent_rows), len(rel_rows)
+
+
+__all__ = [
+    "EntityResolver",
+    "Mention",
+    "compatible",
+    "extract_entities",
+    "mentions_of",
+    "write_chunk_facts",
+]

@@ -42,6 +42,8 @@ class DistillReport:
     corpus: str
     steps: list[str]
     skipped: str | None = None  # why nothing ran (no LLM)
+    extractor: str = "llm"  # who ran the entities step: 'llm' | 'nlp'
+    skipped_steps: list[str] = field(default_factory=list)  # LLM steps skipped without an LLM
     results: dict[str, dict[str, Any]] = field(default_factory=dict)
     usage: dict[str, Any] = field(default_factory=dict)
     corpus_tokens: int = 0
@@ -61,6 +63,8 @@ class DistillReport:
             "corpus": self.corpus,
             "steps": self.steps,
             "skipped": self.skipped,
+            "skipped_steps": self.skipped_steps,
+            "extractor": self.extractor,
             "results": self.results,
             "usage": self.usage,
             "corpus_tokens": self.corpus_tokens,
@@ -95,16 +99,33 @@ def distill_corpus(
     steps: str | list[str] | None = None,
     source_ids: list[str] | None = None,
     echo: Callable[[str], None] | None = None,
+    extractor: str | None = None,
 ) -> DistillReport:
-    """Run the distillation steps over the pending chunks of ``corpus`` (or of ``source_ids``)."""
+    """Run the distillation steps over the pending chunks of ``corpus`` (or of ``source_ids``).
+
+    ``extractor`` (default ``settings.distill.extractor``) decides who runs the ``entities``
+    step: ``nlp`` (spaCy, no LLM) or ``llm``; ``auto`` is ``llm`` when one is configured. With
+    ``nlp`` named explicitly and no ``steps``, only ``entities`` runs. The other steps need the
+    LLM and are skipped with a note without one."""
+    from kg_platform.distilling.nlp_step import resolve_extractor
+
+    mode = resolve_extractor(settings, extractor)
+    if steps is None and extractor == "nlp":
+        steps = ["entities"]
     chosen = parse_steps(steps, settings)
-    report = DistillReport(corpus=corpus, steps=chosen)
+    report = DistillReport(corpus=corpus, steps=chosen, extractor=mode)
     if not chosen:
         return report
-    if llm is None:
-        report.skipped = NO_LLM_MESSAGE.format(steps=", ".join(chosen), corpus=corpus)
-        (echo or log.warning)(report.skipped)
-        return report
+    nlp_steps = ["entities"] if mode == "nlp" and "entities" in chosen else []
+    llm_steps = [s for s in chosen if s not in nlp_steps]
+    if llm is None and llm_steps:
+        note = NO_LLM_MESSAGE.format(steps=", ".join(llm_steps), corpus=corpus)
+        (echo or log.warning)(note)
+        report.skipped_steps = llm_steps
+        if not nlp_steps:
+            report.skipped = note
+            return report
+        llm_steps = []
     from kg_platform.errors import JobLocked
     from kg_platform.graph.lock import JobLock
 
@@ -116,11 +137,54 @@ def distill_corpus(
             "lock is taken over at once on the same host, else after KGP_JOBS__LEASE_S",
         )
     try:
-        return _distill_locked(
-            graph, embedder, llm, settings, report, chosen, source_ids=source_ids, echo=echo
-        )
+        if nlp_steps:
+            _distill_nlp(graph, embedder, settings, report, source_ids=source_ids, echo=echo)
+        if llm_steps and llm is not None:
+            return _distill_locked(
+                graph, embedder, llm, settings, report, llm_steps, source_ids=source_ids, echo=echo
+            )
+        return report
     finally:
         lock.release()
+
+
+def _distill_nlp(
+    graph: GraphClient,
+    embedder: Embedder,
+    settings: Settings,
+    report: DistillReport,
+    *,
+    source_ids: list[str] | None,
+    echo: Callable[[str], None] | None,
+) -> None:
+    """The ``entities`` step by the NLP extractor (no LLM tokens; reports mentions and
+    relations per 1,000 corpus tokens instead)."""
+    from kg_platform.distilling.nlp_step import extract_entities_nlp
+
+    counts = graph.read(
+        "distill/count_chunks",
+        corpus=report.corpus,
+        levels=settings.distill.levels,
+        source_ids=source_ids,
+    )
+    report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0
+    t0 = time.perf_counter()
+    res = extract_entities_nlp(
+        graph, embedder, settings, corpus=report.corpus, source_ids=source_ids, echo=echo
+    )
+    elapsed = time.perf_counter() - t0
+    entry = res.to_dict()
+    entry["extractor"] = "nlp"
+    entry["duration_s"] = round(elapsed, 2)
+    report.results["entities"] = entry
+    report.duration_s += elapsed
+    if echo:
+        echo(
+            f"entities (nlp): {res.chunks} chunks, {res.written} mentions, "
+            f"{res.relations} relations"
+            + (f", {len(res.failed)} failed" if res.failed else "")
+            + f"; {elapsed:.1f}s"
+        )
 
 
 def distill_lock_name(corpus: str) -> str:
@@ -177,7 +241,7 @@ def _distill_locked(
                     f"{step_meter.total_tokens} tokens"
                 )
     report.usage = meter.to_dict()
-    report.duration_s = time.perf_counter() - t0
+    report.duration_s += time.perf_counter() - t0
     return report
 
 

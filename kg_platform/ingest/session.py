@@ -106,6 +106,7 @@ class IngestSession:
             "write": 0.0,
             "piece_graph": 0.0,
             "prune": 0.0,
+            "entities": 0.0,
         }
         self._pending: list[tuple[SourcePlan, bool]] = []
         self._pending_rows = 0
@@ -401,6 +402,43 @@ class IngestSession:
             self.emit(event="source", uri=uri, status="pruned")
         self.timings["prune"] += time.perf_counter() - started
 
+    def _distill_nlp(self) -> None:
+        """The NLP extractor over the corpus's pending chunks, when it is the extractor in use
+        (``distill.extractor``: ``nlp``, or ``auto`` without an LLM and with spaCy installed) and
+        ``distill.nlp_on_ingest`` is on. Under the corpus's distillation lock; a running
+        distillation already covers the same chunks, so a held lock skips with a log line."""
+        from kg_platform.distilling.nlp_step import extract_entities_nlp, resolve_extractor
+        from kg_platform.distilling.runner import distill_lock_name
+        from kg_platform.graph.lock import JobLock
+
+        cfg = self.settings.distill
+        if not cfg.nlp_on_ingest or resolve_extractor(self.settings) != "nlp":
+            return
+        self.emit(event="phase", name="entities")
+        started = time.perf_counter()
+        lock = JobLock(
+            self.graph, distill_lock_name(self.corpus), lease_s=self.settings.jobs.lease_s
+        )
+        if not lock.acquire():
+            log.warning(
+                "NLP entities skipped: a distillation of corpus %r is running (%s)",
+                self.corpus,
+                lock.holder,
+            )
+            return
+        try:
+            res = extract_entities_nlp(self.graph, self.embedder, self.settings, corpus=self.corpus)
+        finally:
+            lock.release()
+        self.timings["entities"] += time.perf_counter() - started
+        self.counts["entity_chunks"] = res.chunks
+        self.counts["entity_mentions"] = res.written
+        self.counts["entity_relations"] = res.relations
+        for phase, seconds in res.timings.items():
+            self.timings[f"entities_{phase}"] = seconds
+        if res.failed:
+            self.counts["entity_chunks_failed"] = len(res.failed)
+
     def finish(self, fatal: BaseException | None = None) -> IngestReport:
         """Sync the piece graph (unless the run failed), record the run, return the report."""
         rep = self.report
@@ -428,6 +466,7 @@ class IngestSession:
                     self.counts["similar_edges"] = sync.edges
                     self.counts["piece_graph_pending"] = sync.pending
                     self.report.piece_graph_mode = sync.mode
+                self._distill_nlp()
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc
         if fatal is not None:

@@ -35,8 +35,22 @@ def explain_lines(items: Sequence[RetrievedItem]) -> list[str]:
             f"#{rank} {it.kind} {it.id} level={it.level} score={it.score:.4f} query={it.query}"
         )
         if it.breakdown:
-            parts = ", ".join(f"{k}={v:.3f}" for k, v in it.breakdown.items())
+            parts = ", ".join(
+                f"{k}={v:.3f}"
+                for k, v in it.breakdown.items()
+                if not k.startswith(("seed:", "entity:"))
+            )
             lines.append(f"    breakdown: {parts}")
+            seeds = [k[5:] for k in it.breakdown if k.startswith("seed:")]
+            hops = [k[7:] for k in it.breakdown if k.startswith("entity:")]
+            if seeds or hops:
+                lines.append(
+                    "    entity hops: "
+                    + "; ".join(
+                        [f"{name} (named by the question)" for name in seeds]
+                        + [f"{name} (shared with a chunk the walk reached)" for name in hops]
+                    )
+                )
             if "fixed_level" in it.breakdown:
                 lines.append(
                     f"    note: no trained router for this corpus; fixed level "

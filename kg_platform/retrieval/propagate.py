@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 QUERY = "retrieval/propagate_chunks"
 SCOPED_QUERY = "retrieval/propagate_chunks_scoped"
-LAYERS = ("C", "P", "D", "I", "T")
+LAYERS = ("C", "P", "D", "I", "T", "E")
 RRF_K = 60.0
 
 
@@ -58,6 +58,7 @@ class PropagateStrategy:
             "D": cfg.lam_d,
             "I": cfg.lam_i,
             "T": cfg.lam_t,
+            "E": cfg.lam_e,
         }
         self.aggregate = aggregate or cfg.aggregate
 
@@ -69,18 +70,48 @@ class PropagateStrategy:
         return ["C", *(x for x in LAYERS if x != "C" and self.lam.get(x, 0.0) > 0)]
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
+        if self.lam.get("E", 0.0) > 0 and not self.ctx.sources:
+            from kg_platform.retrieval.entity import EntityStrategy
+
+            walk = EntityStrategy(self.ctx)
+            qv, seeds = walk.seeds(query)
+            k_layer = max(self.ctx.settings.propagation.k_per_layer, k)
+            return self.run_vector(qv, k, text=query, entity_items=walk.run(qv, seeds, k_layer))
         qvec = self.ctx.embedder.embed([query])[0]
         return self.run_vector([float(x) for x in qvec], k, text=query)
 
-    def run_vector(self, qv: list[float], k: int, text: str = "") -> list[RetrievedItem]:
-        """Propagate from the query vector ``qv``; ``text`` feeds the lexical layer (``""``: off)."""
+    def run_vector(
+        self,
+        qv: list[float],
+        k: int,
+        text: str = "",
+        entity_items: list[RetrievedItem] | None = None,
+    ) -> list[RetrievedItem]:
+        """Propagate from the query vector ``qv``; ``text`` feeds the lexical layer (``""``: off);
+        ``entity_items`` (the ``entity`` strategy's ranking) feed the entity-graph layer ``E``,
+        each scored by its PageRank score over the best one."""
         cfg = self.ctx.settings.propagation
         k_layer = max(cfg.k_per_layer, k)
         fetch = self.ctx.index_fetch(k_layer, max(cfg.fetch, k_layer))
         query = QUERY
+        layers = self.queried_layers()
+        hits: list[dict[str, Any]] = []
+        hops: dict[str, dict[str, float]] = {}
+        if entity_items:
+            best = max(it.score for it in entity_items) or 1.0
+            for it in entity_items:
+                hits.append({"id": it.id, "s": it.score / best, "via": it.path[0]})
+                hops[it.id] = {
+                    key: v
+                    for key, v in it.breakdown.items()
+                    if key.startswith(("seed:", "entity:"))
+                }
+        else:
+            layers = [x for x in layers if x != "E"]
         if self.ctx.sources:
             # a scope scores its own nodes exactly; only the lexical layer needs an over-fetch
             query, fetch = SCOPED_QUERY, max(fetch, self.ctx.scope_fetch(k_layer, 1))
+            layers = [x for x in layers if x != "E"]
         rows = self.ctx.graph.read(
             query,
             qv=qv,
@@ -90,11 +121,16 @@ class PropagateStrategy:
             corpus=self.ctx.corpus,
             sources=self.ctx.sources,
             lam=self.lam,
-            layers=self.queried_layers(),
+            layers=layers,
             aggregate=self.aggregate,
+            entity_hits=hits,
             k=k,
         )
-        return [self._item(r, query) for r in rows]
+        items = [self._item(r, query) for r in rows]
+        for it in items:
+            if "cos_E" in it.breakdown:
+                it.breakdown.update(hops.get(it.id, {}))
+        return items
 
     @staticmethod
     def _item(r: Any, query: str = QUERY) -> RetrievedItem:

@@ -357,16 +357,25 @@ class KnowledgePlatform:
         steps: str | Sequence[str] | None = None,
         *,
         echo: Callable[[str], None] | None = None,
+        extractor: str | None = None,
     ) -> "DistillReport":
         """Run the distillation steps (atomic questions, entities, tags) over a corpus.
 
-        Without an LLM the steps are skipped with a note in the returned report.
+        ``extractor`` (``auto``/``nlp``/``llm``, default the setting) chooses who extracts
+        entities: ``nlp`` needs no LLM. Steps that need an LLM are skipped without one, with a
+        note in the returned report.
         """
         from kg_platform.distilling.configured import distill_with_configured_llm
 
         name = self.open_corpus(corpus)  # the name is checked before connecting
         return distill_with_configured_llm(
-            self.graph, self.embedder, self.settings, corpus=name, steps=steps, echo=echo
+            self.graph,
+            self.embedder,
+            self.settings,
+            corpus=name,
+            steps=steps,
+            echo=echo,
+            extractor=extractor,
         )
 
     def find_job(self, name: str, directory: str | Path | None = None) -> "JobSpec":

@@ -358,6 +358,7 @@ def test_without_llm_distillation_is_skipped_with_one_message(clean_graph, setti
         corpus=CORPUS,
         steps="atomic,entities",
         echo=said.append,
+        extractor="llm",  # the NLP extractor needs no LLM (tests/integration/test_nlp_layer.py)
     )
     assert len(said) == 1 and "no LLM configured" in said[0] and "atomic, entities" in said[0]
     assert report.skipped and not report.results

@@ -5,6 +5,8 @@
 // I = information resources (Section and Source, propagated to the chunks below them: a Source is
 // found through its root section, which ingestion gives the Source's own vector (both embed the
 // document's title) and which holds every other section, so one index call serves both),
+// E = the entity graph: level-1 chunks the `entity` strategy's personalized PageRank reached,
+// passed in as $entity_hits [{id, s (PPR score / the best one), via (the strongest entity)}];
 // T = the lexical view of level-1 chunks (BM25 through the fulltext index, divided by the best
 // hit's score so it lies in (0, 1] like a cosine; skipped when $q is '').
 // Candidates = the union of every layer's top $k_layer; each then gets its exact C cosine
@@ -14,7 +16,7 @@
 // A layer outside $layers (the caller leaves out the layers weighted 0) is not queried: it could
 // only propose candidates, and its index call costs as much as a useful layer's.
 // Params: $qv, $q (escaped Lucene text or ''), $fetch (over-fetch before the corpus filter),
-// $k_layer, $corpus (null = all), $lam {C, P, D, I, T}, $layers (queried layers, C always),
+// $k_layer, $corpus (null = all), $entity_hits, $lam {C, P, D, I, T, E}, $layers (queried layers, C always),
 // $aggregate ('wsum'|'wmax'|'rrf'), $k.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding_l1', $fetch, $qv) YIELD node, score
@@ -57,6 +59,11 @@ CALL () {
   WITH collect({n: node, s: score}) AS hits
   UNWIND hits AS h
   RETURN h.n AS c, 'T' AS layer, h.s / hits[0].s AS s, h.n.id AS via
+  UNION ALL
+  WITH 1 AS on WHERE 'E' IN $layers
+  UNWIND $entity_hits AS h
+  MATCH (c:Chunk {id: h.id})
+  RETURN c, 'E' AS layer, h.s AS s, h.via AS via
 }
 // Per chunk and layer: the best node of that layer (and which node it was).
 WITH c, layer, s, via ORDER BY s DESC, via ASC

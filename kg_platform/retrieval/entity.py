@@ -1,0 +1,139 @@
+"""``entity``: chunks reached through the entities a question names (HippoRAG's idea in Cypher).
+
+1. The question's mentions come from the same NLP extractor that built the distilled layer
+   (:func:`~kg_platform.distilling.nlp.query_mentions`: its named entities and noun phrases);
+   each is matched to the corpus's entities by normalised name and by name embedding
+   (``retrieval/entity_seeds``).
+2. A personalized PageRank over Entity -[:MENTIONED_IN]- Chunk, three power-iteration steps in one
+   parameterised query (``retrieval/entity_ppr``), restarts at those entities and at the
+   level-1 chunks nearest the question, and scores level-1 chunks. A paragraph that shares an
+   entity with a paragraph the question names gets mass through that entity: the second hop of a
+   multi-hop question, which neither BM25 nor the question's vector may find.
+
+Each item's breakdown keeps the walk's mass per step (``ppr_t0`` .. ``ppr_t3``) and the
+entities that brought it in, as ``seed:<name>`` (named by the question) or ``entity:<name>``
+(reached on the way), and their ids are on its path, so ``--explain`` and the Browser show the
+entity hops. Without spaCy the strategy still runs, seeded by the question's chunks alone (the
+walk then follows the entities those chunks mention).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from kg_platform.distilling.nlp import CONCEPT_TYPE
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+
+log = logging.getLogger(__name__)
+
+SEEDS_QUERY = "retrieval/entity_seeds"
+QUERY = "retrieval/entity_ppr"
+
+
+class EntityStrategy:
+    """``entity``: personalized PageRank from the question's entities onto level-1 chunks."""
+
+    name = "entity"
+
+    def __init__(self, ctx: RetrievalContext) -> None:
+        self.ctx = ctx
+
+    def question_mentions(self, query: str) -> list[tuple[str, str, str]]:
+        """(normalised key, surface name, type) of the question's mentions; none without
+        spaCy."""
+        from kg_platform.distilling.nlp import load_pipeline, nlp_available, query_mentions
+
+        model = self.ctx.settings.distill.nlp_model
+        if not nlp_available(model):
+            return []
+        return [(m.key, m.name, m.type) for m in query_mentions(load_pipeline(model), query)]
+
+    def seeds(self, query: str) -> tuple[list[float], list[dict[str, Any]]]:
+        """The question's vector and its seed entities ``[{id, name, w}]``."""
+        mentions = self.question_mentions(query)
+        vecs = self.ctx.embedder.embed([query] + [name for _, name, _ in mentions])
+        qv = [float(x) for x in vecs[0]]
+        if not mentions:
+            return qv, []
+        cfg = self.ctx.settings.entity_graph
+        rows = self.ctx.graph.read(
+            SEEDS_QUERY,
+            rows=[
+                {
+                    "key": key,
+                    "vec": None if kind == CONCEPT_TYPE else [float(x) for x in v],
+                    "w": cfg.concept_weight if kind == CONCEPT_TYPE else 1.0,
+                }
+                for (key, _, kind), v in zip(mentions, vecs[1:])
+            ],
+            corpus=self.ctx.corpus,
+            fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, cfg.fetch),
+            per_mention=cfg.per_mention,
+            min_cos=cfg.seed_cos,
+        )
+        return qv, [{"id": r["id"], "name": r["name"], "w": float(r["w"])} for r in rows]
+
+    def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
+        qv, seeds = self.seeds(query)
+        return self.run(qv, seeds, k)
+
+    def run(self, qv: list[float], seeds: list[dict[str, Any]], k: int) -> list[RetrievedItem]:
+        cfg = self.ctx.settings.entity_graph
+        rows = self.ctx.graph.read(
+            QUERY,
+            seeds=[{"id": s["id"], "w": s["w"]} for s in seeds],
+            qv=qv,
+            fetch=self.ctx.index_fetch(max(cfg.chunk_seeds, 1), cfg.fetch),
+            k_seed=cfg.chunk_seeds,
+            corpus=self.ctx.corpus,
+            chunk_weight=cfg.chunk_weight,
+            damping=cfg.damping,
+            max_degree=cfg.max_degree,
+            width=cfg.width,
+            k=k,
+        )
+        return [self._item(r) for r in rows]
+
+    @staticmethod
+    def _item(r: Any) -> RetrievedItem:
+        breakdown: dict[str, float] = {f"ppr_t{x['t']}": float(x["s"]) for x in r["per"]}
+        for v in r["via"]:
+            breakdown[f"{'seed' if v['seed'] else 'entity'}:{v['name']}"] = float(v["s"])
+        path = [v["id"] for v in r["via"]] + [r["id"]]
+        if r["source_id"]:
+            path.append(r["source_id"])
+        return RetrievedItem(
+            id=r["id"],
+            text=r["text"] or "",
+            score=float(r["score"]),
+            kind="chunk",
+            level=r["level"],
+            source_id=r["source_id"],
+            source_title=r["source_title"],
+            section_title=r["section_title"],
+            page=r["page"],
+            tokens=r["tokens"],
+            breakdown=breakdown,
+            path=list(dict.fromkeys(path)),
+            query=QUERY,
+        )
+
+
+def entity_hops(item: RetrievedItem) -> tuple[list[str], list[str]]:
+    """(entities the question named, entities reached on the way) that brought ``item`` in."""
+    seeds = [k[len("seed:") :] for k in item.breakdown if k.startswith("seed:")]
+    hops = [k[len("entity:") :] for k in item.breakdown if k.startswith("entity:")]
+    return seeds, hops
+
+
+@register_strategy(
+    "entity",
+    "entity graph: personalized PageRank from the question's entities (NLP or LLM "
+    "distilled layer) over Entity-MENTIONED_IN-Chunk, onto level-1 chunks",
+)
+def _entity(ctx: RetrievalContext) -> EntityStrategy:
+    return EntityStrategy(ctx)
+
+
+__all__ = ["EntityStrategy", "entity_hops"]
