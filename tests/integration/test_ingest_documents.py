@@ -244,13 +244,16 @@ def _naive_edges(texts: list[str], k: int, t: float) -> dict[tuple[int, int], fl
 
 def test_similar_edges_obey_k_graph_and_t_graph(ingested, settings):
     graph, corpus, _ = ingested
-    pieces = graph.read_raw(
-        "MATCH (p:Piece {corpus: $c}) RETURN p.id AS id, p.text AS text ORDER BY p.id", c=corpus
-    )
+    from kg_platform.ingest.similar import content_ordered
+
+    # equal scores are broken by content (text, source bytes, place), not by id: the reference
+    # takes the pieces in that order so its index tie-break is the product's
+    pieces = content_ordered(graph.read("ingest/piece_texts", corpus=corpus))
     ids = [p["id"] for p in pieces]
     k, t = settings.piece_graph.k_graph, settings.piece_graph.t_graph
+    # an edge is stored from the smaller id to the larger, whatever the pieces' order
     expected = {
-        (ids[a], ids[b]): sc
+        (min(ids[a], ids[b]), max(ids[a], ids[b])): sc
         for (a, b), sc in _naive_edges([p["text"] for p in pieces], k, t).items()
     }
     edges = graph.read_raw(
