@@ -23,7 +23,7 @@ def setup() -> None:
 
     if not install_default_model(echo=typer.echo):
         typer.echo("the default embedding model is installed")
-    embedder = get_embedder(get_settings())
+    embedder = get_embedder(get_settings().embedding)
     vector = embedder.embed(["kg-platform setup check"])[0]
     typer.echo(f"embedder ready: {embedder.model_name}, {len(vector)} dimensions")
     missing = [tool for tool in ("java", "mvn") if shutil.which(tool) is None]
