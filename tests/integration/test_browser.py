@@ -110,7 +110,7 @@ def test_every_saved_query_returns_rows(populated) -> None:
 
 def test_why_retrieved_explains_a_recorded_retrieval(populated) -> None:
     graph, answer_id = populated["graph"], populated["answer_id"]
-    query = next(q for q in saved_queries() if q.name == "10_why_retrieved")
+    query = next(q for q in saved_queries() if q.name == "11_why_retrieved")
     rows = graph.read_raw(
         query.text.replace("WITH '' AS answerId", "WITH $a AS answerId"), a=answer_id
     )
