@@ -486,8 +486,17 @@ class RerankSettings(BaseModel):
     over the embedder's word-piece states; kg_platform/retrieval/late_interaction.py)."""
 
     n_candidates: int = Field(30, description="candidates reranked (the rest keep their order)")
+    weights_file: str | None = Field(
+        None,
+        description="per-strategy weights of cosine, MaxSim, the strategy's score and rank, "
+        "written by `kgp lab rerank fit`; unset = the shipped file (no fitted entry: the "
+        "unfitted rule for every strategy)",
+    )
     late_weight: float = Field(
-        1.0, ge=0.0, description="weight of the min-max MaxSim term next to min-max cosine"
+        1.0,
+        ge=0.0,
+        description="the unfitted rule's weight of the min-max MaxSim term next to min-max "
+        "cosine (every strategy without a fitted entry, and SAGE's late scorer)",
     )
     section_context: bool = Field(
         True,

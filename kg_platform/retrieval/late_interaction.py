@@ -41,6 +41,7 @@ import numpy as np
 from kg_platform.embedding.base import has_token_states
 from kg_platform.granularity.bm25 import STOPWORDS
 from kg_platform.errors import ConfigError
+from kg_platform.retrieval.rerank_weights import LateWeights
 from kg_platform.retrieval.text_cache import TextCache
 
 if TYPE_CHECKING:
@@ -207,5 +208,28 @@ def late_scores(
         q_tok = q_tok[content_pieces(query, q_offsets)]
     cos = np.asarray([float(vec @ q_vec) for vec, _, _ in states[1:]], dtype=np.float64)
     sim = np.asarray([maxsim(q_tok, tok) for _, tok, _ in states[1:]], dtype=np.float64)
-    weight = ctx.settings.rerank.late_weight
-    return min_max(cos) + weight * min_max(sim), cos, sim
+    weights = LateWeights(cosine=1.0, maxsim=ctx.settings.rerank.late_weight)
+    return combine(weights, cos, sim), cos, sim
+
+
+def combine(
+    weights: "LateWeights",
+    cosine: np.ndarray,
+    maxsim_scores: np.ndarray,
+    retrieval: np.ndarray | None = None,
+) -> np.ndarray:
+    """The rerank score of each candidate from its cosine, MaxSim and (optionally) the score the
+    strategy gave it, each min-max scaled over the candidates, plus a prior for the strategy's
+    own rank (1 for its first candidate, falling linearly to 0 for its last).
+
+    One function for the product's rerank and for the lab's fit of :class:`LateWeights`, so
+    what is fitted is exactly what runs."""
+    n = len(cosine)
+    if n == 0:
+        return np.zeros(0, dtype=np.float64)
+    score = weights.cosine * min_max(cosine) + weights.maxsim * min_max(maxsim_scores)
+    if retrieval is not None and weights.retrieval:
+        score = score + weights.retrieval * min_max(np.asarray(retrieval, dtype=np.float64))
+    if weights.rank and n > 1:
+        score = score + weights.rank * (1.0 - np.arange(n, dtype=np.float64) / (n - 1))
+    return np.asarray(score, dtype=np.float64)

@@ -176,16 +176,24 @@ def sage_keep(ranked: list[RetrievedItem], ctx: "RetrievalContext") -> int:
 
 
 def late_rerank(
-    query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+    query: str,
+    items: list[RetrievedItem],
+    ctx: "RetrievalContext",
+    strategy: str | None = None,
 ) -> list[RetrievedItem]:
-    """Reorder the first ``rerank.n_candidates`` items by cosine + MaxSim (late interaction,
-    :mod:`kg_platform.retrieval.late_interaction`); the rest follow in their order. Keeps every
-    item: the caller's ``k`` or token budget decides how many are used."""
-    from kg_platform.retrieval.late_interaction import late_scores
+    """Reorder the first ``rerank.n_candidates`` items by the late rerank's score: cosine,
+    MaxSim (late interaction, :mod:`kg_platform.retrieval.late_interaction`), the strategy's own
+    score and rank, weighted as fitted for ``strategy``
+    (:func:`~kg_platform.retrieval.rerank_weights.weights_for`); the rest follow in their order.
+    Keeps every item: the caller's ``k`` or token budget decides how many are used."""
+    from kg_platform.retrieval.late_interaction import combine, late_scores
+    from kg_platform.retrieval.rerank_weights import weights_for
 
     n = ctx.settings.rerank.n_candidates
     head, tail = items[:n], items[n:]
-    scores, cos, sim = late_scores(query, [it.text for it in head], ctx, ids=[it.id for it in head])
+    _, cos, sim = late_scores(query, [it.text for it in head], ctx, ids=[it.id for it in head])
+    retrieval = np.asarray([it.score for it in head], dtype=np.float64)
+    scores = combine(weights_for(strategy, ctx.settings), cos, sim, retrieval)
     order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
     out = []
     for i in order:
@@ -226,26 +234,35 @@ def decides_count(name: str | None) -> bool:
 
 
 def rank_and_keep(
-    name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+    name: str,
+    query: str,
+    items: list[RetrievedItem],
+    ctx: "RetrievalContext",
+    strategy: str | None = None,
 ) -> tuple[list[RetrievedItem], int | None]:
     """A strategy's ranked items after the named selection, and how many of them the selection
     keeps (``None``: the caller's ``k`` or budget decides). ``sage`` returns its whole reranked
-    pool with its gradient cut; ``late`` reorders; ``none`` leaves the ranking as it is."""
+    pool with its gradient cut; ``late`` reorders (with ``strategy``'s fitted weights);
+    ``none`` leaves the ranking as it is."""
     name = resolve_selection(name, ctx)  # raises on an unknown name
     if name == "sage":
         ranked = sage_rerank(query, items, ctx)
         return ranked, sage_keep(ranked, ctx)
     if name == "late":
-        return late_rerank(query, items, ctx), None
+        return late_rerank(query, items, ctx, strategy), None
     return items, None
 
 
 def apply_selection(
-    name: str, query: str, items: list[RetrievedItem], ctx: "RetrievalContext"
+    name: str,
+    query: str,
+    items: list[RetrievedItem],
+    ctx: "RetrievalContext",
+    strategy: str | None = None,
 ) -> list[RetrievedItem]:
     """Post-process a strategy's ranked items with the named selection (``none`` | ``sage`` |
     ``late`` | ``auto``: :func:`resolve_selection`); SAGE's items are cut as it decides."""
-    ranked, keep = rank_and_keep(name, query, items, ctx)
+    ranked, keep = rank_and_keep(name, query, items, ctx, strategy)
     return ranked if keep is None else ranked[:keep]
 
 

@@ -111,6 +111,7 @@ def test_late_rerank_finds_the_answer_diluted_in_a_long_paragraph(embedder):
     ]
     # no graph here: the candidates are read without section paths (tests/integration/
     # test_late_context.py covers those)
+    # the unfitted rule (cosine + MaxSim only): test_rerank_weights.py covers the fitted ones
     settings = Settings(rerank={"n_candidates": 3, "section_context": False})
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]

@@ -28,8 +28,10 @@ def register(app: typer.Typer) -> None:
         commands_eval_table,
         commands_ingest_qa,
         commands_load,
+        commands_rerank,
         commands_router,
         commands_router_default,
+        commands_sample,
         commands_segment,
     )
 
@@ -39,8 +41,10 @@ def register(app: typer.Typer) -> None:
         commands_eval_table,
         commands_compare,
         commands_ingest_qa,
+        commands_sample,
         commands_router,
         commands_router_default,
+        commands_rerank,
         commands_bench_ingest,
         commands_segment,
         commands_load,

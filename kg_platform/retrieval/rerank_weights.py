@@ -1,0 +1,79 @@
+"""The late rerank's weights: how much the cosine, the MaxSim score, the strategy's own score and
+the strategy's rank each count, per strategy.
+
+Why per strategy: a fixed cosine + MaxSim sum throws away what the strategy knew (``propagate``'s
+section and title layers, ``entity``'s walk over shared entities), and how much of that to keep
+may differ by strategy. ``kgp lab rerank fit`` fits the weights on a set of questions and writes
+a weights file; ``rerank.weights_file`` points the product at one (fitted on a deployment's own
+questions), else the shipped ``kg_platform/models/rerank/late-weights.json`` is read.
+
+What ships: no fitted entry. Weights fitted on QASPER's train split gained on the split itself
+but did not transfer (lost on held-out QASPER papers at 512 tokens and on the multi-hop dev sets,
+and flipped sign between halves of the train split), so every strategy uses the unfitted rule,
+min-max(cosine) + ``rerank.late_weight`` x min-max(MaxSim); the shipped file records the fit.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg_platform.errors import ConfigError
+
+if TYPE_CHECKING:
+    from kg_platform.config import Settings
+
+SHIPPED_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "rerank" / "late-weights.json"
+
+
+@dataclass(frozen=True)
+class LateWeights:
+    """Weights of the rerank's terms (:func:`kg_platform.retrieval.late_interaction.combine`)."""
+
+    cosine: float = 1.0
+    maxsim: float = 1.0
+    retrieval: float = 0.0  # min-max of the strategy's own score
+    rank: float = 0.0  # 1 for the strategy's first candidate, falling linearly to 0
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, raw: dict[str, Any]) -> "LateWeights":
+        unknown = set(raw) - set(cls.__dataclass_fields__)
+        if unknown:
+            raise ConfigError(
+                f"unknown late-rerank weight(s) {sorted(unknown)}",
+                hint=f"the weights are {', '.join(cls.__dataclass_fields__)}",
+            )
+        return cls(**{k: float(v) for k, v in raw.items()})
+
+
+@lru_cache(maxsize=4)
+def load_weights(path: Path = SHIPPED_WEIGHTS) -> dict[str, Any]:
+    """The weights file as a dict (``default``, ``strategies`` and its provenance)."""
+    try:
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(
+            f"cannot read the late rerank's weights {path}: {exc}",
+            hint="point KGP_RERANK__WEIGHTS_FILE at a file written by `kgp lab rerank fit`, or "
+            "unset it to use the shipped file (reinstall kg-platform if that one is missing)",
+        ) from exc
+    if "default" not in data:
+        raise ConfigError(f"{path} has no 'default' entry", hint="reinstall kg-platform")
+    return data
+
+
+def weights_for(strategy: str | None, settings: "Settings") -> LateWeights:
+    """The weights the late rerank uses after ``strategy``: the weights file's entry for it, else
+    the file's ``default`` entry, else (``default`` null, as shipped) the unfitted rule."""
+    cfg = settings.rerank
+    data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
+    entry = data.get("strategies", {}).get(strategy or "", data["default"])
+    if entry is None:
+        return LateWeights(cosine=1.0, maxsim=cfg.late_weight)
+    return LateWeights.from_dict(entry)

@@ -1,0 +1,101 @@
+"""The late rerank's fitted weights: the shipped file, how the terms combine, and that the
+rerank uses the weights of the strategy it follows."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from kg_platform.config import Settings
+from kg_platform.errors import ConfigError
+from kg_platform.retrieval.base import RetrievedItem
+from kg_platform.retrieval.late_interaction import combine
+from kg_platform.retrieval.rerank_weights import (
+    SHIPPED_WEIGHTS,
+    LateWeights,
+    load_weights,
+    weights_for,
+)
+from kg_platform.retrieval.selection import late_rerank
+
+
+def test_combine_adds_the_strategy_score_and_its_rank_as_weighted():
+    cos = np.array([0.1, 0.3, 0.2])
+    sim = np.array([0.5, 0.4, 0.6])
+    retrieval = np.array([9.0, 3.0, 1.0])
+    fixed = combine(LateWeights(), cos, sim, retrieval)
+    assert fixed.tolist() == pytest.approx([0.0 + 0.5, 1.0 + 0.0, 0.5 + 1.0])
+    with_retrieval = combine(LateWeights(retrieval=2.0), cos, sim, retrieval)
+    assert (with_retrieval - fixed).tolist() == pytest.approx([2.0, 0.5, 0.0])
+    with_rank = combine(LateWeights(rank=1.0), cos, sim, retrieval)
+    assert (with_rank - fixed).tolist() == pytest.approx([1.0, 0.5, 0.0])
+    empty = np.zeros(0)
+    assert combine(LateWeights(retrieval=1.0, rank=1.0), empty, empty, empty).size == 0
+
+
+def test_a_strategy_that_found_nothing_passes_through_the_rerank(embedder):
+    ctx = SimpleNamespace(settings=Settings(), embedder=embedder)
+    assert late_rerank("anything?", [], ctx, "hybrid") == []
+
+
+def test_weights_for_reads_the_strategy_entry_else_the_default(tmp_path):
+    fitted = {
+        "default": {"cosine": 1.0, "maxsim": 2.0},
+        "strategies": {"propagate": {"cosine": 1.0, "maxsim": 4.0, "retrieval": 0.5}},
+    }
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(fitted), encoding="utf-8")
+    settings = Settings(rerank={"weights_file": str(path)})
+    assert weights_for("propagate", settings) == LateWeights(maxsim=4.0, retrieval=0.5)
+    assert weights_for("hybrid", settings) == LateWeights(maxsim=2.0)
+
+
+def test_the_shipped_file_holds_no_fitted_entry_so_every_strategy_uses_the_unfitted_rule():
+    """The fit on QASPER's train split did not transfer (the file's ``fit`` record): nothing
+    fitted ships, and ``rerank.late_weight`` keeps its meaning for every strategy."""
+    data = load_weights()
+    assert data["default"] is None and data["strategies"] == {}
+    assert "did not transfer" in data["fit"]["result"]
+    for strategy in ("hybrid", "propagate", "mogg", "auto", None):
+        assert weights_for(strategy, Settings()) == LateWeights(cosine=1.0, maxsim=1.0)
+    assert weights_for("auto", Settings(rerank={"late_weight": 0.5})) == LateWeights(maxsim=0.5)
+
+
+def test_a_missing_weights_file_says_what_to_do(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read the late rerank's weights") as err:
+        weights_for("hybrid", Settings(rerank={"weights_file": str(tmp_path / "nope.json")}))
+    assert "kgp lab rerank fit" in (err.value.hint or "")
+
+
+def test_an_unknown_weight_name_is_a_config_error():
+    with pytest.raises(ConfigError, match="unknown late-rerank weight"):
+        LateWeights.from_dict({"cosine": 1.0, "bm25": 2.0})
+
+
+def test_the_rerank_uses_the_weights_of_the_strategy_it_follows(embedder, monkeypatch):
+    """With a strategy whose weights trust its own score, the rerank keeps the strategy's order
+    even where cosine and MaxSim disagree; with the unfitted rule it does not."""
+    import kg_platform.retrieval.rerank_weights as rw
+
+    question = "Which treebank do they report results on?"
+    texts = [
+        "Related work on language modelling has explored recurrent architectures.",
+        "We report results on the Penn Treebank.",
+    ]
+    items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]
+    trusting = {
+        "default": {"cosine": 1.0, "maxsim": 1.0},
+        "strategies": {"trusting": {"cosine": 0.0, "maxsim": 0.0, "retrieval": 1.0}},
+    }
+    monkeypatch.setattr(rw, "load_weights", lambda path=SHIPPED_WEIGHTS: trusting)
+    ctx = SimpleNamespace(settings=Settings(rerank={"section_context": False}), embedder=embedder)
+    assert [it.id for it in late_rerank(question, items, ctx, "trusting")] == ["0", "1"]
+    assert [it.id for it in late_rerank(question, items, ctx, "other")] == ["1", "0"]
+
+
+def test_the_shipped_file_is_valid_json_with_provenance():
+    data = json.loads(SHIPPED_WEIGHTS.read_text(encoding="utf-8"))
+    assert "default" in data and "about" in data and data["fit"]["record"]
