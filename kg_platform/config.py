@@ -282,15 +282,17 @@ class IngestSettings(BaseModel):
 class RetrieveSettings(BaseModel):
     """Defaults of every front door that retrieves (SDK, ``kgp retrieve``, LangChain, ``ask``).
 
-    ``hybrid`` is the default because it is the strongest strategy that needs nothing trained or
-    fitted on the deployment's data (``propagate`` can score higher, but its layer weights are
-    fitted to questions, a choice a deployment makes on its own data). ``select = auto`` adds the
-    late-interaction rerank, which uses only the bundled embedder and costs about 0.2 s per
-    question on a small CPU.
+    ``auto`` is the default strategy: ``propagate`` over long documents and ``mogg`` over pools
+    of short passages, chosen per scope by its level-2 chunks per source
+    (:mod:`kg_platform.retrieval.auto`); on held-out questions of both kinds it led ``hybrid``
+    given the same rerank. ``select = auto`` adds the late-interaction rerank, which uses only
+    the bundled embedder and costs about 0.2 s per question on a small CPU.
     """
 
     strategy: str = Field(
-        "hybrid", description="strategy used when a caller names none (`kgp strategies` lists them)"
+        "auto",
+        description="strategy used when a caller names none (`kgp strategies` lists them); auto "
+        "= propagate over long documents, mogg over short passages",
     )
     k: int = Field(5, ge=1, description="items returned when a caller names no k")
     select: Literal["auto", "none", "sage", "late"] = Field(

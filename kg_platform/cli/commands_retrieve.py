@@ -25,7 +25,7 @@ def retrieve(
         None,
         "--strategy",
         "-s",
-        help="a registered strategy (default: KGP_RETRIEVE__STRATEGY, hybrid)",
+        help="a registered strategy (default: KGP_RETRIEVE__STRATEGY, auto)",
     ),
     k: int | None = typer.Option(None, "--k", "-k", help="results to return (default: 5)"),
     select: str | None = typer.Option(

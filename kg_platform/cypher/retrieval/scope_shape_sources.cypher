@@ -1,0 +1,6 @@
+// The shape of a document scope, for the `auto` strategy: the scoped sources and their level-2
+// chunks, reached from the sources (no label scan over every chunk).
+MATCH (s:Source) WHERE s.id IN $sources
+MATCH (s)-[:HAS_SECTION*1..8]->(:Section)-[:HAS_CHUNK]->(c:Chunk)
+WHERE c.level = 2
+RETURN count(DISTINCT s) AS sources, count(DISTINCT c) AS chunks
