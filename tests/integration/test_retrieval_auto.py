@@ -1,4 +1,4 @@
-"""``auto``, the default strategy: ``propagate`` over long documents, ``mogg`` over pools of
+"""``auto``, the default strategy: ``hybrid`` over long documents, ``mogg`` over pools of
 short passages, decided by the scope's level-2 chunks per source, against the real Neo4j."""
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ QUESTION = "What file formats can MarkItDown convert to Markdown?"
 
 
 def test_choose_reads_chunks_per_source():
-    assert auto.choose(sources=1, chunks=30) == "propagate"  # one paper
+    assert auto.choose(sources=1, chunks=30) == "hybrid"  # one paper
     assert auto.choose(sources=800, chunks=820) == "mogg"  # a pool of paragraphs
-    assert auto.choose(sources=2, chunks=8) == "propagate"  # the threshold itself
-    assert auto.choose(sources=0, chunks=0) == "propagate"  # nothing yet: the general choice
+    assert auto.choose(sources=2, chunks=8) == "hybrid"  # the threshold itself
+    assert auto.choose(sources=0, chunks=0) == "hybrid"  # nothing yet: the general choice
 
 
 @pytest.fixture(scope="module")
@@ -47,8 +47,8 @@ def kp(graph_session, settings, embedder, tmp_path_factory):
     return platform
 
 
-def test_auto_is_propagate_over_documents_and_mogg_over_passages(kp) -> None:
-    for corpus, expected in ((DOCS, "propagate"), (PASSAGES, "mogg")):
+def test_auto_is_hybrid_over_documents_and_mogg_over_passages(kp) -> None:
+    for corpus, expected in ((DOCS, "hybrid"), (PASSAGES, "mogg")):
         ctx = kp.retrieval_context(corpus)
         strategy = get_strategy("auto", ctx)
         items = strategy.retrieve(QUESTION, 5)
@@ -63,7 +63,7 @@ def test_a_document_scope_inside_a_passage_sized_corpus_is_judged_on_its_own(kp)
     ctx = kp.retrieval_context(DOCS, scope=["MarkItDown"])
     strategy = get_strategy("auto", ctx)
     items = strategy.retrieve(QUESTION, 3)
-    assert strategy.chosen == "propagate" and items
+    assert strategy.chosen == "hybrid" and items
     assert {it.source_id for it in items} == set(ctx.sources or [])
 
 
@@ -75,3 +75,15 @@ def test_the_default_path_is_auto_with_the_late_rerank(kp) -> None:
     assert all("late_maxsim" in it.breakdown for it in res.items)
     assert any("PowerPoint" in it.text for it in res.items)
     assert json.dumps([it.to_dict() for it in res.items])  # serialisable as the API returns it
+
+
+def test_when_the_chosen_strategy_finds_nothing_hybrid_answers(kp, monkeypatch) -> None:
+    ctx = kp.retrieval_context(PASSAGES)
+    strategy = get_strategy("auto", ctx)
+    mogg = get_strategy("mogg", ctx)
+    monkeypatch.setattr(mogg, "retrieve", lambda query, k: [])
+    strategy._runners["mogg"] = mogg  # a mogg that finds nothing, as on a graph without pieces
+    items = strategy.retrieve(QUESTION, 3)
+    assert strategy.chosen == "hybrid" and items
+    direct = get_strategy("hybrid", kp.retrieval_context(PASSAGES)).retrieve(QUESTION, 3)
+    assert [it.id for it in items] == [it.id for it in direct]

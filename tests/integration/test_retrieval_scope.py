@@ -215,9 +215,5 @@ def test_mogg_and_the_no_llm_answer_read_the_format_list_whole(kp) -> None:
     assert not missing, f"mogg's top group lacks {missing}:\n{top[0].text}"
     if kp.settings.llm.base_url:
         return
-    # hybrid, named: this guards that a list stays whole in the evidence answer. With the default
-    # strategy (auto -> propagate's level-1 chunks) SAGE's 20-candidate rerank puts other
-    # chunks first in this test graph and the answer's three sentences miss the list (the
-    # unscoped demo still quotes it); see the closing note of 2026-11-27.
-    answer = kp.ask(FORMATS_QUESTION, corpus=CORPUS, strategy="hybrid", scope=["MarkItDown"])
+    answer = kp.ask(FORMATS_QUESTION, corpus=CORPUS, scope=["MarkItDown"])
     assert all(f in answer.answer for f in FORMATS), answer.answer
