@@ -284,8 +284,8 @@ class RetrieveSettings(BaseModel):
 
     ``auto`` is the default strategy: ``hybrid`` over long documents and ``mogg`` over pools of
     short passages, chosen per scope by its level-2 chunks per source
-    (:mod:`kg_platform.retrieval.auto`); on multi-hop passages ``mogg`` led ``hybrid`` given
-    the same rerank (+0.12 on MuSiQue), inside documents no strategy led beyond noise.
+    (:mod:`kg_platform.retrieval.auto`): on multi-hop passages ``mogg`` leads ``hybrid`` given
+    the same rerank, and inside documents no strategy leads beyond noise.
     ``select = auto`` adds the late-interaction rerank, which uses only the bundled embedder and
     costs about 0.2 s per question on a small CPU.
     """

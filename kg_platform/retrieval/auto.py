@@ -1,17 +1,15 @@
 """``auto``: the strategy chosen by the shape of what is searched.
 
-Measured on held-out questions, no one strategy leads everywhere. On pools of short passages
-(HotpotQA, 2Wiki, MuSiQue) ``mogg`` leads ``hybrid`` given the same rerank (+0.12 recall on
-MuSiQue), because its hops gather neighbouring sentences across passages. Inside long documents
-(QASPER papers) the strategies end within noise of each other once the rerank has run:
-``propagate`` was +0.02 at 1024 tokens and -0.01 at 512. ``hybrid`` answers there, because
-its evidence answer on the shipped samples (``kgp demo``) quotes the list the question asks for,
-which ``propagate``'s smaller chunks did not.
+No one strategy leads everywhere. On pools of short passages (multi-hop questions) ``mogg``
+leads, because its hops gather neighbouring sentences across passages. Inside long documents
+the strategies end within noise of each other once the rerank has run, and ``hybrid``, the
+simplest, answers there. The lab's record has the measurements
+(``lab/results/2026-11-27/default-path/``).
 
 What tells the two kinds apart is known before the question is read: how many level-2 chunks
-each source in the scope holds. Sources of a few chunks are passages; sources of dozens are
-documents. One count per scope (cached) decides, with no router or weight fitted on anyone's
-corpus.
+each source holds. Sources of a few chunks are passages; sources of dozens are documents. One
+count over at most :data:`SHAPE_SAMPLE` sources decides (kept per retrieval context), so its
+cost does not grow with the corpus, and nothing is fitted on anyone's corpus.
 """
 
 from __future__ import annotations
@@ -31,6 +29,8 @@ log = logging.getLogger(__name__)
 #: level-2 chunks per source from which a scope counts as long documents (a QASPER paper holds
 #: ~30, a HotpotQA paragraph 1)
 DOCUMENT_CHUNKS_PER_SOURCE = 4.0
+#: sources counted to tell passages from documents (a flat cost, whatever the corpus size)
+SHAPE_SAMPLE = 50
 FOR_DOCUMENTS = "hybrid"
 FOR_PASSAGES = "mogg"
 #: answers when the chosen strategy finds nothing (a corpus without the piece graph mogg walks)
@@ -63,9 +63,13 @@ class AutoStrategy:
         key = (self.ctx.corpus, sources)
         if key not in self._shapes:
             if sources is None:
-                rows = self.ctx.graph.read("retrieval/scope_shape_corpus", corpus=self.ctx.corpus)
+                rows = self.ctx.graph.read(
+                    "retrieval/scope_shape_corpus", corpus=self.ctx.corpus, sample=SHAPE_SAMPLE
+                )
             else:
-                rows = self.ctx.graph.read("retrieval/scope_shape_sources", sources=list(sources))
+                rows = self.ctx.graph.read(
+                    "retrieval/scope_shape_sources", sources=list(sources), sample=SHAPE_SAMPLE
+                )
             row = rows[0] if rows else {"sources": 0, "chunks": 0}
             self._shapes[key] = choose(int(row["sources"]), int(row["chunks"]))
             log.debug("auto: %s for %s (%s)", self._shapes[key], key, row)

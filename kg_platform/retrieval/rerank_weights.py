@@ -7,10 +7,9 @@ may differ by strategy. ``kgp lab rerank fit`` fits the weights on a set of ques
 a weights file; ``rerank.weights_file`` points the product at one (fitted on a deployment's own
 questions), else the shipped ``kg_platform/models/rerank/late-weights.json`` is read.
 
-What ships: no fitted entry. Weights fitted on QASPER's train split gained on the split itself
-but did not transfer (lost on held-out QASPER papers at 512 tokens and on the multi-hop dev sets,
-and flipped sign between halves of the train split), so every strategy uses the unfitted rule,
-min-max(cosine) + ``rerank.late_weight`` x min-max(MaxSim); the shipped file records the fit.
+What ships: no fitted entry, so every strategy uses the unfitted rule, min-max(cosine) +
+``rerank.late_weight`` x min-max(MaxSim). The shipped file records the fit that was tried on
+QASPER's train split and why it was not kept (it did not hold on other questions).
 """
 
 from __future__ import annotations
@@ -69,11 +68,17 @@ def load_weights(path: Path = SHIPPED_WEIGHTS) -> dict[str, Any]:
 
 
 def weights_for(strategy: str | None, settings: "Settings") -> LateWeights:
-    """The weights the late rerank uses after ``strategy``: the weights file's entry for it, else
-    the file's ``default`` entry, else (``default`` null, as shipped) the unfitted rule."""
+    """The weights the late rerank uses after ``strategy``, from ``rerank.weights_file`` (unset:
+    the shipped file); see :func:`weights_in`."""
     cfg = settings.rerank
     data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
+    return weights_in(data, strategy, cfg.late_weight)
+
+
+def weights_in(data: dict[str, Any], strategy: str | None, late_weight: float = 1.0) -> LateWeights:
+    """``strategy``'s weights in a weights file's contents: its entry, else the file's
+    ``default`` entry, else (``default`` null, as shipped) the unfitted rule with ``late_weight``."""
     entry = data.get("strategies", {}).get(strategy or "", data["default"])
     if entry is None:
-        return LateWeights(cosine=1.0, maxsim=cfg.late_weight)
+        return LateWeights(cosine=1.0, maxsim=late_weight)
     return LateWeights.from_dict(entry)

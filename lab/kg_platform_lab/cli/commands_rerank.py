@@ -139,7 +139,7 @@ def score(
 ) -> None:
     """Recall of each strategy's pools without a rerank, with the unfitted rule and with a
     weights file's weights (a check on questions the weights were not fitted on)."""
-    from kg_platform.retrieval.rerank_weights import SHIPPED_WEIGHTS, LateWeights, load_weights
+    from kg_platform.retrieval.rerank_weights import SHIPPED_WEIGHTS, load_weights, weights_in
     from kg_platform_lab.rerank.fit import FIXED, Scorer
     from kg_platform_lab.rerank.pools import read_pools
 
@@ -148,8 +148,7 @@ def score(
     all_pools = [p for f in pools for p in read_pools(f)]
     for strategy in sorted({p.strategy for p in all_pools}):
         group_pools = [p for p in all_pools if p.strategy == strategy]
-        entry = data.get("strategies", {}).get(strategy, data["default"])
-        fitted = FIXED if entry is None else LateWeights.from_dict(entry)
+        fitted = weights_in(data, strategy)
         typer.echo(
             f"{strategy:12s} n={len(group_pools):5d} "
             f"none={_fmt(scorer.mean(group_pools, None, n_candidates))} "
