@@ -121,8 +121,7 @@ class EntityResolver:
                 rows=[{"key": k, "vec": v.tolist()} for k, v in zip(rest, vecs)],
             )
         }
-        # (id, key, type, vector) of the entities created in this batch
-        created: list[tuple[str, str, str, np.ndarray]] = []
+        created = _CreatedInBatch(len(rest), vecs.shape[1] if len(vecs) else 0)
         for key, vec in zip(rest, vecs):
             m = mentions[key]
             hit = near.get(key)
@@ -135,22 +134,44 @@ class EntityResolver:
             ):
                 ids[key], alias[key] = hit["id"], m.name
                 continue
-            best = max(
-                (
-                    (float(np.dot(vec, v)), eid)
-                    for eid, k2, t2, v in created
-                    if compatible(key, m.type, k2, t2)
-                ),
-                default=None,
-            )
-            if best is not None and best[0] >= self.threshold:
-                ids[key], alias[key] = best[1], m.name
+            joined = created.nearest(key, m.type, vec, self.threshold)
+            if joined is not None:
+                ids[key], alias[key] = joined, m.name
                 continue
             eid = make_id("entity", self.corpus, key)
             ids[key], alias[key] = eid, None
             new_vecs[key] = vec.tolist()
-            created.append((eid, key, m.type, vec))
+            created.add(eid, key, m.type, vec)
         return ids, alias, new_vecs
+
+
+class _CreatedInBatch:
+    """The entities one :meth:`EntityResolver.resolve` call created, searchable by vector.
+
+    Why a matrix: a batch of a few hundred chunks creates thousands of entities, and comparing
+    each new name with every earlier one in Python was quadratic (seconds per batch); one matrix
+    product per name, then the type and number guards only on the few above the threshold."""
+
+    def __init__(self, capacity: int, dim: int) -> None:
+        self._vecs = np.zeros((capacity, dim), dtype=np.float32)
+        self._meta: list[tuple[str, str, str]] = []  # (id, key, type)
+
+    def add(self, eid: str, key: str, etype: str, vec: np.ndarray) -> None:
+        self._vecs[len(self._meta)] = vec
+        self._meta.append((eid, key, etype))
+
+    def nearest(self, key: str, etype: str, vec: np.ndarray, threshold: float) -> str | None:
+        """The id of the closest compatible entity with cosine >= ``threshold``, or None."""
+        n = len(self._meta)
+        if n == 0:
+            return None
+        sims = self._vecs[:n] @ np.asarray(vec, dtype=np.float32)
+        above = np.flatnonzero(sims >= threshold)
+        for i in above[np.argsort(-sims[above], kind="stable")]:
+            eid, key2, type2 = self._meta[int(i)]
+            if compatible(key, etype, key2, type2):
+                return eid
+        return None
 
 
 _NUMBERISH = re.compile(r"^(?:\d+(?:st|nd|rd|th)?|[ivxlc]+)$")

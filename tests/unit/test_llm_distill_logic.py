@@ -10,7 +10,7 @@ import pytest
 from kg_platform.config import Settings
 from kg_platform.distilling import parse_steps
 from kg_platform.distilling.common import normalise_name
-from kg_platform.distilling.entities import compatible, mentions_of
+from kg_platform.distilling.entities import _CreatedInBatch, compatible, mentions_of
 from kg_platform.segmenting.forward_summary import ForwardSummaryChunker
 from kg_platform.distilling.tagging import tag_rows
 from kg_platform.errors import ConfigError, LLMNotConfigured
@@ -33,6 +33,25 @@ def test_merge_guard_types_numbers_initials():
     assert not compatible("paris", "place", "paris", "person")
     assert not compatible("world war i", "event", "world war ii", "event")
     assert not compatible("george w bush", "person", "george h w bush", "person")
+
+
+def test_a_new_name_joins_the_closest_compatible_entity_created_earlier_in_its_batch():
+    import numpy as np
+
+    def unit(*xs: float) -> np.ndarray:
+        v = np.asarray(xs, dtype=np.float32)
+        return v / np.linalg.norm(v)
+
+    created = _CreatedInBatch(capacity=3, dim=3)
+    assert created.nearest("warsaw", "place", unit(1, 0, 0), 0.9) is None  # nothing yet
+    created.add("e-ww2", "world war ii", "event", unit(1, 0, 0))
+    created.add("e-warsaw", "warsaw", "place", unit(0.95, 0.3, 0))
+    created.add("e-far", "kraków", "place", unit(0, 1, 0))
+    # the closest (world war ii, cos 1.0) fails the type guard; the next one above 0.9 joins
+    assert created.nearest("warsaw poland", "place", unit(1, 0, 0), 0.9) == "e-warsaw"
+    # the number guard: "world war i" is never "world war ii", and nothing else is close enough
+    assert created.nearest("world war i", "event", unit(1, 0, 0), 0.99) is None
+    assert created.nearest("gdańsk", "place", unit(0, 0, 1), 0.9) is None  # none close enough
 
 
 def test_mentions_dedupe_and_relations_add_their_endpoints():
