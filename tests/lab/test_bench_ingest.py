@@ -127,3 +127,27 @@ def test_transaction_groups_keep_sources_whole_up_to_the_row_cap() -> None:
     plans = [SimpleNamespace(node_count=n) for n in (5, 5, 12, 1, 1)]
     groups = transaction_groups(plans, max_rows=10)  # type: ignore[arg-type]
     assert [[p.node_count for p in g] for g in groups] == [[5, 5], [12], [1, 1]]
+
+
+def test_entities_times_the_nlp_layer_against_runs_without_it_and_cleans_up(
+    settings, graph_session
+) -> None:
+    from kg_platform.distilling.nlp import nlp_available
+
+    if not nlp_available(settings.distill.nlp_model):
+        pytest.skip("needs spaCy and its pipeline (extra: nlp)")
+    _needs_bench_data(settings)
+    out = run_ingest_bench(settings, limit=2, entities=True)
+    ent = out["entities"]
+    assert ent["status"] == "completed"
+    # the layer ran in the with-run only, and the ratio is against the mean of both runs without
+    assert ent["phase_s"]["entities"] > 0 and out["phase_s"].get("entities", 0) == 0
+    assert ent["counts"]["entity_chunks"] > 0 and ent["counts"]["entity_mentions"] > 0
+    before, after = ent["without_s"]
+    assert before == out["pipeline_s"] and after > 0
+    assert ent["entities_ratio"] == pytest.approx(ent["with_s"] / ((before + after) / 2), abs=0.01)
+    assert "TARGET <= 1.3" in "\n".join(format_ingest_bench(out))
+    left = graph_session.read_raw(
+        "MATCH (n) WHERE n.corpus STARTS WITH $corpus RETURN count(n) AS n", corpus=out["corpus"]
+    )[0]["n"]
+    assert left == 0  # the with-layer and second runs' corpora, entities included, are dropped

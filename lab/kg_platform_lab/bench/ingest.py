@@ -10,6 +10,11 @@ and after the pipeline; the mean is used, because the machine's load drifts):
   the pipeline's wall time: the overhead of everything else (planning, Neo4j writes, the piece
   graph), not counting how much text the design chooses to embed.
 
+With ``entities=True`` (``--entities``) the same paragraphs are ingested once more into a corpus
+of their own with the NLP distilled layer on (``distill.nlp_on_ingest``), right after the run
+without it, and ``entities_ratio`` = with / without is the cost of the layer (issue 32's target:
+at most 1.3). Both runs share the warm model and server, so their difference is the NLP step.
+
 With ``peer=True`` (``--peer``) the same paragraphs are also ingested by langchain-neo4j's
 ``Neo4jVector.from_texts`` (kg_platform_lab.bench.ingest_peer) and both graphs' sizes are reported.
 The run ingests into a throw-away corpus on the configured Neo4j and deletes it, after an
@@ -134,6 +139,7 @@ def run_ingest_bench(
     qa_file: Path | None = None,
     documents: list[Path] | None = None,
     peer: bool = False,
+    entities: bool = False,
 ) -> dict[str, Any]:
     """Embed-only baselines run before AND after the pipeline (the mean is used), because the
     machine's load drifts during a run."""
@@ -169,6 +175,8 @@ def run_ingest_bench(
             out["status"] = report.status
             out["graph"] = corpus_graph_size(graph, corpus)
             pipeline_rss = _peak_rss_mb()  # before the peer runs in this process
+            if entities:
+                out["entities"] = _with_entity_layer(graph, settings, qa_file, corpus, limit, wall)
             if peer:
                 out["peer"] = run_langchain_peer(settings, graph, embedder, plain, meta, corpus)
             doc_part: dict[str, Any] = {}
@@ -236,6 +244,45 @@ def run_ingest_bench(
     return out
 
 
+def _with_entity_layer(
+    graph: GraphClient, settings: Settings, qa_file: Path, corpus: str, limit: int, without_s: float
+) -> dict[str, Any]:
+    """The same paragraphs ingested with the NLP distilled layer on, then once more without it
+    (each into a corpus of its own, dropped after); the ratio is taken against the mean of the
+    two runs without the layer, one before and one after, because the machine warms up."""
+    from kg_platform.distilling.nlp import nlp_available
+
+    if not nlp_available(settings.distill.nlp_model):
+        raise RuntimeError(
+            f"--entities needs spaCy and the pipeline {settings.distill.nlp_model!r}: "
+            "pip install 'kg-platform[nlp]'"
+        )
+    layer = settings.distill.model_copy(update={"nlp_on_ingest": True, "extractor": "nlp"})
+    with_layer = settings.model_copy(update={"distill": layer})
+    embedder = get_embedder(settings.embedding)
+
+    def timed(run_settings: Settings, name: str) -> tuple[float, Any]:
+        try:
+            started = time.perf_counter()
+            report = ingest_qa(graph, run_settings, qa_file, name, limit=limit, embedder=embedder)
+            return time.perf_counter() - started, report
+        finally:
+            drop_corpus(graph, name)
+
+    with_s, report = timed(with_layer, f"{corpus}-entities")
+    again_s, _ = timed(settings, f"{corpus}-again")
+    base_s = (without_s + again_s) / 2
+    return {
+        "status": report.status,
+        "with_s": round(with_s, 2),
+        "without_s": [round(without_s, 2), round(again_s, 2)],
+        "entities_ratio": round(with_s / base_s, 3),
+        "target": "entities_ratio <= 1.3 (issue 32)",
+        "phase_s": report.timings,
+        "counts": {k: v for k, v in report.counts.items() if k.startswith("entity")},
+    }
+
+
 def format_ingest_bench(out: dict[str, Any]) -> list[str]:
     """The human-readable report of :func:`run_ingest_bench` (``--json`` prints ``out``)."""
     lines = [
@@ -276,6 +323,13 @@ def format_ingest_bench(out: dict[str, Any]) -> list[str]:
             f"{peer.get('our_documents_per_s_over_peer')}"
         )
         lines.append(f"  peer stores {peer['stores']}")
+    ent = out.get("entities")
+    if ent:
+        lines.append(
+            f"with the NLP layer: {ent['with_s']} s against {ent['without_s']} s without "
+            f"(before, after), ratio {ent['entities_ratio']} (TARGET <= 1.3); {ent['counts']}"
+        )
+        lines.append(f"  phases with the layer: {ent['phase_s']}")
     for key in ("documents", "documents_s", "documents_errors"):
         if key in out:
             lines.append(f"{key}: {out[key]}")

@@ -33,6 +33,12 @@ def bench_ingest(
         "langchain-neo4j's Neo4jVector.from_texts (extra: peers) and "
         "compare rates and graph sizes",
     ),
+    entities: bool = typer.Option(
+        False,
+        "--entities",
+        help="also ingest the same paragraphs with the NLP distilled layer on and print the "
+        "time ratio with / without (needs the nlp extra)",
+    ),
     writer_only: bool = typer.Option(
         False,
         "--writer-only",
@@ -43,8 +49,8 @@ def bench_ingest(
 ) -> None:
     """Ingestion throughput end to end vs. the embedder alone on the same texts (the ceiling)."""
     if writer_only:
-        if peer or documents:
-            raise typer.BadParameter("--writer-only takes neither --peer nor --documents")
+        if peer or documents or entities:
+            raise typer.BadParameter("--writer-only takes none of --peer, --documents, --entities")
         from kg_platform_lab.bench.ingest_writer import format_writer_bench, run_writer_bench
 
         out = run_writer_bench(get_settings(), limit=limit, qa_file=qa_file)
@@ -53,7 +59,12 @@ def bench_ingest(
         from kg_platform_lab.bench.ingest import format_ingest_bench, run_ingest_bench
 
         out = run_ingest_bench(
-            get_settings(), limit=limit, qa_file=qa_file, documents=documents or None, peer=peer
+            get_settings(),
+            limit=limit,
+            qa_file=qa_file,
+            documents=documents or None,
+            peer=peer,
+            entities=entities,
         )
         lines = format_ingest_bench(out)
     if as_json:
