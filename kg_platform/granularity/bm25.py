@@ -20,7 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import sparse
 
 __all__ = ["tokenize", "piece_terms", "BM25Matrix", "BM25Stats", "STOPWORDS"]
 
@@ -102,6 +101,10 @@ class BM25Matrix:
                 rows.append(r)
                 cols.append(c)
                 vals.append(float(n))
+        # imported here: SciPy costs ~0.09 s to import, and the read path (the late rerank's
+        # stop words) imports this module without ever building a matrix
+        from scipy import sparse
+
         n_docs, n_terms = len(texts), max(len(vocab), 1)
         tf = sparse.csr_matrix((vals, (rows, cols)), shape=(n_docs, n_terms), dtype=np.float64)
         if stats is None:

@@ -73,3 +73,25 @@ def test_help_does_not_even_load_the_settings(tmp_path, monkeypatch) -> None:
     )
     line = [x for x in out.stderr.splitlines() if x.startswith("HEAVY=")]
     assert line and json.loads(line[-1][len("HEAVY=") :]) == [], out.stderr[-2000:]
+
+
+def test_the_read_path_imports_neither_scipy_nor_the_ingestion_pipeline() -> None:
+    """What `kgp retrieve` imports on its way to an answer (the SDK's search, the late rerank,
+    closing dead runs) leaves SciPy and the ingestion pipeline unloaded: together ~0.25 s of CPU
+    at every start of a command that only reads."""
+    child = (
+        "import json, sys\n"
+        "import kg_platform.sdk.platform, kg_platform.retrieval.pipeline\n"
+        "import kg_platform.retrieval.late_interaction, kg_platform.ingest.runs\n"
+        "from kg_platform.ingest import IngestReport\n"
+        "print(json.dumps([m for m in ('scipy', 'kg_platform.ingest.pipeline') "
+        "if m in sys.modules]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+    # and the lazy name still resolves for callers that use it
+    from kg_platform.ingest import ingest_paths
+    from kg_platform.ingest.pipeline import ingest_paths as direct
+
+    assert ingest_paths is direct
