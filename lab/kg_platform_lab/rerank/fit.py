@@ -48,8 +48,14 @@ def rerank_order(pool: Pool, weights: LateWeights | None, n: int) -> list[int]:
         np.asarray(pool.maxsim[:m]),
         np.asarray(pool.scores[:m]),
     )
-    head = sorted(range(m), key=lambda i: (-round(float(scores[i]), 9), i))
-    return head + list(range(m, len(pool.ids)))
+    return order_by_score(scores, len(pool.ids))
+
+
+def order_by_score(scores: np.ndarray, total: int) -> list[int]:
+    """Indices of the first ``len(scores)`` candidates by score, best first, ties kept in the
+    strategy's order (the product's tie-break), then the unscored rest in their order."""
+    head = sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
+    return head + list(range(len(scores), total))
 
 
 @dataclass

@@ -26,7 +26,7 @@ from torch import nn
 from kg_platform.retrieval.late_interaction import combine, min_max
 from kg_platform_lab.evaluation.docqa import load_docqa
 from kg_platform_lab.evaluation.metrics import normalise
-from kg_platform_lab.rerank.fit import FIXED, Scorer, rerank_order
+from kg_platform_lab.rerank.fit import FIXED, Scorer, order_by_score, rerank_order
 from kg_platform_lab.rerank.pools import Pool, read_pools
 
 N = 30
@@ -137,11 +137,6 @@ def score_pools(model, tok, pools, examples, max_len) -> dict[tuple[str, str], l
     return out
 
 
-def order_by(scores: np.ndarray, total: int) -> list[int]:
-    head = sorted(range(len(scores)), key=lambda i: (-round(float(scores[i]), 9), i))
-    return head + list(range(len(scores), total))
-
-
 def evaluate(pools, examples, ce, budgets, mix_weights) -> dict[str, list[float]]:
     scorer = Scorer(examples, budgets)
     rows: dict[str, list[tuple[float, ...]]] = {"none": [], "late": [], "ce": []}
@@ -152,11 +147,11 @@ def evaluate(pools, examples, ce, budgets, mix_weights) -> dict[str, list[float]
         rows["late"].append(scorer.recall(p, rerank_order(p, FIXED, N)))
         s = np.asarray(ce[(p.dataset, p.question_id)])
         m = min(len(s), len(p.cosine))
-        rows["ce"].append(scorer.recall(p, order_by(s, len(p.ids))))
+        rows["ce"].append(scorer.recall(p, order_by_score(s, len(p.ids))))
         late = combine(FIXED, np.asarray(p.cosine[:m]), np.asarray(p.maxsim[:m]))
         for w in mix_weights:
             mixed = late + w * min_max(s[:m])
-            rows[f"late+ce*{w}"].append(scorer.recall(p, order_by(mixed, len(p.ids))))
+            rows[f"late+ce*{w}"].append(scorer.recall(p, order_by_score(mixed, len(p.ids))))
     return {
         k: [round(float(x), 4) for x in np.mean(np.asarray(v), axis=0)] for k, v in rows.items()
     }
