@@ -121,7 +121,7 @@ class EntityResolver:
                 rows=[{"key": k, "vec": v.tolist()} for k, v in zip(rest, vecs)],
             )
         }
-        created = _CreatedInBatch(len(rest), vecs.shape[1] if len(vecs) else 0)
+        created = _CreatedInBatch(len(rest), vecs.shape[1])
         for key, vec in zip(rest, vecs):
             m = mentions[key]
             hit = near.get(key)
