@@ -617,6 +617,11 @@ class DistillSettings(BaseModel):
     nlp_batch_chunks: int = Field(
         256, ge=1, description="chunks the NLP extractor parses and writes per transaction"
     )
+    nlp_parse_process: bool = Field(
+        True,
+        description="parse with spaCy in a child process, the next batch while this process "
+        "writes the last (it dies with its parent); off: parse in this process, slower",
+    )
     tag_sample_chunks: int = Field(12, description="chunks the LLM reads to propose tag classes")
     max_tag_classes: int = Field(8, description="tag classes kept per corpus")
     map_confidence: float = Field(

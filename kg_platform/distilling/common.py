@@ -15,12 +15,12 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from neo4j import ManagedTransaction
+if TYPE_CHECKING:  # at run time only where used: the NLP parsing child needs no Neo4j driver
+    from neo4j import ManagedTransaction
 
-from kg_platform.graph import GraphClient
-from kg_platform.graph.cypher import cypher
+    from kg_platform.graph import GraphClient
 
 ID_CHARS = 24
 MARKERS = {"atomic": "atomic_v", "entities": "entities_v", "tags": "tags_v"}
@@ -131,6 +131,8 @@ def replace_chunk_output(
     cleared without its new facts. ``writes`` are ``(query name, rows)`` pairs run in order;
     one with no rows is skipped.
     """
+    from kg_platform.graph.cypher import cypher
+
     ids = list(chunk_ids)
     marks = [{"id": i, "marks": {MARKERS[step]: version}} for i in ids]
 

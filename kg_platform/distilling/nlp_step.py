@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass
 
 from kg_platform._faults import fault_point
 from kg_platform.config import Settings
 from kg_platform.distilling.common import MARKERS, ChunkRow, StepReport, pending_chunks
 from kg_platform.distilling.entities import EntityResolver, Mention, write_chunk_facts
-from kg_platform.distilling.nlp import VERSION, extract_texts, load_pipeline, nlp_available
+from kg_platform.distilling.nlp import VERSION, NlpExtraction, nlp_available
+from kg_platform.distilling.nlp_parser import NlpParser, ParseRequest
 from kg_platform.embedding import Embedder
 from kg_platform.errors import ConfigError
 from kg_platform.graph import GraphClient
@@ -52,100 +56,135 @@ def extract_entities_nlp(
     corpus: str,
     source_ids: list[str] | None = None,
     echo: Callable[[str], None] | None = None,
+    parser: NlpParser | None = None,
 ) -> StepReport:
     """Entities and relations of every pending chunk of ``corpus`` from spaCy; resumable and
-    idempotent (a chunk already at :data:`VERSION` is not parsed again)."""
+    idempotent (a chunk already at :data:`VERSION` is not parsed again).
+
+    A two-stage pipeline: while this process resolves and writes one batch of sources, the
+    ``parser`` (a child process, :mod:`~kg_platform.distilling.nlp_parser`) parses the next.
+    Pass a started parser to have its pipeline loaded ahead (ingestion does); otherwise one is
+    started here and closed at the end."""
     cfg = settings.distill
     report = StepReport("entities")
-    report.timings = {"load": 0.0, "parse": 0.0, "resolve_write": 0.0}
-    nlp = None  # loaded at the first pending batch: a run with nothing to do costs no load
+    report.timings = {"parse_wait": 0.0, "resolve_write": 0.0}
     resolver = EntityResolver(graph, embedder, corpus, cfg.entity_merge_cos)
-    marker = MARKERS["entities"]
+    own_parser = parser is None
+    first_limit = max(1, cfg.nlp_batch_chunks // 4)
     failed: list[str] = []
+    inflight: deque[_Batch] = deque()
     started = time.perf_counter()
-    while True:
-        recs = graph.read(
-            "distill/pending_sources",
-            corpus=corpus,
-            levels=cfg.levels,
-            marker=marker,
-            version=VERSION,
-            source_ids=source_ids,
-            exclude=failed,
-            limit=cfg.nlp_batch_chunks,
-        )
-        group: list[str] = []
-        size = 0
-        for r in recs:
-            if group and size + int(r["chunks"]) > cfg.nlp_batch_chunks:
+    try:
+        while True:
+            # keep one batch parsing ahead of the one being written
+            while len(inflight) < 2:
+                # the first batch is small: nothing overlaps its parse, so it should be short
+                limit = cfg.nlp_batch_chunks if report.chunks or inflight else first_limit
+                batch = _next_batch(graph, settings, corpus, source_ids, failed, inflight, limit)
+                if batch is None:
+                    break
+                if parser is None:
+                    parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+                batch.parsed = parser.submit(batch.request)
+                inflight.append(batch)
+            if not inflight:
                 break
-            group.append(r["source_id"])
-            size += int(r["chunks"])
-        if not group:
-            break
-        rows: list[ChunkRow] = []
-        for batch in pending_chunks(
-            graph,
-            corpus=corpus,
-            levels=cfg.levels,
-            step="entities",
-            version=VERSION,
-            source_ids=group,
-            batch=max(size, 1),
-        ):
-            rows.extend(batch)
-        if nlp is None:
-            t0 = time.perf_counter()
-            nlp = load_pipeline(cfg.nlp_model)
-            report.timings["load"] = time.perf_counter() - t0
-        fault_point("entities")  # the fault suite kills here: between two committed batches
-        try:
-            written, related = _extract_and_write(
-                graph, nlp, resolver, settings, corpus, rows, report.timings
-            )
-        except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the corpus
-            log.warning("NLP extraction failed for sources %s: %s", group, exc)
-            failed.extend(group)
-            report.failed.extend(r.id for r in rows)
-            report.errors.append(f"{group[0]}..: {type(exc).__name__}: {exc}")
-            continue
-        report.chunks += len(rows)
-        report.written += written
-        report.relations += related
-        if echo and report.chunks and report.chunks % (cfg.nlp_batch_chunks * 8) < len(rows):
-            echo(f"nlp entities: {report.chunks} chunks, {time.perf_counter() - started:.0f}s")
+            batch = inflight.popleft()
+            fault_point("entities")  # the fault suite kills here: between two committed batches
+            try:
+                t0 = time.perf_counter()
+                assert parser is not None and batch.parsed is not None
+                outs = parser.result(batch.parsed, batch.request)
+                t1 = time.perf_counter()
+                report.timings["parse_wait"] += t1 - t0  # not the parse's CPU: it overlaps writing
+                per_chunk = [
+                    (row, [Mention(m.key, m.name, m.type, "") for m in out.mentions], out.relations)
+                    for row, out in zip(batch.rows, outs)
+                ]
+                written, related = write_chunk_facts(
+                    graph, resolver, corpus, per_chunk, version=VERSION, by=BY
+                )
+                report.timings["resolve_write"] += time.perf_counter() - t1
+            except ConfigError:
+                raise  # no pipeline: every batch would fail the same way; the hint says why
+            except Exception as exc:  # noqa: BLE001 - one bad batch must not stop the corpus
+                log.warning("NLP extraction failed for sources %s: %s", batch.sources, exc)
+                failed.extend(batch.sources)
+                report.failed.extend(r.id for r in batch.rows)
+                report.errors.append(f"{batch.sources[0]}..: {type(exc).__name__}: {exc}")
+                continue
+            report.chunks += len(batch.rows)
+            report.written += written
+            report.relations += related
+            if echo and report.chunks % (cfg.nlp_batch_chunks * 8) < len(batch.rows):
+                echo(f"nlp entities: {report.chunks} chunks, {time.perf_counter() - started:.0f}s")
+    finally:
+        if own_parser and parser is not None:
+            parser.close()
     graph.write("distill/drop_orphan_entities", corpus=corpus)
     return report
 
 
-def _extract_and_write(
+@dataclass
+class _Batch:
+    """Whole sources whose pending chunks are parsed and written together."""
+
+    sources: list[str]
+    rows: list[ChunkRow]
+    request: ParseRequest
+    parsed: Future[list[NlpExtraction]] | None = None
+
+
+def _next_batch(
     graph: GraphClient,
-    nlp: object,
-    resolver: EntityResolver,
     settings: Settings,
     corpus: str,
-    rows: list[ChunkRow],
-    timings: dict[str, float],
-) -> tuple[int, int]:
+    source_ids: list[str] | None,
+    failed: list[str],
+    inflight: deque[_Batch],
+    limit: int,
+) -> _Batch | None:
+    """The next sources with pending chunks, up to ``limit`` chunks (a bigger source alone),
+    skipping sources that failed in this run or are in flight; None when done."""
     cfg = settings.distill
-    t0 = time.perf_counter()
-    outs = extract_texts(
-        nlp,
-        [r.text for r in rows],
-        [r.source_id for r in rows],
+    recs = graph.read(
+        "distill/pending_sources",
+        corpus=corpus,
+        levels=cfg.levels,
+        marker=MARKERS["entities"],
+        version=VERSION,
+        source_ids=source_ids,
+        exclude=failed + [s for b in inflight for s in b.sources],
+        limit=limit,
+    )
+    group: list[str] = []
+    size = 0
+    for r in recs:
+        if group and size + int(r["chunks"]) > limit:
+            break
+        group.append(r["source_id"])
+        size += int(r["chunks"])
+    if not group:
+        return None
+    rows: list[ChunkRow] = []
+    for chunk_rows in pending_chunks(
+        graph,
+        corpus=corpus,
+        levels=cfg.levels,
+        step="entities",
+        version=VERSION,
+        source_ids=group,
+        batch=max(size, 1),
+    ):
+        rows.extend(chunk_rows)
+    request = ParseRequest(
+        texts=[r.text for r in rows],
+        groups=[r.source_id for r in rows],
         titles=[r.source_title for r in rows],
         min_concept_mentions=cfg.nlp_min_concept_mentions,
         max_mentions=cfg.nlp_max_entities,
     )
-    per_chunk = [
-        (row, [Mention(m.key, m.name, m.type, "") for m in out.mentions], out.relations)
-        for row, out in zip(rows, outs)
-    ]
-    t1 = time.perf_counter()
-    timings["parse"] += t1 - t0
-    done = write_chunk_facts(graph, resolver, corpus, per_chunk, version=VERSION, by=BY)
-    timings["resolve_write"] += time.perf_counter() - t1
-    return done
+    return _Batch(group, rows, request)
 
 
 __all__ = ["BY", "extract_entities_nlp", "resolve_extractor"]

@@ -39,7 +39,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg_platform._faults import fault_point
 from kg_platform.config import Settings
@@ -60,6 +60,9 @@ from kg_platform.ingest.runs import close_dead_runs
 from kg_platform.ingest.similar import sync_piece_graph
 from kg_platform.ingest.writer import delete_sources, write_plans
 from kg_platform.segmenting.chunker import Chunker, get_chunker
+
+if TYPE_CHECKING:
+    from kg_platform.distilling.nlp_parser import NlpParser
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +120,7 @@ class IngestSession:
         self._write_pool: ThreadPoolExecutor | None = None
         self._stop = threading.Event()
         self._chunker: Chunker | None = None
+        self._nlp_parser: NlpParser | None = None  # started at the first new source (NLP layer)
         self._started = time.perf_counter()
         if ensure_schema:
             from kg_platform.graph.schema import apply_migrations
@@ -265,6 +269,7 @@ class IngestSession:
         self._queue(plan)
 
     def _queue(self, plan: SourcePlan) -> None:
+        self._start_nlp_parser()
         replaced = plan.source.id in self.existing
         self._pending.append((plan, replaced))
         self._pending_rows += plan.node_count
@@ -402,17 +407,37 @@ class IngestSession:
             self.emit(event="source", uri=uri, status="pruned")
         self.timings["prune"] += time.perf_counter() - started
 
+    def _nlp_on_ingest(self) -> bool:
+        from kg_platform.distilling.nlp_step import resolve_extractor
+
+        cfg = self.settings.distill
+        return cfg.nlp_on_ingest and resolve_extractor(self.settings) == "nlp"
+
+    def _start_nlp_parser(self) -> None:
+        """At the first source with new chunks, start the NLP step's parser (a child process)
+        when the step will run, so its spaCy pipeline loads while this run still embeds."""
+        if self._nlp_parser is not None or not self._nlp_on_ingest():
+            return
+        from kg_platform.distilling.nlp_parser import NlpParser
+
+        cfg = self.settings.distill
+        self._nlp_parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+
+    def _close_nlp_parser(self) -> None:
+        parser, self._nlp_parser = self._nlp_parser, None
+        if parser is not None:
+            parser.close()
+
     def _distill_nlp(self) -> None:
         """The NLP extractor over the corpus's pending chunks, when it is the extractor in use
         (``distill.extractor``: ``nlp``, or ``auto`` without an LLM and with spaCy installed) and
         ``distill.nlp_on_ingest`` is on. Under the corpus's distillation lock; a running
         distillation already covers the same chunks, so a held lock skips with a log line."""
-        from kg_platform.distilling.nlp_step import extract_entities_nlp, resolve_extractor
+        from kg_platform.distilling.nlp_step import extract_entities_nlp
         from kg_platform.distilling.runner import distill_lock_name
         from kg_platform.graph.lock import JobLock
 
-        cfg = self.settings.distill
-        if not cfg.nlp_on_ingest or resolve_extractor(self.settings) != "nlp":
+        if not self._nlp_on_ingest():
             return
         self.emit(event="phase", name="entities")
         started = time.perf_counter()
@@ -427,7 +452,13 @@ class IngestSession:
             )
             return
         try:
-            res = extract_entities_nlp(self.graph, self.embedder, self.settings, corpus=self.corpus)
+            res = extract_entities_nlp(
+                self.graph,
+                self.embedder,
+                self.settings,
+                corpus=self.corpus,
+                parser=self._nlp_parser,
+            )
         finally:
             lock.release()
         self.timings["entities"] += time.perf_counter() - started
@@ -469,6 +500,7 @@ class IngestSession:
                 self._distill_nlp()
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc
+        self._close_nlp_parser()
         if fatal is not None:
             # no worker thread may still write once another run can take the corpus's lock
             try:

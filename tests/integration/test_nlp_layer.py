@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from kg_platform.distilling.nlp import extract_texts, load_pipeline, query_mentions
+from kg_platform.errors import ConfigError
 from tests.support.data import DOCUMENTS
 
 pytestmark = pytest.mark.integration
@@ -155,6 +156,19 @@ def test_distill_extractor_nlp_fills_a_corpus_and_names_are_unique(clean_graph, 
     )
     ingest_paths(clean_graph, off, [DOCUMENTS / "md"], CORPUS, embedder=embedder)
     assert _count(clean_graph, "MATCH (e:Entity) RETURN count(e)") == 0
+    # a pipeline that does not load stops the step with the install hint (parsed in a child
+    # process, the failure comes back here), and nothing is marked done
+    broken = settings.model_copy(
+        update={"distill": settings.distill.model_copy(update={"nlp_model": "/no/such/pipeline"})}
+    )
+    with pytest.raises(ConfigError, match="cannot be loaded") as err:
+        KnowledgePlatform(broken, graph=clean_graph, embedder=embedder).distill(
+            CORPUS, extractor="nlp"
+        )
+    assert "pip install" in (err.value.hint or "")
+    assert (
+        _count(clean_graph, "MATCH (c:Chunk) WHERE c.entities_v IS NOT NULL RETURN count(c)") == 0
+    )
     kp = KnowledgePlatform(settings, graph=clean_graph, embedder=embedder)
     report = kp.distill(CORPUS, extractor="nlp")
     entry = report.results["entities"]
