@@ -85,15 +85,30 @@ def mentions_of(out: EntityGraph, max_entities: int) -> tuple[list[Mention], lis
 
 
 class EntityResolver:
-    """Maps normalised names to Entity ids of one corpus (exact key, then embedding)."""
+    """Maps normalised names to Entity ids of one corpus (exact key, then embedding).
+
+    One resolver serves a whole run of a step. When the corpus had no entity when the run began
+    (a first ingestion), every entity the embedding step could match is one this resolver created,
+    so it searches its own copy of their vectors instead of the vector index: the same answer,
+    exact rather than approximate, without a Neo4j query per new name. Past ``remember``
+    entities it goes back to the index, which holds them all by then."""
 
     def __init__(
-        self, graph: GraphClient, embedder: Embedder, corpus: str, threshold: float
+        self,
+        graph: GraphClient,
+        embedder: Embedder,
+        corpus: str,
+        threshold: float,
+        *,
+        remember: int = 200_000,
     ) -> None:
         self.graph = graph
         self.embedder = embedder
         self.corpus = corpus
         self.threshold = threshold
+        self._remember = remember
+        self._created_in_run: _EntityVectors | None = None  # set while the corpus was empty
+        self._checked_corpus = False
 
     def resolve(
         self, mentions: dict[str, Mention]
@@ -112,16 +127,8 @@ class EntityResolver:
         if not rest:
             return ids, alias, new_vecs
         vecs = self.embedder.embed([mentions[k].name for k in rest])
-        near = {
-            r["key"]: r
-            for r in self.graph.read(
-                "distill/entity_neighbours",
-                corpus=self.corpus,
-                fetch=25,
-                rows=[{"key": k, "vec": v.tolist()} for k, v in zip(rest, vecs)],
-            )
-        }
-        created = _CreatedInBatch(len(rest), vecs.shape[1])
+        near = self._nearest_existing(rest, vecs)
+        created = _EntityVectors(len(rest), vecs.shape[1])
         for key, vec in zip(rest, vecs):
             m = mentions[key]
             hit = near.get(key)
@@ -142,23 +149,78 @@ class EntityResolver:
             ids[key], alias[key] = eid, None
             new_vecs[key] = vec.tolist()
             created.add(eid, key, m.type, vec)
+        self._remember_created(created)
         return ids, alias, new_vecs
 
+    def _nearest_existing(self, keys: list[str], vecs: np.ndarray) -> dict[str, dict]:
+        """Per key, the nearest entity of the corpus before this batch ({id, matched_key, type,
+        cos}): from this run's own entities while the corpus was empty when it began, else from
+        the vector index (5.26 cannot pre-filter by corpus, hence the over-fetch)."""
+        if not self._checked_corpus:
+            self._checked_corpus = True
+            rows = self.graph.read("distill/corpus_has_entities", corpus=self.corpus)
+            if not (rows and rows[0]["has_entities"]):
+                self._created_in_run = _EntityVectors(1024, vecs.shape[1])
+        if self._created_in_run is not None:
+            return {
+                key: hit
+                for key, vec in zip(keys, vecs)
+                if (hit := self._created_in_run.closest(vec)) is not None
+            }
+        return {
+            r["key"]: r
+            for r in self.graph.read(
+                "distill/entity_neighbours",
+                corpus=self.corpus,
+                fetch=25,
+                rows=[{"key": k, "vec": v.tolist()} for k, v in zip(keys, vecs)],
+            )
+        }
 
-class _CreatedInBatch:
-    """The entities one :meth:`EntityResolver.resolve` call created, searchable by vector.
+    def _remember_created(self, created: _EntityVectors) -> None:
+        run = self._created_in_run
+        if run is None:
+            return
+        if len(run) + len(created) > self._remember:
+            self._created_in_run = None  # written by now: the vector index answers from here on
+            return
+        run.extend(created)
+
+
+class _EntityVectors:
+    """Entities (id, key, type) with their unit vectors, searchable by one matrix product.
 
     Why a matrix: a batch of a few hundred chunks creates thousands of entities, and comparing
-    each new name with every earlier one in Python was quadratic (seconds per batch); one matrix
-    product per name, then the type and number guards only on the few above the threshold."""
+    each new name with every earlier one in Python was quadratic (seconds per batch)."""
 
     def __init__(self, capacity: int, dim: int) -> None:
-        self._vecs = np.zeros((capacity, dim), dtype=np.float32)
+        self._vecs = np.zeros((max(capacity, 1), dim), dtype=np.float32)
         self._meta: list[tuple[str, str, str]] = []  # (id, key, type)
 
+    def __len__(self) -> int:
+        return len(self._meta)
+
     def add(self, eid: str, key: str, etype: str, vec: np.ndarray) -> None:
-        self._vecs[len(self._meta)] = vec
+        n = len(self._meta)
+        if n == len(self._vecs):
+            self._vecs = np.concatenate([self._vecs, np.zeros_like(self._vecs)])
+        self._vecs[n] = vec
         self._meta.append((eid, key, etype))
+
+    def extend(self, other: _EntityVectors) -> None:
+        for i, (eid, key, etype) in enumerate(other._meta):
+            self.add(eid, key, etype, other._vecs[i])
+
+    def closest(self, vec: np.ndarray) -> dict | None:
+        """The closest entity whatever its type, as the vector index answers: {id,
+        matched_key, type, cos}; None when empty."""
+        n = len(self._meta)
+        if n == 0:
+            return None
+        sims = self._vecs[:n] @ np.asarray(vec, dtype=np.float32)
+        i = int(np.argmax(sims))
+        eid, key, etype = self._meta[i]
+        return {"id": eid, "matched_key": key, "type": etype, "cos": float(sims[i])}
 
     def nearest(self, key: str, etype: str, vec: np.ndarray, threshold: float) -> str | None:
         """The id of the closest compatible entity with cosine >= ``threshold``, or None."""

@@ -10,7 +10,7 @@ import pytest
 from kg_platform.config import Settings
 from kg_platform.distilling import parse_steps
 from kg_platform.distilling.common import normalise_name
-from kg_platform.distilling.entities import _CreatedInBatch, compatible, mentions_of
+from kg_platform.distilling.entities import _EntityVectors, compatible, mentions_of
 from kg_platform.segmenting.forward_summary import ForwardSummaryChunker
 from kg_platform.distilling.tagging import tag_rows
 from kg_platform.errors import ConfigError, LLMNotConfigured
@@ -42,7 +42,7 @@ def test_a_new_name_joins_the_closest_compatible_entity_created_earlier_in_its_b
         v = np.asarray(xs, dtype=np.float32)
         return v / np.linalg.norm(v)
 
-    created = _CreatedInBatch(capacity=3, dim=3)
+    created = _EntityVectors(capacity=1, dim=3)  # grows past its capacity
     assert created.nearest("warsaw", "place", unit(1, 0, 0), 0.9) is None  # nothing yet
     created.add("e-ww2", "world war ii", "event", unit(1, 0, 0))
     created.add("e-warsaw", "warsaw", "place", unit(0.95, 0.3, 0))
