@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from pathlib import Path
@@ -87,13 +88,26 @@ def quantize_int8(src: Path, dst: Path) -> None:
     embedding tables stay float: quantising those costs far more accuracy than it saves time)."""
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(
-        str(src),
-        str(dst),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        op_types_to_quantize=["MatMul"],
-    )
+    class _NoPreprocessAdvice(logging.Filter):
+        """onnxruntime advises shape pre-processing on the root logger at every call; it is
+        for static quantisation of vision models, and a user would read it as our problem."""
+
+        def filter(self, record: logging.LogRecord) -> bool:
+            return "pre-processing before quantization" not in record.getMessage()
+
+    quiet = _NoPreprocessAdvice()
+    root = logging.getLogger()
+    root.addFilter(quiet)
+    try:
+        quantize_dynamic(
+            str(src),
+            str(dst),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            op_types_to_quantize=["MatMul"],
+        )
+    finally:
+        root.removeFilter(quiet)
 
 
 def build_bert_onnx(model_dir: Path) -> Any:

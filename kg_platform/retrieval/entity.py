@@ -23,6 +23,7 @@ import logging
 from typing import Any
 
 from kg_platform.distilling.nlp import CONCEPT_TYPE
+from kg_platform.embedding.base import name_embedder
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 
 log = logging.getLogger(__name__)
@@ -52,11 +53,14 @@ class EntityStrategy:
     def seeds(self, query: str) -> tuple[list[float], list[dict[str, Any]]]:
         """The question's vector and its seed entities ``[{id, name, w}]``."""
         mentions = self.question_mentions(query)
-        vecs = self.ctx.embedder.embed([query] + [name for _, name, _ in mentions])
-        qv = [float(x) for x in vecs[0]]
+        qv = [float(x) for x in self.ctx.embedder.embed([query])[0]]
         if not mentions:
             return qv, []
-        cfg = self.ctx.settings.entity_graph
+        settings = self.ctx.settings
+        # the embedder that embedded the corpus's entity names (distill.name_quantize)
+        names = name_embedder(self.ctx.embedder, settings.embedding, settings.distill.name_quantize)
+        vecs = names.embed([name for _, name, _ in mentions])
+        cfg = settings.entity_graph
         rows = self.ctx.graph.read(
             SEEDS_QUERY,
             rows=[
@@ -65,7 +69,7 @@ class EntityStrategy:
                     "vec": None if kind == CONCEPT_TYPE else [float(x) for x in v],
                     "w": cfg.concept_weight if kind == CONCEPT_TYPE else 1.0,
                 }
-                for (key, _, kind), v in zip(mentions, vecs[1:])
+                for (key, _, kind), v in zip(mentions, vecs)
             ],
             corpus=self.ctx.corpus,
             fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, cfg.fetch),
