@@ -269,6 +269,27 @@ def document_sources(
     }
 
 
+def load_examples(
+    dataset: Path, *, document_qa: bool, limit: int | None = None
+) -> tuple[list[Any], list[Any]]:
+    """(every question of ``dataset``, those with gold to score): gold evidence paragraphs for a
+    document-QA folder, gold supporting paragraphs for a QA file."""
+    if document_qa:
+        docs = load_docqa(dataset, limit=limit)
+        return list(docs), [ex for ex in docs if ex.evidence_sets]
+    qas = load_dataset(dataset, limit=limit)
+    return list(qas), [ex for ex in qas if ex.gold]
+
+
+def scope_examples(
+    graph: "GraphClient", corpus: str, examples: list[DocQuestion]
+) -> tuple[list[DocQuestion], dict[str, list[str]]]:
+    """The document questions whose paper is in ``corpus``, and per paper its source ids (the
+    scope each question is retrieved in)."""
+    scopes = document_sources(graph, corpus, examples)
+    return [ex for ex in examples if ex.doc_id in scopes], scopes
+
+
 def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL) -> int:
     rows = graph.read("retrieval/baseline_corpus_chunks", corpus=corpus, level=level)
     return int(rows[0]["chunks"]) if rows else 0
@@ -347,16 +368,15 @@ def run_evaluation(
     started = time.perf_counter()
     # read first: a bad id list must fail before a long ingestion, not after it
     trained = read_id_list(cfg.held_out) if cfg.held_out is not None else None
-    all_examples: list[Any]
+    all_examples, examples = load_examples(
+        Path(cfg.dataset), document_qa=cfg.document_qa, limit=cfg.limit
+    )
     scopes: dict[str, list[str]] = {}
     missing = 0
     if cfg.document_qa:
-        all_examples = load_docqa(cfg.dataset, limit=cfg.limit)
-        examples: list[Any] = [ex for ex in all_examples if ex.evidence_sets]
         ingest_stats = ensure_documents(graph, settings, cfg, embedder)
         assert cfg.corpus is not None
-        scopes = document_sources(graph, cfg.corpus, examples)
-        present = [ex for ex in examples if ex.doc_id in scopes]
+        present, scopes = scope_examples(graph, cfg.corpus, examples)
         missing = len(examples) - len(present)
         if missing:
             log.warning(
@@ -367,8 +387,6 @@ def run_evaluation(
             )
         examples = present
     else:
-        all_examples = load_dataset(cfg.dataset, limit=cfg.limit)
-        examples = [ex for ex in all_examples if ex.gold]
         ingest_stats = ensure_corpus(graph, settings, cfg, embedder)
     skipped = len(all_examples) - len(examples) - missing
     excluded = 0

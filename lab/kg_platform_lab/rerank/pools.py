@@ -15,13 +15,12 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
 from kg_platform.retrieval.late_interaction import late_scores
-from kg_platform_lab.evaluation.datasets import load_dataset
-from kg_platform_lab.evaluation.docqa import is_docqa_folder, load_docqa
-from kg_platform_lab.evaluation.harness import document_sources
+from kg_platform_lab.evaluation.docqa import is_docqa_folder
+from kg_platform_lab.evaluation.harness import load_examples, scope_examples
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings
@@ -63,14 +62,10 @@ def collect_pools(
     """Yield a :class:`Pool` per question and strategy. Document-QA folders are scoped to the
     question's paper (as ``kgp lab eval`` does by default); QA files are one pooled corpus."""
     docqa = is_docqa_folder(dataset)
-    examples: list[Any]
+    _, examples = load_examples(dataset, document_qa=docqa, limit=limit)
     scopes: dict[str, list[str]] = {}
     if docqa:
-        examples = [q for q in load_docqa(dataset, limit=limit) if q.evidence_sets]
-        scopes = document_sources(graph, corpus, examples)
-        examples = [q for q in examples if q.doc_id in scopes]
-    else:
-        examples = [q for q in load_dataset(dataset, limit=limit) if q.gold]
+        examples, scopes = scope_examples(graph, corpus, examples)
     ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=corpus)
     name = dataset.name if docqa else dataset.stem
     runners = {s: get_strategy(s, ctx) for s in strategies}
