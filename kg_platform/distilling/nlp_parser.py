@@ -175,7 +175,8 @@ class NlpParser:
                     pickle.dump(req, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
                     child.stdin.flush()
                     status, payload = pickle.load(child.stdout)
-                except (OSError, EOFError, pickle.UnpicklingError, ValueError) as exc:
+                except Exception as exc:  # noqa: BLE001 - a broken exchange leaves the pipe
+                    # out of step (a closed pipe, EOF, a half-written pickle): the child is done
                     gone = ChildGone(f"the NLP parsing child (pid {child.pid}) is gone: {exc}")
                 else:
                     if status == "ok":
