@@ -121,7 +121,7 @@ class NlpParser:
             self._requests.put((req, future))
             return future
         try:
-            future.set_result(parse_request(load_pipeline(self.model), req))
+            future.set_result(self._parse_here(req))
         except Exception as exc:  # noqa: BLE001 - handed to the caller through the future
             future.set_exception(exc)
         return future
@@ -133,7 +133,10 @@ class NlpParser:
             return future.result()
         except ChildGone as exc:
             self._fall_back(exc)
-            return parse_request(load_pipeline(self.model), req)
+            return self._parse_here(req)
+
+    def _parse_here(self, req: ParseRequest) -> list[NlpExtraction]:
+        return parse_request(load_pipeline(self.model), req)
 
     def close(self) -> None:
         """Stop the child: it exits when its stdin closes (a parse under way is abandoned)."""
@@ -164,36 +167,45 @@ class NlpParser:
 
     def _carry(self) -> None:
         """The courier thread: send each request, wait for its reply, settle its future. One
-        request at a time, so a pipe never fills with work the child has not started."""
+        request at a time, so a pipe never fills with work the child has not started. Once the
+        child is gone, every later request gets the same :class:`ChildGone`."""
         child = self._child
-        assert child is not None and child.stdin is not None and child.stdout is not None
+        assert child is not None
         gone: ChildGone | None = None
         while (item := self._requests.get()) is not None:
             req, future = item
             if gone is None:
-                try:
-                    pickle.dump(req, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                    child.stdin.flush()
-                    status, payload = pickle.load(child.stdout)
-                except Exception as exc:  # noqa: BLE001 - a broken exchange leaves the pipe
-                    # out of step (a closed pipe, EOF, a half-written pickle): the child is done
-                    gone = ChildGone(f"the NLP parsing child (pid {child.pid}) is gone: {exc}")
-                else:
-                    if status == "ok":
-                        future.set_result(payload)
-                    elif status == "gone":  # the pipeline did not load: it says why, then exits
-                        gone = ChildGone(str(payload))
-                    else:
-                        future.set_exception(RuntimeError(str(payload)))
-                    if gone is None:
-                        continue
-            future.set_exception(gone)
+                gone = _exchange(child, req, future)
+            if gone is not None:
+                future.set_exception(gone)
 
     def _fall_back(self, exc: BaseException) -> None:
         if self._want_child:
             log.warning("NLP parsing in a child process failed (%s); parsing in this process", exc)
         self._want_child = False
         self.close()
+
+
+def _exchange(
+    child: subprocess.Popen[bytes], req: ParseRequest, future: Future[list[NlpExtraction]]
+) -> ChildGone | None:
+    """Send ``req`` to ``child`` and settle ``future`` with its reply; the :class:`ChildGone`
+    when the child is no longer usable (``future`` then left for the caller to settle)."""
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        pickle.dump(req, child.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+        child.stdin.flush()
+        status, payload = pickle.load(child.stdout)
+    except Exception as exc:  # noqa: BLE001 - a broken exchange leaves the pipe out of step
+        # (a closed pipe, EOF, a half-written pickle): the child is done
+        return ChildGone(f"the NLP parsing child (pid {child.pid}) is gone: {exc}")
+    if status == "gone":  # the pipeline did not load: the child says why, then exits
+        return ChildGone(str(payload))
+    if status == "ok":
+        future.set_result(payload)
+    else:  # one bad batch; the child carries on
+        future.set_exception(RuntimeError(str(payload)))
+    return None
 
 
 # --- in the child: python -m kg_platform.distilling.nlp_parser MODEL PARENT_PID ----------------

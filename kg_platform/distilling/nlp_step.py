@@ -93,9 +93,9 @@ def extract_entities_nlp(
                 break
             batch = inflight.popleft()
             fault_point("entities")  # the fault suite kills here: between two committed batches
+            assert parser is not None and batch.parsed is not None  # set when it was queued
             try:
                 t0 = time.perf_counter()
-                assert parser is not None and batch.parsed is not None
                 outs = parser.result(batch.parsed, batch.request)
                 t1 = time.perf_counter()
                 report.timings["parse_wait"] += t1 - t0  # not the parse's CPU: it overlaps writing
