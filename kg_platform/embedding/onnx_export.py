@@ -8,8 +8,11 @@ states), so the runtime returns one row per text; L2 normalisation happens in nu
 hidden states are a second output, ``token_embeddings``, for late chunking (a piece's vector
 pooled from the tokens of its span inside its chunk, one model pass for both).
 
-The result is cached under ``<cache_dir>/onnx`` keyed by the weights file's identity, so the
-build (about a second) happens once per machine, not once per command.
+The result is cached under ``<cache_dir>/onnx`` keyed by the weights' content (sha256), so the
+build (about a second) happens once per machine, not once per command, and every virtualenv or
+clone holding the same bundled weights shares one copy. Hashing 90 MB costs ~0.2 s, so each
+weights file's digest is remembered in a sidecar (``digests.json``) against its path, size and
+mtime. Models not used for ``UNUSED_DAYS`` days are pruned when a new one is built.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import logging
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +30,15 @@ import numpy as np
 
 from kg_platform.errors import EmbeddingError
 
-__all__ = ["build_bert_onnx", "cached_onnx_path", "quantize_int8"]
+__all__ = [
+    "build_bert_onnx",
+    "cached_onnx_path",
+    "prune_unused",
+    "quantize_int8",
+    "weights_digest",
+]
+
+log = logging.getLogger(__name__)
 
 _BUILDER_VERSION = "2"  # 2: token_embeddings output
 _OPSET = 17
@@ -46,20 +58,78 @@ def _weights_file(model_dir: Path) -> Path:
 
 def cached_onnx_path(model_dir: Path, cache_dir: Path, quantize: str) -> Path:
     """Where the ONNX file for these weights lives; built (and quantised) on first use."""
-    weights = _weights_file(model_dir)
-    stat = weights.stat()
-    key = hashlib.sha256(
-        f"{_BUILDER_VERSION}|{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}".encode()
-    ).hexdigest()[:16]
-    target = cache_dir / "onnx" / f"{model_dir.name}-{key}-{quantize}.onnx"
+    onnx_dir = cache_dir / "onnx"
+    digest = weights_digest(_weights_file(model_dir), onnx_dir)
+    stem = f"{model_dir.name}-sha{digest[:16]}-b{_BUILDER_VERSION}"
+    target = onnx_dir / f"{stem}-{quantize}.onnx"
     if target.exists():
+        _touch(target)
         return target
-    fp32 = cache_dir / "onnx" / f"{model_dir.name}-{key}-fp32.onnx"
+    prune_unused(onnx_dir)
+    fp32 = onnx_dir / f"{stem}-fp32.onnx"
     if not fp32.exists():
         _atomic_write(fp32, lambda tmp: _save(build_bert_onnx(model_dir), tmp))
+    else:
+        _touch(fp32)
     if quantize == "int8" and not target.exists():
         _atomic_write(target, lambda tmp: quantize_int8(fp32, tmp))
     return target
+
+
+UNUSED_DAYS = 30
+_DIGESTS = "digests.json"
+
+
+def weights_digest(weights: Path, onnx_dir: Path) -> str:
+    """sha256 of ``weights``, read from the sidecar while the file's path, size and mtime are
+    what they were when it was hashed."""
+    stat = weights.stat()
+    identity = f"{weights.resolve()}|{stat.st_size}|{stat.st_mtime_ns}"
+    sidecar = onnx_dir / _DIGESTS
+    try:
+        known: dict[str, str] = json.loads(sidecar.read_text())
+    except (OSError, ValueError):
+        known = {}
+    if identity in known:
+        return known[identity]
+    sha = hashlib.sha256()
+    with weights.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            sha.update(block)
+    digest = sha.hexdigest()
+    # paths that no longer exist (a deleted virtualenv or clone) leave the sidecar
+    known = {k: v for k, v in known.items() if Path(k.split("|", 1)[0]).exists()}
+    known[identity] = digest
+    try:
+        _atomic_write(sidecar, lambda tmp: tmp.write_text(json.dumps(known, indent=0)))
+    except OSError as exc:  # a read-only cache still works, it only hashes again next time
+        log.debug("could not record the weights digest in %s: %s", sidecar, exc)
+    return digest
+
+
+def prune_unused(onnx_dir: Path, *, days: float = UNUSED_DAYS) -> list[Path]:
+    """Delete cached models not used for ``days`` days (every use touches its file); returns
+    what was deleted. Models keyed by an earlier scheme age out the same way."""
+    cutoff = time.time() - days * 86400
+    removed: list[Path] = []
+    for path in onnx_dir.glob("*.onnx"):
+        try:
+            if path.stat().st_mtime < cutoff:
+                path.unlink()
+                removed.append(path)
+        except OSError:  # another process pruned or is replacing it
+            continue
+    if removed:
+        log.info("removed %d ONNX models unused for %d days from %s", len(removed), days, onnx_dir)
+    return removed
+
+
+def _touch(path: Path) -> None:
+    """Mark a cached model as used (its mtime), so pruning keeps it."""
+    try:
+        os.utime(path)
+    except OSError:  # read-only cache: it is only never pruned
+        pass
 
 
 def _atomic_write(target: Path, write: Any) -> None:

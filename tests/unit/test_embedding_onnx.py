@@ -88,10 +88,75 @@ def test_int8_stays_close_to_torch(texts, torch_vectors, tmp_path_factory) -> No
 
 def test_onnx_file_is_built_once_and_reused(tmp_path) -> None:
     first = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path)
-    stamp = first.onnx_file.stat().st_mtime_ns
+    inode = first.onnx_file.stat().st_ino  # a rebuild replaces the file: a new inode
     second = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path)
-    assert second.onnx_file == first.onnx_file and second.onnx_file.stat().st_mtime_ns == stamp
+    assert second.onnx_file == first.onnx_file and second.onnx_file.stat().st_ino == inode
     assert not list((tmp_path / "onnx").glob("*.tmp"))
+
+
+def test_same_weights_in_another_folder_share_one_cached_model(tmp_path) -> None:
+    """A second virtualenv or clone holds the same bundled weights at another path with another
+    mtime: it must reuse the cached model, not build a 90 MB copy of its own."""
+    import shutil
+
+    import os
+    import time
+
+    from kg_platform.embedding.local import resolve_model_path
+    from kg_platform.embedding.onnx_export import cached_onnx_path
+
+    bundled = resolve_model_path("all-MiniLM-L6-v2")
+    copy = tmp_path / "venv2" / bundled.name
+    shutil.copytree(bundled, copy)
+    cache = tmp_path / "cache"
+    first = cached_onnx_path(bundled, cache, "fp32")
+    os.utime(first, (0, 0))
+    assert cached_onnx_path(copy, cache, "fp32") == first
+    assert first.stat().st_mtime > time.time() - 60, "a use marks the model as used (pruning)"
+    assert len(list((cache / "onnx").glob("*.onnx"))) == 1
+    # other weights (here: one byte changed) get a model of their own
+    weights = copy / "model.safetensors"
+    data = bytearray(weights.read_bytes())
+    data[-1] ^= 1
+    weights.write_bytes(bytes(data))
+    assert cached_onnx_path(copy, cache, "fp32") != first
+
+
+def test_weights_digest_is_remembered_until_the_file_changes(tmp_path) -> None:
+    import hashlib
+    import os
+
+    from kg_platform.embedding.onnx_export import weights_digest
+
+    weights = tmp_path / "model.safetensors"
+    weights.write_bytes(b"weights v1")
+    onnx_dir = tmp_path / "onnx"
+    assert weights_digest(weights, onnx_dir) == hashlib.sha256(b"weights v1").hexdigest()
+    # the sidecar answers while path, size and mtime hold (proved by planting another digest)
+    sidecar = onnx_dir / "digests.json"
+    known = json.loads(sidecar.read_text())
+    ((identity, _),) = known.items()
+    sidecar.write_text(json.dumps({identity: "planted"}))
+    assert weights_digest(weights, onnx_dir) == "planted"
+    # new content with a new mtime is hashed again
+    weights.write_bytes(b"weights v2")
+    os.utime(weights, ns=(1, 1))
+    assert weights_digest(weights, onnx_dir) == hashlib.sha256(b"weights v2").hexdigest()
+
+
+def test_models_unused_for_a_month_are_pruned_and_used_ones_kept(tmp_path) -> None:
+    import os
+    import time
+
+    from kg_platform.embedding.onnx_export import UNUSED_DAYS, prune_unused
+
+    old, recent = tmp_path / "old-fp32.onnx", tmp_path / "recent-fp32.onnx"
+    old.write_bytes(b"x")
+    recent.write_bytes(b"y")
+    long_ago = time.time() - (UNUSED_DAYS + 1) * 86400
+    os.utime(old, (long_ago, long_ago))
+    assert prune_unused(tmp_path) == [old]
+    assert recent.exists() and not old.exists()
 
 
 def test_default_provider_is_onnx() -> None:
