@@ -492,8 +492,8 @@ class RerankSettings(BaseModel):
     weights_file: str | None = Field(
         None,
         description="per-strategy weights of cosine, MaxSim, the strategy's score and rank, "
-        "written by `kgp lab rerank fit`; unset = the shipped file (no fitted entry: the "
-        "unfitted rule for every strategy)",
+        "written by `kgp lab rerank fit`; unset = the shipped file (the unfitted rule for "
+        "every strategy but `entity`, whose walk's rank also counts)",
     )
     late_weight: float = Field(
         1.0,

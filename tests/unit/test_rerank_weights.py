@@ -53,15 +53,19 @@ def test_weights_for_reads_the_strategy_entry_else_the_default(tmp_path):
     assert weights_for("hybrid", settings) == LateWeights(maxsim=2.0)
 
 
-def test_the_shipped_file_holds_no_fitted_entry_so_every_strategy_uses_the_unfitted_rule():
-    """The fit on QASPER's train split did not transfer (the file's ``fit`` record): nothing
-    fitted ships, and ``rerank.late_weight`` keeps its meaning for every strategy."""
+def test_the_shipped_file_fits_only_the_entity_walk_and_every_other_strategy_uses_the_rule():
+    """The fit on QASPER's train split did not transfer (the file's ``fit`` record), so no
+    strategy but ``entity`` has an entry and ``rerank.late_weight`` keeps its meaning for them.
+    ``entity`` keeps its walk's rank as a term: the second hop shares few words with the
+    question, and without the rank the rerank undid the walk (the ``entity_fit`` record)."""
     data = load_weights()
-    assert data["default"] is None and data["strategies"] == {}
+    assert data["default"] is None and set(data["strategies"]) == {"entity"}
     assert "did not transfer" in data["fit"]["result"]
     for strategy in ("hybrid", "propagate", "mogg", "auto", None):
         assert weights_for(strategy, Settings()) == LateWeights(cosine=1.0, maxsim=1.0)
     assert weights_for("auto", Settings(rerank={"late_weight": 0.5})) == LateWeights(maxsim=0.5)
+    assert weights_for("entity", Settings()) == LateWeights(cosine=1.0, maxsim=1.0, rank=2.0)
+    assert "leave one dataset out" in data["entity_fit"]["transfer"]
 
 
 def test_a_missing_weights_file_says_what_to_do(tmp_path):
