@@ -430,7 +430,13 @@ class EntityGraphSettings(BaseModel):
         description="a question's mention seeds the entities whose name embedding is at least "
         "this close (cosine), besides the entity with its exact normalised name",
     )
-    per_mention: int = Field(3, ge=0, description="nearest entities kept per question mention")
+    per_mention: int = Field(
+        1,
+        ge=0,
+        description="nearest entities kept per question mention (1: its best match, as "
+        "HippoRAG links; more let near-names such as 'Little Lulu' for 'Lulu' take the "
+        "seed mass)",
+    )
     concept_weight: float = Field(
         0.25,
         ge=0.0,
