@@ -1,15 +1,19 @@
 """``auto``: the strategy chosen by the shape of what is searched.
 
 No one strategy leads everywhere. On pools of short passages (multi-hop questions) ``mogg``
-leads, because its hops gather neighbouring sentences across passages. Inside long documents
-the strategies end within noise of each other once the rerank has run, and ``hybrid``, the
+leads, because its hops gather neighbouring sentences across passages, unless the corpus has the
+distilled layer's entities: then ``entity``'s walk over shared entities reaches the second hop
+(on the three multi-hop dev sets with the late rerank, 0.845 / 0.792 / 0.685 against ``mogg``'s
+0.850 / 0.677 / 0.723, whose router was trained on those questions). Inside long documents the
+strategies end within noise of each other once the rerank has run, and ``hybrid``, the
 simplest, answers there. The lab's record has the measurements
-(``lab/results/2026-11-27/default-path/``).
+(``lab/results/2026-11-27/default-path/`` and ``entity-walk/``).
 
-What tells the two kinds apart is known before the question is read: how many level-2 chunks
-each source holds. Sources of a few chunks are passages; sources of dozens are documents. One
-count over at most :data:`SHAPE_SAMPLE` sources decides (kept per retrieval context), so its
-cost does not grow with the corpus, and nothing is fitted on anyone's corpus.
+What tells the kinds apart is known before the question is read: how many level-2 chunks each
+source holds (sources of a few chunks are passages; sources of dozens are documents), and
+whether the corpus has entities and spaCy is installed to find the question's. One count over at
+most :data:`SHAPE_SAMPLE` sources and one existence check decide (kept per retrieval context),
+so the cost does not grow with the corpus, and nothing is fitted on anyone's corpus.
 """
 
 from __future__ import annotations
@@ -33,20 +37,23 @@ DOCUMENT_CHUNKS_PER_SOURCE = 4.0
 SHAPE_SAMPLE = 50
 FOR_DOCUMENTS = "hybrid"
 FOR_PASSAGES = "mogg"
+#: passages of a corpus with the distilled layer's entities (``entity`` has no document scope)
+FOR_PASSAGES_WITH_ENTITIES = "entity"
 #: answers when the chosen strategy finds nothing (a corpus without the piece graph mogg walks)
 FALLBACK = FOR_DOCUMENTS
 
 
-def choose(sources: int, chunks: int) -> str:
-    """The strategy for a scope of ``sources`` holding ``chunks`` level-2 chunks."""
-    if sources == 0:
+def choose(sources: int, chunks: int, entities: bool = False) -> str:
+    """The strategy for a scope of ``sources`` holding ``chunks`` level-2 chunks; ``entities``:
+    the scope is a whole corpus with the distilled layer's entities, and spaCy is installed."""
+    if sources == 0 or chunks / sources >= DOCUMENT_CHUNKS_PER_SOURCE:
         return FOR_DOCUMENTS
-    return FOR_DOCUMENTS if chunks / sources >= DOCUMENT_CHUNKS_PER_SOURCE else FOR_PASSAGES
+    return FOR_PASSAGES_WITH_ENTITIES if entities else FOR_PASSAGES
 
 
 class AutoStrategy:
-    """``auto``: ``hybrid`` over long documents, ``mogg`` over short passages; ``hybrid`` also
-    answers when ``mogg`` finds nothing (a graph without the piece graph it walks). The strategy
+    """``auto``: ``hybrid`` over long documents, ``mogg`` over short passages (``entity`` where
+    the corpus has the distilled layer); ``hybrid`` also answers when that finds nothing (a graph without the piece graph it walks). The strategy
     that ran is in :attr:`chosen` (and each item's ``query`` names its Cypher)."""
 
     name = "auto"
@@ -71,9 +78,20 @@ class AutoStrategy:
                     "retrieval/scope_shape_sources", sources=list(sources), sample=SHAPE_SAMPLE
                 )
             row = rows[0] if rows else {"sources": 0, "chunks": 0}
-            self._shapes[key] = choose(int(row["sources"]), int(row["chunks"]))
+            entities = sources is None and self._has_entity_layer()
+            self._shapes[key] = choose(int(row["sources"]), int(row["chunks"]), entities)
             log.debug("auto: %s for %s (%s)", self._shapes[key], key, row)
         return self._shapes[key]
+
+    def _has_entity_layer(self) -> bool:
+        """Whether ``entity`` can walk here: the corpus has entities and spaCy can find the
+        question's (without it the walk starts from the question's chunks alone)."""
+        from kg_platform.distilling.nlp import nlp_available
+
+        if self.ctx.corpus is None or not nlp_available(self.ctx.settings.distill.nlp_model):
+            return False
+        rows = self.ctx.graph.read("distill/corpus_has_entities", corpus=self.ctx.corpus)
+        return bool(rows and rows[0]["has_entities"])
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         chosen = self._choice()
@@ -97,8 +115,8 @@ class AutoStrategy:
 
 @register_strategy(
     "auto",
-    "hybrid over long documents, mogg over short passages, chosen by the scope's "
-    "level-2 chunks per source",
+    "hybrid over long documents, mogg over short passages (entity where the corpus has "
+    "the distilled layer), chosen by the scope's level-2 chunks per source",
     scoped=True,
 )
 def _auto(ctx: RetrievalContext) -> AutoStrategy:

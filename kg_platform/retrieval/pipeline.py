@@ -90,7 +90,9 @@ def retrieve(
     chosen = resolve_selection(select, ctx)
     wanted = k if max_tokens is None else items_for_budget(k, max_tokens)
     candidates = runner.retrieve(query, max(fetch, candidates_needed(chosen, wanted, ctx)))
-    ranked, keep = rank_and_keep(chosen, query, list(candidates), ctx, runner.name)
+    # the rerank's weights are those of the strategy that ran (``auto`` names its choice)
+    ran = getattr(runner, "chosen", None) or runner.name
+    ranked, keep = rank_and_keep(chosen, query, list(candidates), ctx, ran)
     if max_tokens is not None:
         items = cut_to_budget(ranked if keep is None else ranked[:keep], max_tokens)
     else:

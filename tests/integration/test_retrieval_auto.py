@@ -1,5 +1,6 @@
 """``auto``, the default strategy: ``hybrid`` over long documents, ``mogg`` over pools of
-short passages, decided by the scope's level-2 chunks per source, against the real Neo4j."""
+short passages (``entity`` where the corpus has the distilled layer), decided by the scope's
+level-2 chunks per source and the corpus's entities, against the real Neo4j."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ pytestmark = pytest.mark.integration
 
 DOCS = "auto-docs"
 PASSAGES = "auto-passages"
+WITH_ENTITIES = "auto-entities"
 SAMPLES = Path(__file__).resolve().parents[2] / "ingestion" / "samples"
 QUESTION = "What file formats can MarkItDown convert to Markdown?"
 
@@ -25,6 +27,8 @@ def test_choose_reads_chunks_per_source():
     assert auto.choose(sources=800, chunks=820) == "mogg"  # a pool of paragraphs
     assert auto.choose(sources=2, chunks=8) == "hybrid"  # the threshold itself
     assert auto.choose(sources=0, chunks=0) == "hybrid"  # nothing yet: the general choice
+    assert auto.choose(sources=800, chunks=820, entities=True) == "entity"
+    assert auto.choose(sources=1, chunks=30, entities=True) == "hybrid"
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +47,32 @@ def kp(graph_session, settings, embedder, tmp_path_factory):
     ):
         (folder / f"p{i}.txt").write_text(line + "\n", encoding="utf-8")
     report = platform.ingest([folder], corpus=PASSAGES)
+    assert report.status == "completed", report.summary()
+    return platform
+
+
+@pytest.fixture(scope="module")
+def kp_entities(kp, graph_session, settings, embedder, tmp_path_factory):
+    """The same kind of passages, ingested with the NLP distilled layer."""
+    pytest.importorskip("spacy", reason="needs the nlp extra")
+    layered = settings.model_copy(
+        update={
+            "distill": settings.distill.model_copy(
+                update={"extractor": "nlp", "nlp_on_ingest": True}
+            )
+        }
+    )
+    platform = KnowledgePlatform(layered, graph=graph_session, embedder=embedder)
+    folder = tmp_path_factory.mktemp("passages-entities")
+    for i, line in enumerate(
+        [
+            "Sweetgrass is a documentary film directed by Lucien Castaing-Taylor.",
+            "Lucien Castaing-Taylor was born in Liverpool and teaches at Harvard.",
+            "Ducks feed on plants, insects and small fish in Montana.",
+        ]
+    ):
+        (folder / f"e{i}.txt").write_text(line + "\n", encoding="utf-8")
+    report = platform.ingest([folder], corpus=WITH_ENTITIES)
     assert report.status == "completed", report.summary()
     return platform
 
@@ -87,3 +117,28 @@ def test_when_the_chosen_strategy_finds_nothing_hybrid_answers(kp, monkeypatch) 
     assert strategy.chosen == "hybrid" and items
     direct = get_strategy("hybrid", kp.retrieval_context(PASSAGES)).retrieve(QUESTION, 3)
     assert [it.id for it in items] == [it.id for it in direct]
+
+
+def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_as_entity(
+    kp_entities, monkeypatch
+) -> None:
+    """Where the corpus has the distilled layer, passages go to ``entity``, and the late rerank
+    then uses ``entity``'s weights (its walk's rank), not the unfitted rule ``auto`` would get."""
+    import kg_platform.retrieval.rerank_weights as rw
+
+    question = "Where was the director of Sweetgrass born?"
+    ctx = kp_entities.retrieval_context(WITH_ENTITIES)
+    strategy = get_strategy("auto", ctx)
+    items = strategy.retrieve(question, 3)
+    assert strategy.chosen == "entity" and items
+    asked: list[str | None] = []
+    real = rw.weights_for
+    monkeypatch.setattr(rw, "weights_for", lambda s, settings: asked.append(s) or real(s, settings))
+    res = kp_entities.search(question, corpus=WITH_ENTITIES, k=3)
+    assert res.strategy == "auto" and res.select == "late" and asked == ["entity"]
+    direct = kp_entities.search(question, corpus=WITH_ENTITIES, k=3, strategy="entity")
+    assert [it.id for it in res.items] == [it.id for it in direct.items]
+    # a source scope is judged without the layer: entity has no document scope
+    scoped = get_strategy("auto", kp_entities.retrieval_context(WITH_ENTITIES, scope=["e1.txt"]))
+    scoped.retrieve(question, 3)
+    assert scoped.chosen == "mogg"
