@@ -36,19 +36,22 @@ def kp(graph_session, settings, embedder, tmp_path_factory):
     platform = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
     report = platform.ingest([SAMPLES], corpus=DOCS)
     assert report.status == "completed", report.summary()
-    folder = tmp_path_factory.mktemp("passages")
-    for i, line in enumerate(
-        [
-            "MarkItDown converts PowerPoint, Word and Excel files to Markdown.",
-            "IBM is headquartered in Armonk, New York.",
-            "Ducks feed on plants, insects and small fish.",
-            "The Penn Treebank is a corpus of parsed English sentences.",
-        ]
-    ):
-        (folder / f"p{i}.txt").write_text(line + "\n", encoding="utf-8")
-    report = platform.ingest([folder], corpus=PASSAGES)
-    assert report.status == "completed", report.summary()
+    lines = [
+        "MarkItDown converts PowerPoint, Word and Excel files to Markdown.",
+        "IBM is headquartered in Armonk, New York.",
+        "Ducks feed on plants, insects and small fish.",
+        "The Penn Treebank is a corpus of parsed English sentences.",
+    ]
+    _ingest_passages(platform, tmp_path_factory.mktemp("passages"), PASSAGES, lines)
     return platform
+
+
+def _ingest_passages(platform: KnowledgePlatform, folder: Path, corpus: str, lines: list[str]):
+    """One source per line: a pool of short passages."""
+    for i, line in enumerate(lines):
+        (folder / f"p{i}.txt").write_text(line + "\n", encoding="utf-8")
+    report = platform.ingest([folder], corpus=corpus)
+    assert report.status == "completed", report.summary()
 
 
 @pytest.fixture(scope="module")
@@ -63,17 +66,12 @@ def kp_entities(kp, graph_session, settings, embedder, tmp_path_factory):
         }
     )
     platform = KnowledgePlatform(layered, graph=graph_session, embedder=embedder)
-    folder = tmp_path_factory.mktemp("passages-entities")
-    for i, line in enumerate(
-        [
-            "Sweetgrass is a documentary film directed by Lucien Castaing-Taylor.",
-            "Lucien Castaing-Taylor was born in Liverpool and teaches at Harvard.",
-            "Ducks feed on plants, insects and small fish in Montana.",
-        ]
-    ):
-        (folder / f"e{i}.txt").write_text(line + "\n", encoding="utf-8")
-    report = platform.ingest([folder], corpus=WITH_ENTITIES)
-    assert report.status == "completed", report.summary()
+    lines = [
+        "Sweetgrass is a documentary film directed by Lucien Castaing-Taylor.",
+        "Lucien Castaing-Taylor was born in Liverpool and teaches at Harvard.",
+        "Ducks feed on plants, insects and small fish in Montana.",
+    ]
+    _ingest_passages(platform, tmp_path_factory.mktemp("passages-entities"), WITH_ENTITIES, lines)
     return platform
 
 
@@ -139,6 +137,6 @@ def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_
     direct = kp_entities.search(question, corpus=WITH_ENTITIES, k=3, strategy="entity")
     assert [it.id for it in res.items] == [it.id for it in direct.items]
     # a source scope is judged without the layer: entity has no document scope
-    scoped = get_strategy("auto", kp_entities.retrieval_context(WITH_ENTITIES, scope=["e1.txt"]))
+    scoped = get_strategy("auto", kp_entities.retrieval_context(WITH_ENTITIES, scope=["p1.txt"]))
     scoped.retrieve(question, 3)
     assert scoped.chosen == "mogg"
