@@ -53,8 +53,9 @@ def choose(sources: int, chunks: int, entities: bool = False) -> str:
 
 class AutoStrategy:
     """``auto``: ``hybrid`` over long documents, ``mogg`` over short passages (``entity`` where
-    the corpus has the distilled layer); ``hybrid`` also answers when that finds nothing (a graph without the piece graph it walks). The strategy
-    that ran is in :attr:`chosen` (and each item's ``query`` names its Cypher)."""
+    the corpus has the distilled layer); ``hybrid`` also answers when that finds nothing (a
+    graph without the piece graph ``mogg`` walks). The strategy that ran is in :attr:`chosen`
+    (and each item's ``query`` names its Cypher)."""
 
     name = "auto"
 
