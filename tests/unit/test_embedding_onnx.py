@@ -97,9 +97,8 @@ def test_onnx_file_is_built_once_and_reused(tmp_path) -> None:
 def test_same_weights_in_another_folder_share_one_cached_model(tmp_path) -> None:
     """A second virtualenv or clone holds the same bundled weights at another path with another
     mtime: it must reuse the cached model, not build a 90 MB copy of its own."""
-    import shutil
-
     import os
+    import shutil
     import time
 
     from kg_platform.embedding.local import resolve_model_path

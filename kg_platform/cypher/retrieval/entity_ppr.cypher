@@ -8,8 +8,7 @@
 // $max_degree chunks does not pass mass on at all (a hub links everything to everything), and a
 // chunk passes its mass only to its bridging entities, those mentioned in 2..$max_degree chunks:
 // an entity only this chunk mentions could only hand the mass back to it, and a hub would drop
-// it, so sharing with them starved the second hop (2Wiki dev, walk alone, gold paragraphs in the
-// top 8: 0.75 -> 0.84 on the 50 questions it was designed on, 0.74 -> 0.78 on the other 50).
+// it, so sharing with them starved the second hop (lab/results/2026-11-27/entity-walk).
 // score(c) = sum_t $damping^t * w_t(c) for t = 0..3, the truncated PPR series: entity seeds reach
 // chunks at t = 1 (chunks that name them) and t = 3 (chunks that share an entity with those);
 // chunk seeds at t = 0 and t = 2.
@@ -40,8 +39,8 @@ CALL (w0) {
   WITH n, s, COUNT { (n)-[:MENTIONED_IN]-() } AS deg
   WHERE deg > 0 AND (NOT n:Entity OR deg <= $max_degree)
   MATCH (n)-[:MENTIONED_IN]-(m)
-  WITH n, s, m, CASE WHEN n:Entity THEN 2 ELSE COUNT { (m)-[:MENTIONED_IN]-() } END AS mdeg
-  WHERE 1 < mdeg AND mdeg <= $max_degree
+  WITH n, s, m, CASE WHEN n:Chunk THEN COUNT { (m)-[:MENTIONED_IN]-() } END AS bridges
+  WHERE n:Entity OR (1 < bridges AND bridges <= $max_degree)
   WITH n, s, collect(m) AS next
   UNWIND next AS m
   WITH m, sum(s / size(next)) AS s ORDER BY s DESC LIMIT $width
@@ -53,8 +52,8 @@ CALL (w1) {
   WITH n, s, COUNT { (n)-[:MENTIONED_IN]-() } AS deg
   WHERE deg > 0 AND (NOT n:Entity OR deg <= $max_degree)
   MATCH (n)-[:MENTIONED_IN]-(m)
-  WITH n, s, m, CASE WHEN n:Entity THEN 2 ELSE COUNT { (m)-[:MENTIONED_IN]-() } END AS mdeg
-  WHERE 1 < mdeg AND mdeg <= $max_degree
+  WITH n, s, m, CASE WHEN n:Chunk THEN COUNT { (m)-[:MENTIONED_IN]-() } END AS bridges
+  WHERE n:Entity OR (1 < bridges AND bridges <= $max_degree)
   WITH n, s, collect(m) AS next
   UNWIND next AS m
   WITH m, sum(s / size(next)) AS s ORDER BY s DESC LIMIT $width
@@ -66,8 +65,8 @@ CALL (w2) {
   WITH n, s, COUNT { (n)-[:MENTIONED_IN]-() } AS deg
   WHERE deg > 0 AND (NOT n:Entity OR deg <= $max_degree)
   MATCH (n)-[:MENTIONED_IN]-(m)
-  WITH n, s, m, CASE WHEN n:Entity THEN 2 ELSE COUNT { (m)-[:MENTIONED_IN]-() } END AS mdeg
-  WHERE 1 < mdeg AND mdeg <= $max_degree
+  WITH n, s, m, CASE WHEN n:Chunk THEN COUNT { (m)-[:MENTIONED_IN]-() } END AS bridges
+  WHERE n:Entity OR (1 < bridges AND bridges <= $max_degree)
   WITH n, s, collect(m) AS next
   UNWIND next AS m
   WITH m, sum(s / size(next)) AS s ORDER BY s DESC LIMIT $width
