@@ -52,6 +52,7 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
         settings.device,
         settings.base_url,
         settings.batch_size,
+        settings.batch_tokens,
         settings.quantize,
         settings.threads,
     )
@@ -65,6 +66,7 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
                     settings.model,
                     cache_dir=default_cache_dir(),
                     batch_size=settings.batch_size,
+                    batch_tokens=settings.batch_tokens,
                     threads=settings.threads,
                     quantize=settings.quantize,
                     device=settings.device,

@@ -79,7 +79,10 @@ class OnnxEmbedder:
     """Tokenise with ``tokenizers``, run the encoder + mean pooling in ONNX Runtime, normalise.
 
     Texts are sorted by length before batching (as sentence-transformers does) so a batch pads to
-    similar lengths; results come back in the caller's order.
+    similar lengths; results come back in the caller's order. A model call holds at most
+    ``batch_size`` texts and at most ``batch_tokens`` word pieces once padded: the attention
+    scores of one call grow with texts x length^2 (64 texts of 256 pieces: ~200 MB), and past the
+    CPU's cache the same arithmetic runs slower (see ``embedding.batch_tokens``).
     """
 
     def __init__(
@@ -88,6 +91,7 @@ class OnnxEmbedder:
         *,
         cache_dir: Path,
         batch_size: int = 64,
+        batch_tokens: int = 1024,
         threads: int = 0,
         quantize: str = "none",
         device: str = "cpu",
@@ -122,8 +126,9 @@ class OnnxEmbedder:
             )
         self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
         self._tokenizer.enable_truncation(max_length=self.max_tokens)
+        self._tokenizer.no_padding()  # _batches pads each call to its own longest text
         pad_id = self._tokenizer.token_to_id("[PAD]")
-        self._tokenizer.enable_padding(pad_id=0 if pad_id is None else pad_id, pad_token="[PAD]")
+        self._pad_id = 0 if pad_id is None else pad_id
         options = ort.SessionOptions()
         options.intra_op_num_threads = threads or default_threads()
         options.inter_op_num_threads = 1
@@ -155,6 +160,7 @@ class OnnxEmbedder:
         self.model_name = model
         self.dimension = int(self._session.get_outputs()[0].shape[1])
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.quantize = quantize
         self.onnx_file = onnx_file
 
@@ -196,14 +202,21 @@ class OnnxEmbedder:
         return [out[i] for i in range(len(texts))]
 
     def _batches(self, texts: list[str]) -> Iterator[tuple[np.ndarray, list[Any], dict[str, Any]]]:
-        """Texts longest first (a batch pads to similar lengths), ``batch_size`` at a time: each
-        batch's positions in ``texts``, its encodings and the model's input feeds."""
-        order = np.argsort([-len(t) for t in texts], kind="stable")
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            encodings = self._tokenizer.encode_batch([texts[i] for i in idx])
-            feeds = {
-                "input_ids": np.asarray([e.ids for e in encodings], dtype=np.int64),
-                "attention_mask": np.asarray([e.attention_mask for e in encodings], dtype=np.int64),
-            }
-            yield idx, encodings, feeds
+        """Texts longest first (a call pads to similar lengths), as many per model call as
+        ``batch_size`` and ``batch_tokens`` allow (always at least one): each call's positions in
+        ``texts``, their unpadded encodings and the model's padded input feeds."""
+        encodings = self._tokenizer.encode_batch(texts)
+        order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
+        start = 0
+        while start < len(order):
+            width = len(encodings[order[start]].ids)  # the longest left: this call's padding
+            count = max(1, min(self.batch_size, self.batch_tokens // max(width, 1)))
+            idx = order[start : start + count]
+            start += count
+            batch = [encodings[i] for i in idx]
+            ids = np.full((len(batch), width), self._pad_id, dtype=np.int64)
+            mask = np.zeros((len(batch), width), dtype=np.int64)
+            for row, enc in enumerate(batch):
+                ids[row, : len(enc.ids)] = enc.ids
+                mask[row, : len(enc.ids)] = 1
+            yield idx, batch, {"input_ids": ids, "attention_mask": mask}

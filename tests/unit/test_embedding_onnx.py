@@ -76,6 +76,31 @@ def test_order_and_batching_do_not_change_vectors(texts, tmp_path_factory) -> No
     assert onnx.embed([]).shape == (0, 384)
 
 
+def test_a_model_call_holds_at_most_batch_tokens_padded_pieces(texts, tmp_path_factory) -> None:
+    """Long texts go fewer to a call (the speed of ``embedding.batch_tokens``), a text longer
+    than the budget still goes alone, and neither the vectors nor the word-piece states change."""
+    cache = tmp_path_factory.mktemp("cache")
+    wide = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, batch_size=64, batch_tokens=10**9)
+    narrow = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, batch_size=64, batch_tokens=300)
+    shapes: list[tuple[int, int]] = []
+    run = narrow._session.run
+
+    def recording_run(outputs, feeds):  # type: ignore[no-untyped-def]
+        shapes.append(feeds["input_ids"].shape)
+        return run(outputs, feeds)
+
+    narrow._session = type("Recorded", (), {"run": staticmethod(recording_run)})()
+    np.testing.assert_allclose(narrow.embed(texts), wide.embed(texts), atol=1e-5)
+    assert sum(n for n, _ in shapes) == len(texts)
+    assert all(n * width <= 300 or n == 1 for n, width in shapes), shapes
+    assert any(n > 1 for n, _ in shapes) and any(width == 256 for _, width in shapes)
+    shapes.clear()
+    for a, b in zip(narrow.embed_tokens(texts[:40]), wide.embed_tokens(texts[:40]), strict=True):
+        np.testing.assert_array_equal(a.offsets, b.offsets)
+        np.testing.assert_allclose(a.tokens, b.tokens, atol=1e-4)
+    assert shapes and all(n * width <= 300 or n == 1 for n, width in shapes)
+
+
 def test_int8_stays_close_to_torch(texts, torch_vectors, tmp_path_factory) -> None:
     cache = tmp_path_factory.mktemp("cache")
     int8 = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, quantize="int8")
