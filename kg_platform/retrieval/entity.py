@@ -20,6 +20,8 @@ walk then follows the entities those chunks mention).
 from __future__ import annotations
 
 import logging
+import re
+from pathlib import Path
 from typing import Any
 
 from kg_platform.distilling.nlp import CONCEPT_TYPE
@@ -30,6 +32,10 @@ log = logging.getLogger(__name__)
 
 SEEDS_QUERY = "retrieval/entity_seeds"
 QUERY = "retrieval/entity_ppr"
+#: the walk's query is rendered from this (its power-iteration step written once)
+TEMPLATE = "retrieval/entity_ppr.cypher.template"
+#: power-iteration steps: the template's tail names w0 .. w3
+STEPS = 3
 
 
 class EntityStrategy:
@@ -124,6 +130,37 @@ class EntityStrategy:
         )
 
 
+_STEP = re.compile(r"^// @step begin[^\n]*\n(?P<body>.*?)^// @step end\n", re.S | re.M)
+
+
+def render_query() -> str:
+    """The walk's Cypher: the template with its one step block written out for t = 1..STEPS
+    (``{w_in}`` -> ``w<t-1>``, ``{w_out}`` -> ``w<t>``). The steps are identical, and Cypher has
+    no loop over subqueries, so the file repeats them; editing one copy by hand would let them
+    drift."""
+    from importlib import resources
+
+    text = resources.files("kg_platform").joinpath("cypher", TEMPLATE).read_text(encoding="utf-8")
+    match = _STEP.search(text)
+    if match is None:
+        raise RuntimeError(f"{TEMPLATE} has no '// @step begin' ... '// @step end' block")
+    body = match.group("body")
+    steps = "".join(
+        body.replace("{w_in}", f"w{t - 1}").replace("{w_out}", f"w{t}")
+        for t in range(1, STEPS + 1)
+    )
+    return text[: match.start()] + steps + text[match.end() :]
+
+
+def write_query() -> str:
+    """Rewrite ``cypher/retrieval/entity_ppr.cypher`` from the template (run after editing it)."""
+    from importlib import resources
+
+    path = Path(str(resources.files("kg_platform").joinpath("cypher", QUERY + ".cypher")))
+    path.write_text(render_query(), encoding="utf-8")
+    return str(path)
+
+
 def entity_hops(item: RetrievedItem) -> tuple[list[str], list[str]]:
     """(entities the question named, entities reached on the way) that brought ``item`` in."""
     seeds = [k[len("seed:") :] for k in item.breakdown if k.startswith("seed:")]
@@ -140,4 +177,8 @@ def _entity(ctx: RetrievalContext) -> EntityStrategy:
     return EntityStrategy(ctx)
 
 
-__all__ = ["EntityStrategy", "entity_hops"]
+__all__ = ["EntityStrategy", "entity_hops", "render_query", "write_query"]
+
+
+if __name__ == "__main__":
+    print(write_query())

@@ -27,6 +27,21 @@ def test_per_radius_files_are_the_rendered_template(radius, hops):
     assert "{radius}" not in text and "{levels}" not in text and "{hops}" not in text
 
 
+def test_entity_walk_file_is_the_rendered_template():
+    from kg_platform.retrieval import entity
+
+    path = resources.files("kg_platform").joinpath("cypher", entity.QUERY + ".cypher")
+    text = entity.render_query()
+    assert path.read_text(encoding="utf-8") == text, (
+        "edit cypher/retrieval/entity_ppr.cypher.template, then run "
+        "`python -m kg_platform.retrieval.entity`"
+    )
+    for t in range(1, entity.STEPS + 1):
+        assert f"CALL (w{t - 1}) {{\n  UNWIND w{t - 1} AS x" in text
+        assert f"AS w{t}\n}}" in text
+    assert "{w_in}" not in text and "{w_out}" not in text and "@step" not in text
+
+
 def test_render_refuses_unsupported_radius():
     from kg_platform.errors import RetrievalError
 
