@@ -21,10 +21,13 @@ is imported.
 from __future__ import annotations
 
 import functools
+import importlib.util
 import itertools
+import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kg_platform.distilling.common import normalise_name
@@ -85,7 +88,7 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
     attribute ruler's part-of-speech rules run without its Matcher (:mod:`.nlp_pos`: the same
     parts of speech, a seventh less parse time)."""
     try:
-        import spacy
+        spacy = import_spacy(hide_torch=not pipeline_uses_torch(model))
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ConfigError(
             "the NLP extractor needs spaCy, which is not installed",
@@ -106,10 +109,49 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
     return nlp
 
 
+def import_spacy(*, hide_torch: bool) -> Any:
+    """spaCy, imported without torch when ``hide_torch``.
+
+    Why: thinc, spaCy's machine-learning layer, imports torch at import time whenever it is
+    installed (the ``train`` extra installs it): ~1.3 CPU-s, four times the cost of loading the
+    pipeline, paid by every one-shot ``kgp retrieve`` with ``entity`` and by ingestion's parser
+    child, although a CPU pipeline such as en_core_web_sm never calls torch. While spaCy is first
+    imported, ``import torch`` fails (thinc then records that torch is absent); afterwards torch
+    imports normally for whoever needs it. Nothing is hidden when torch or spaCy is already in
+    the process."""
+    if not hide_torch or "spacy" in sys.modules or "torch" in sys.modules:
+        import spacy
+
+        return spacy
+    sys.modules["torch"] = None  # type: ignore[assignment]  # the import system's "not found"
+    try:
+        import spacy
+    finally:
+        if sys.modules.get("torch", 0) is None:
+            del sys.modules["torch"]
+    return spacy
+
+
+def pipeline_uses_torch(model: str) -> bool:
+    """Whether the spaCy pipeline ``model`` (a package name or a folder) has a component that
+    runs on torch (spacy-transformers, a PyTorch wrapper), read from its ``config.cfg`` without
+    importing spaCy; True when that cannot be told, so torch is then never hidden."""
+    path = Path(model)
+    if not path.is_dir():
+        spec = importlib.util.find_spec(model) if model.isidentifier() else None
+        if spec is None or not spec.submodule_search_locations:
+            return True
+        path = Path(next(iter(spec.submodule_search_locations)))
+    configs = [path / "config.cfg"] if (path / "config.cfg").is_file() else []
+    configs = configs or sorted(path.glob("*/config.cfg"))
+    if not configs:
+        return True
+    text = " ".join(c.read_text(encoding="utf-8", errors="replace") for c in configs).lower()
+    return "torch" in text or "transformer" in text
+
+
 def nlp_available(model: str = DEFAULT_MODEL) -> bool:
     """Whether the NLP extractor can run here (spaCy and ``model`` importable)."""
-    import importlib.util
-
     if importlib.util.find_spec("spacy") is None:
         return False
     if "/" in model or "\\" in model:
@@ -372,8 +414,10 @@ __all__ = [
     "concept_counts",
     "extract_doc",
     "extract_texts",
+    "import_spacy",
     "load_pipeline",
     "nlp_available",
+    "pipeline_uses_torch",
     "query_mentions",
     "title_mention",
 ]

@@ -146,8 +146,7 @@ def render_query() -> str:
         raise RuntimeError(f"{TEMPLATE} has no '// @step begin' ... '// @step end' block")
     body = match.group("body")
     steps = "".join(
-        body.replace("{w_in}", f"w{t - 1}").replace("{w_out}", f"w{t}")
-        for t in range(1, STEPS + 1)
+        body.replace("{w_in}", f"w{t - 1}").replace("{w_out}", f"w{t}") for t in range(1, STEPS + 1)
     )
     return text[: match.start()] + steps + text[match.end() :]
 
