@@ -23,7 +23,9 @@ QUERIES = {
 KS = (5, 8, 12)
 
 
-def main(dataset: str) -> None:
+def recall_by_half(dataset: str, queries: dict[str, tuple[str, dict]]) -> None:
+    """Print, per named walk query (its text and any parameters beyond the shipped ones), the
+    share of gold paragraphs in its top 5/8/12 for questions 1-50 / 51-100."""
     corpus = f"qa-{dataset}"
     questions = [json.loads(line) for line in open(f"../shared/bench/dev/{dataset}.jsonl")]
     kp = KnowledgePlatform.from_env()
@@ -31,7 +33,7 @@ def main(dataset: str) -> None:
     strategy = EntityStrategy(ctx)
     cfg = ctx.settings.entity_graph
     seeds = {q["id"]: strategy.seeds(q["question"]) for q in questions}
-    for name, query in QUERIES.items():
+    for name, (query, extra) in queries.items():
         found = {k: [0, 0, 0, 0] for k in KS}  # hits, gold (first half); hits, gold (second)
         for i, q in enumerate(questions):
             gold = {fact[0] for fact in q["supporting_facts"]}
@@ -48,6 +50,7 @@ def main(dataset: str) -> None:
                 max_degree=cfg.max_degree,
                 width=cfg.width,
                 k=max(KS),
+                **extra,
             ).records
             titles = [r["source_title"] for r in records]
             half = 0 if i < 50 else 2
@@ -55,9 +58,15 @@ def main(dataset: str) -> None:
                 found[k][half] += len(gold & set(titles[:k]))
                 found[k][half + 1] += len(gold)
         print(
+            dataset,
             name,
             " ".join(f"@{k}: {f[0] / f[1]:.3f} / {f[2] / f[3]:.3f}" for k, f in found.items()),
+            flush=True,
         )
+
+
+def main(dataset: str) -> None:
+    recall_by_half(dataset, {name: (query, {}) for name, query in QUERIES.items()})
 
 
 if __name__ == "__main__":
