@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``kgp lab`` group, holding every lab command, to the ``kgp`` app."""
     from kg_platform.cli.groups import group
     from kg_platform_lab.cli import (
+        commands_bench_embed,
         commands_bench_ingest,
         commands_compare,
         commands_decomposer,
@@ -46,6 +47,7 @@ def register(app: typer.Typer) -> None:
         commands_router_default,
         commands_rerank,
         commands_bench_ingest,
+        commands_bench_embed,
         commands_segment,
         commands_load,
         commands_decomposer,
