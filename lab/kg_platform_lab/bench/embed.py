@@ -26,7 +26,7 @@ import numpy as np
 
 from kg_platform.config import Settings, default_cache_dir
 from kg_platform.embedding.onnx import OnnxEmbedder, default_threads
-from kg_platform_lab.qa_ingest import read_questions
+from kg_platform_lab.bench.ingest import plain_texts, qa_slice_inputs
 
 #: stands for "no token budget": calls of ``batch_size`` texts, as before ``batch_tokens``
 UNBOUNDED = 10**9
@@ -34,18 +34,13 @@ CHUNK_WORDS = 200
 RERANK_LIST = 30
 
 
-def bench_texts(qa_file: Path, limit: int) -> dict[str, list[str]]:
-    """The three workloads' texts from the first ``limit`` questions' distinct paragraphs."""
-    paragraphs: dict[str, str] = {}
-    for q in read_questions(qa_file, limit):
-        for para in q["paragraphs"]:
-            text = " ".join(str(s).strip() for s in para.get("sentences") or []).strip()
-            if text:
-                paragraphs.setdefault(str(para.get("doc_id") or para.get("title")), text)
-    texts = list(paragraphs.values())
-    words = " ".join(texts).split()
+def bench_texts(settings: Settings, qa_file: Path, limit: int) -> dict[str, list[str]]:
+    """The first ``limit`` questions' distinct paragraphs as plain text (the texts ``kgp lab bench
+    ingest`` times the model on), and the same words regrouped into chunk-sized windows."""
+    paragraphs = plain_texts(qa_slice_inputs(settings, qa_file, limit, "bench-embed"))
+    words = " ".join(paragraphs).split()
     chunks = [" ".join(words[i : i + CHUNK_WORDS]) for i in range(0, len(words), CHUNK_WORDS)]
-    return {"paragraphs": texts, "chunks": chunks, "rerank": texts}
+    return {"paragraphs": paragraphs, "chunks": chunks}
 
 
 def _seconds(run: Callable[[], Any], repeats: int) -> tuple[float, Any]:
@@ -79,18 +74,20 @@ def run_embed_bench(
         batch_size=cfg.batch_size,
         threads=cfg.threads,
         quantize=cfg.quantize,
+        device=cfg.device,
     )
-    texts = bench_texts(qa_file, limit)
+    texts = bench_texts(settings, qa_file, limit)
+    paragraphs = texts["paragraphs"]
     lists = [
-        texts["rerank"][i : i + RERANK_LIST]
-        for i in range(0, len(texts["rerank"]) - RERANK_LIST + 1, RERANK_LIST)
+        paragraphs[i : i + RERANK_LIST]
+        for i in range(0, len(paragraphs) - RERANK_LIST + 1, RERANK_LIST)
     ]
     workloads: dict[str, Callable[[], Any]] = {
-        "paragraphs": lambda: embedder.embed(texts["paragraphs"]),
+        "paragraphs": lambda: embedder.embed(paragraphs),
         "chunks": lambda: embedder.embed(texts["chunks"]),
         "rerank": lambda: [embedder.embed_tokens(batch) for batch in lists],
     }
-    embedder.embed(texts["paragraphs"][:8])  # load and warm the session, untimed
+    embedder.embed(paragraphs[:8])  # load and warm the session, untimed
     seconds: dict[str, dict[str, float]] = {}
     reference: dict[str, np.ndarray] = {}
     worst = 0.0
@@ -116,7 +113,7 @@ def run_embed_bench(
         "configured_batch_tokens": cfg.batch_tokens,
         "threads": cfg.threads or default_threads(),
         "texts": {
-            "paragraphs": len(texts["paragraphs"]),
+            "paragraphs": len(paragraphs),
             "chunks": len(texts["chunks"]),
             "rerank_lists": len(lists),
         },

@@ -66,6 +66,14 @@ def qa_slice_inputs(
     return list(paragraphs.values())
 
 
+def plain_texts(inputs: list[SourceInput]) -> list[str]:
+    """Each input's sentences joined: the paragraph as plain text, embedded once."""
+    return [
+        " ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
+        for inp in inputs
+    ]
+
+
 def plan_inputs(settings: Settings, inputs: list[SourceInput]) -> list[SourcePlan]:
     """Plans of ``inputs`` with the configured segmenter, as the pipeline makes them."""
     seg = settings.segment
@@ -101,10 +109,7 @@ def _baseline_texts(
         skip_chunks,
         skip_pieces,
     )
-    plain = [
-        " ".join(s for sec in inp.sections for sg in sec.segments for s in sg.sentences)
-        for inp in inputs
-    ]
+    plain = plain_texts(inputs)
     meta = [{"title": inp.title, "uri": inp.uri} for inp in inputs]
     return same, plain, meta
 
