@@ -521,6 +521,13 @@ class RerankSettings(BaseModel):
         "every candidate shares), a newline, then its text (the returned text is unchanged); "
         "false = the text alone",
     )
+    query_head: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="MaxSim reads the question's word pieces through the head trained on "
+        "QASPER's train split (kg_platform/models/rerank/query-head.onnx): auto = where the "
+        "scope holds long documents (it lifts papers and not short multi-hop passages), on, "
+        "off",
+    )
     query_stop_words: Literal["drop", "keep"] = Field(
         "drop",
         description="MaxSim averages over the question's word pieces minus those of English "

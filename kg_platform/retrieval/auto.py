@@ -51,6 +51,32 @@ def choose(sources: int, chunks: int, entities: bool = False) -> str:
     return FOR_PASSAGES_WITH_ENTITIES if entities else FOR_PASSAGES
 
 
+def scope_counts(ctx: RetrievalContext) -> tuple[int, int]:
+    """``(sources, level-2 chunks)`` of the context's scope (its document scope, else its
+    corpus, else the whole graph), counted over at most :data:`SHAPE_SAMPLE` sources and kept
+    on the context: one small read per scope, whoever asks first (``auto``, the late rerank)."""
+    key = (ctx.corpus, tuple(sorted(ctx.sources)) if ctx.sources else None)
+    if key not in ctx._scope_counts:
+        if key[1] is None:
+            rows = ctx.graph.read(
+                "retrieval/scope_shape_corpus", corpus=ctx.corpus, sample=SHAPE_SAMPLE
+            )
+        else:
+            rows = ctx.graph.read(
+                "retrieval/scope_shape_sources", sources=list(key[1]), sample=SHAPE_SAMPLE
+            )
+        row = rows[0] if rows else {"sources": 0, "chunks": 0}
+        ctx._scope_counts[key] = (int(row["sources"]), int(row["chunks"]))
+    return ctx._scope_counts[key]
+
+
+def scope_holds_documents(ctx: RetrievalContext) -> bool:
+    """Whether the scope is long documents (what ``auto`` answers with ``hybrid``), not short
+    passages."""
+    n_sources, n_chunks = scope_counts(ctx)
+    return choose(n_sources, n_chunks) == FOR_DOCUMENTS
+
+
 class AutoStrategy:
     """``auto``: ``hybrid`` over long documents, ``mogg`` over short passages (``entity`` where
     the corpus has the distilled layer); ``hybrid`` also answers when that finds nothing (a
@@ -70,18 +96,16 @@ class AutoStrategy:
         sources = tuple(sorted(self.ctx.sources)) if self.ctx.sources else None
         key = (self.ctx.corpus, sources)
         if key not in self._shapes:
-            if sources is None:
-                rows = self.ctx.graph.read(
-                    "retrieval/scope_shape_corpus", corpus=self.ctx.corpus, sample=SHAPE_SAMPLE
-                )
-            else:
-                rows = self.ctx.graph.read(
-                    "retrieval/scope_shape_sources", sources=list(sources), sample=SHAPE_SAMPLE
-                )
-            row = rows[0] if rows else {"sources": 0, "chunks": 0}
+            n_sources, n_chunks = scope_counts(self.ctx)
             entities = sources is None and self._has_entity_layer()
-            self._shapes[key] = choose(int(row["sources"]), int(row["chunks"]), entities)
-            log.debug("auto: %s for %s (%s)", self._shapes[key], key, row)
+            self._shapes[key] = choose(n_sources, n_chunks, entities)
+            log.debug(
+                "auto: %s for %s (%d sources, %d chunks)",
+                self._shapes[key],
+                key,
+                n_sources,
+                n_chunks,
+            )
         return self._shapes[key]
 
     def _has_entity_layer(self) -> bool:

@@ -92,6 +92,10 @@ class RetrievalContext:
     _routers: dict[tuple[str, str, int, int | None, str], tuple[Any, str]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: (corpus, document scope) -> (sources, level-2 chunks): see retrieval.auto.scope_counts
+    _scope_counts: dict[tuple[str | None, tuple[str, ...] | None], tuple[int, int]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def router_of(
         self, corpus: str, kind: str, n_levels: int, dim: int | None = None

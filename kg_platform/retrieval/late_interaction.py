@@ -41,6 +41,7 @@ import numpy as np
 from kg_platform.embedding.base import has_token_states
 from kg_platform.granularity.bm25 import STOPWORDS
 from kg_platform.errors import ConfigError
+from kg_platform.retrieval.query_head import head_for
 from kg_platform.retrieval.rerank_weights import LateWeights
 from kg_platform.retrieval.text_cache import TextCache
 
@@ -121,13 +122,17 @@ def _read_whole(
     return out
 
 
-def maxsim(query_tokens: np.ndarray, text_tokens: np.ndarray) -> float:
+def maxsim(
+    query_tokens: np.ndarray, text_tokens: np.ndarray, weights: np.ndarray | None = None
+) -> float:
     """ColBERT's MaxSim, averaged: mean over query tokens of the best cosine among the text's
-    tokens (both sides L2-normalised); 0 for an empty side."""
+    tokens (both sides L2-normalised), weighted by ``weights`` (summing to 1) when given; 0 for
+    an empty side."""
     if len(query_tokens) == 0 or len(text_tokens) == 0:
         return 0.0
     sims = query_tokens.astype(np.float32) @ text_tokens.astype(np.float32).T
-    return float(sims.max(axis=1).mean())
+    best = sims.max(axis=1)
+    return float(best @ weights) if weights is not None else float(best.mean())
 
 
 def content_pieces(text: str, offsets: np.ndarray) -> np.ndarray:
@@ -194,7 +199,9 @@ def late_scores(
     """``(rerank score, cosine, maxsim)`` of each text for ``query``.
 
     rerank = min-max(cosine) + ``rerank.late_weight`` x min-max(MaxSim), over these texts;
-    MaxSim over the query's content word pieces (``rerank.query_stop_words``).
+    MaxSim over the query's content word pieces (``rerank.query_stop_words``), read through
+    the trained query head where ``rerank.query_head`` applies
+    (:mod:`kg_platform.retrieval.query_head`).
     With ``ids`` (the items' node ids) each text is read under its section path
     (:func:`reading_texts`); without, as it is."""
     if not texts:
@@ -206,8 +213,12 @@ def late_scores(
     q_vec, q_tok, q_offsets = states[0]
     if ctx.settings.rerank.query_stop_words == "drop":
         q_tok = q_tok[content_pieces(query, q_offsets)]
+    q_weights = None
+    head = head_for(ctx) if len(q_tok) else None
+    if head is not None:
+        q_tok, q_weights = head(q_tok)
     cos = np.asarray([float(vec @ q_vec) for vec, _, _ in states[1:]], dtype=np.float64)
-    sim = np.asarray([maxsim(q_tok, tok) for _, tok, _ in states[1:]], dtype=np.float64)
+    sim = np.asarray([maxsim(q_tok, tok, q_weights) for _, tok, _ in states[1:]], dtype=np.float64)
     weights = LateWeights(cosine=1.0, maxsim=ctx.settings.rerank.late_weight)
     return combine(weights, cos, sim), cos, sim
 

@@ -140,3 +140,34 @@ def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_
     scoped = get_strategy("auto", kp_entities.retrieval_context(WITH_ENTITIES, scope=["p1.txt"]))
     scoped.retrieve(question, 3)
     assert scoped.chosen == "mogg"
+
+
+def _maxsims(kp: KnowledgePlatform, corpus: str, query_head: str | None) -> dict[str, float]:
+    """Each returned item's MaxSim under the default path, with ``rerank.query_head`` as
+    shipped (``None``) or forced."""
+    settings = kp.settings
+    if query_head is not None:
+        rerank = settings.rerank.model_copy(update={"query_head": query_head})
+        settings = settings.model_copy(update={"rerank": rerank})
+    platform = KnowledgePlatform(settings, graph=kp.graph, embedder=kp.embedder)
+    res = platform.search(QUESTION, corpus=corpus, k=4)
+    assert res.select == "late" and res.items
+    return {it.id: it.breakdown["late_maxsim"] for it in res.items}
+
+
+def test_the_default_rerank_reads_the_question_through_the_trained_head_over_documents_only(
+    kp,
+) -> None:
+    """The shipped query head (kg_platform/models/rerank/query-head.onnx) is part of what a
+    user gets with no flags, over long documents; over short passages the rerank is the
+    untrained one (the head was measured not to help there)."""
+    shipped, on, off = (_maxsims(kp, DOCS, mode) for mode in (None, "on", "off"))
+    assert shipped == on
+    common = set(shipped) & set(off)
+    assert common and any(abs(shipped[i] - off[i]) > 1e-4 for i in common)
+    passages, passages_on, passages_off = (
+        _maxsims(kp, PASSAGES, mode) for mode in (None, "on", "off")
+    )
+    assert passages == passages_off
+    common = set(passages) & set(passages_on)
+    assert common and any(abs(passages[i] - passages_on[i]) > 1e-4 for i in common)

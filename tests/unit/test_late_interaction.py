@@ -55,7 +55,8 @@ def test_maxsim_over_content_pieces_stops_function_words_matching_function_words
     ]
 
     def sims(mode: str) -> list[float]:
-        rerank = {"section_context": False, "query_stop_words": mode}
+        # the untrained reading (test_query_head.py covers the trained head)
+        rerank = {"section_context": False, "query_stop_words": mode, "query_head": "off"}
         ctx = SimpleNamespace(settings=Settings(rerank=rerank), embedder=embedder)
         return late_scores(question, texts, ctx)[2].tolist()
 
@@ -112,7 +113,7 @@ def test_late_rerank_finds_the_answer_diluted_in_a_long_paragraph(embedder):
     # no graph here: the candidates are read without section paths (tests/integration/
     # test_late_context.py covers those)
     # the unfitted rule (cosine + MaxSim only): test_rerank_weights.py covers the fitted ones
-    settings = Settings(rerank={"n_candidates": 3, "section_context": False})
+    settings = Settings(rerank={"n_candidates": 3, "section_context": False, "query_head": "off"})
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]
     out = apply_selection("late", question, items, ctx)

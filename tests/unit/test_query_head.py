@@ -1,0 +1,79 @@
+"""The late rerank's trained query head ships in the package, is the file its provenance
+names, and reads a question's word pieces as documented; ``rerank.query_head`` decides where
+it applies."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from kg_platform.config import Settings
+from kg_platform.errors import ConfigError
+from kg_platform.retrieval import query_head
+from kg_platform.retrieval.query_head import SHIPPED_HEAD, file_sha256, head_for, load_head
+
+#: the head trained by `kgp lab rerank train-head` (seed 0) and measured on bench/longdoc; a
+#: retrained or changed file must update this line, its provenance and the lab's record together
+SHIPPED_SHA256 = "c10f019d40ab4de28cb8595797f142b7fa2edaf163811a54b91f8d0970a773e3"
+
+
+def test_the_shipped_head_and_its_provenance_are_in_the_package() -> None:
+    assert SHIPPED_HEAD.is_file() and SHIPPED_HEAD.stat().st_size < 30_000_000
+    record = query_head.provenance()
+    assert file_sha256(SHIPPED_HEAD) == record["sha256"] == SHIPPED_SHA256
+    assert record["base_model"]["licence"] == "Apache-2.0"
+    assert record["data"]["licence"].startswith("CC BY 4.0")
+    assert record["training"]["seed"] == 0 and "train-head" in record["command"]
+
+
+def test_the_head_maps_pieces_to_unit_vectors_and_weighs_them() -> None:
+    rng = np.random.default_rng(0)
+    tokens = rng.normal(size=(6, 384)).astype(np.float32)
+    tokens /= np.linalg.norm(tokens, axis=1, keepdims=True)
+    mapped, weights = load_head()(tokens)
+    assert mapped.shape == (6, 384) and weights.shape == (6,)
+    assert np.allclose(np.linalg.norm(mapped, axis=1), 1.0, atol=1e-5)
+    assert np.isclose(weights.sum(), 1.0) and (weights > 0).all()
+    assert not np.allclose(mapped, tokens, atol=1e-3)  # trained: not the identity
+
+
+def test_a_changed_or_missing_head_is_refused_with_what_to_do(tmp_path) -> None:
+    copy = tmp_path / "query-head.onnx"
+    shutil.copy(SHIPPED_HEAD, copy)
+    record = json.loads(SHIPPED_HEAD.with_suffix(".json").read_text())
+    record["sha256"] = "0" * 64
+    copy.with_suffix(".json").write_text(json.dumps(record))
+    with pytest.raises(ConfigError, match="does not match its provenance"):
+        load_head(copy)
+    with pytest.raises(ConfigError, match="is missing"):
+        load_head(tmp_path / "absent.onnx")
+
+
+def _ctx(mode: str, *, sources: int, chunks: int, model: str = "all-MiniLM-L6-v2"):
+    """A context whose scope counts are already known (no database needed)."""
+    settings = Settings()
+    settings = settings.model_copy(
+        update={"rerank": settings.rerank.model_copy(update={"query_head": mode})}
+    )
+    return SimpleNamespace(
+        settings=settings,
+        graph=SimpleNamespace(),  # never read: the counts below are known
+        embedder=SimpleNamespace(model_name=model),
+        corpus="c",
+        sources=None,
+        _scope_counts={("c", None): (sources, chunks)},
+    )
+
+
+def test_auto_applies_the_head_over_long_documents_only() -> None:
+    assert Settings().rerank.query_head == "auto"
+    assert head_for(_ctx("auto", sources=2, chunks=60)) is load_head()  # papers
+    assert head_for(_ctx("auto", sources=800, chunks=820)) is None  # short passages
+    assert head_for(_ctx("on", sources=800, chunks=820)) is load_head()
+    assert head_for(_ctx("off", sources=2, chunks=60)) is None
+    # another embedder's word pieces are not what the head was trained on
+    assert head_for(_ctx("on", sources=2, chunks=60, model="nomic-embed-text")) is None
