@@ -1,19 +1,22 @@
 """``kgp lab rerank collect`` and ``kgp lab rerank fit``: the late rerank's per-strategy
-weights, fitted on training questions (``lab/docs/evaluation.md``, "Fitting the late rerank")."""
+weights, fitted on training questions (``lab/docs/evaluation.md``, "Fitting the late rerank");
+``kgp lab rerank train-head``: its trained query head (same manual, "Training the query head")."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from kg_platform.cli.groups import group
 from kg_platform.cli.lazy import get_settings
 
-RERANK_HELP = "Fit the late rerank's per-strategy weights on training questions."
+RERANK_HELP = "Fit the late rerank's per-strategy weights and train its query head."
 
 
 def register(app: typer.Typer) -> None:
@@ -21,6 +24,7 @@ def register(app: typer.Typer) -> None:
     rerank.command("collect")(collect)
     rerank.command("fit")(fit)
     rerank.command("score")(score)
+    rerank.command("train-head")(train_head)
 
 
 def collect(
@@ -155,6 +159,228 @@ def score(
             f"fixed={_fmt(scorer.mean(group_pools, FIXED, n_candidates))} "
             f"weights={_fmt(scorer.mean(group_pools, fitted, n_candidates))}"
         )
+
+
+def train_head(
+    pools: list[Path] = typer.Option(
+        ...,
+        "--pools",
+        exists=True,
+        dir_okay=False,
+        help="pools file of one training set (kgp lab rerank collect); once per set",
+    ),
+    datasets: list[Path] = typer.Option(
+        ..., "--dataset", exists=True, help="the set's dataset (the pools' questions and gold)"
+    ),
+    corpora: list[str] = typer.Option(
+        ..., "--corpus", help="the corpus the set's pools were collected from"
+    ),
+    strategies: str = typer.Option(
+        "hybrid", "--strategy", help="the strategies whose pools are trained on (comma-separated)"
+    ),
+    candidates: int = typer.Option(30, "--candidates", min=2, help="candidates read per pool"),
+    epochs: int = typer.Option(2, "--epochs", min=1, help="passes over the training lists"),
+    lr: float = typer.Option(1e-3, "--lr", min=0.0, help="Adam's learning rate"),
+    reg: float = typer.Option(1e-3, "--reg", min=0.0, help="L2 weight on the mapping A"),
+    seed: int = typer.Option(0, "--seed", help="seed of the shuffles (and of torch)"),
+    threads: int = typer.Option(
+        2,
+        "--threads",
+        min=1,
+        help="torch threads; the shipped head was trained on 2 (another count gives a slightly "
+        "different head; 1 is much faster while another process keeps a core busy)",
+    ),
+    held_half: bool = typer.Option(
+        True,
+        "--held-half/--no-held-half",
+        help="first train on half of the papers and report the other half's recall per epoch "
+        "(how --epochs was chosen)",
+    ),
+    held_half_epochs: int = typer.Option(
+        4, "--held-half-epochs", min=1, help="epochs the held-half check reports"
+    ),
+    out: Path = typer.Option(
+        ..., "--out", file_okay=False, help="folder for query-head.onnx and query-head.json"
+    ),
+) -> None:
+    """Train the late rerank's query head on training sets' pools and write it as the product
+    loads it (ONNX + provenance). Needs Neo4j: each candidate is read under its section path."""
+    counts = {"--pools": len(pools), "--dataset": len(datasets), "--corpus": len(corpora)}
+    if len(set(counts.values())) != 1:
+        given = ", ".join(f"{n} {opt}" for opt, n in counts.items())
+        raise typer.BadParameter(
+            f"got {given}: give --pools, --dataset and --corpus once per training set, in the "
+            "same order (the n-th --pools was collected from the n-th --dataset, ingested as "
+            "the n-th --corpus)",
+            param_hint="--pools/--dataset/--corpus",
+        )
+    names = [s.strip() for s in strategies.split(",") if s.strip()]
+    if not names:
+        raise typer.BadParameter("name at least one strategy", param_hint="--strategy")
+    try:
+        from kg_platform_lab.rerank import query_head as qh
+    except ImportError as exc:  # torch is the lab's [train] extra
+        raise typer.BadParameter(
+            f"training the head needs torch ({exc}): pip install -e 'lab/[train]'",
+            param_hint="train-head",
+        ) from exc
+    from kg_platform.sdk.platform import KnowledgePlatform
+    from kg_platform_lab.rerank.pools import read_pools
+
+    def log(message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    examples = _examples(datasets)
+    sets, set_pools = [], []
+    seen: set[tuple[str, str, str]] = set()
+    for i, (pools_file, dataset, corpus) in enumerate(zip(pools, datasets, corpora), start=1):
+        chosen = [p for p in read_pools(pools_file) if p.strategy in names]
+        if not chosen:
+            raise typer.BadParameter(
+                f"{pools_file} holds no pools of {', '.join(names)}: collect them with "
+                f"`kgp lab rerank collect --strategy {','.join(names)}`, or name its strategy",
+                param_hint="--pools/--strategy",
+            )
+        name = _dataset_name(dataset)
+        collected_from = sorted({p.dataset for p in chosen})
+        if collected_from != [name]:
+            raise typer.BadParameter(
+                f"set {i}: the pools in {pools_file} were collected from "
+                f"{', '.join(collected_from)}, not from --dataset {dataset} ({name}): give each "
+                "--pools the --dataset (and --corpus) it was collected from, in the same position",
+                param_hint="--pools/--dataset",
+            )
+        unknown = [p.question_id for p in chosen if (p.dataset, p.question_id) not in examples]
+        if unknown:
+            raise typer.BadParameter(
+                f"set {i}: {len(unknown)} pools in {pools_file} ask questions {dataset} does not "
+                f"hold (first: {unknown[0]}): give the --dataset the pools were collected from",
+                param_hint="--pools/--dataset",
+            )
+        for p in chosen:
+            key = (p.dataset, p.question_id, p.strategy)
+            if key in seen:
+                raise typer.BadParameter(
+                    f"the {p.strategy} pool of question {p.question_id} ({p.dataset}) is given "
+                    f"twice (again in {pools_file}): `collect` appends to its --out, so it was "
+                    "probably run twice into one file; keep one copy of each pool (a repeated "
+                    "pool would be trained on twice)",
+                    param_hint="--pools",
+                )
+            seen.add(key)
+        set_pools.append(chosen)
+        sets.append(
+            {
+                "pools": str(pools_file),
+                "dataset": str(dataset),
+                "corpus": corpus,
+                "questions": len(chosen),
+                **_manifest(dataset),
+            }
+        )
+
+    started = time.perf_counter()
+    rows = []
+    with KnowledgePlatform(get_settings()) as kp:
+        corpus_names = [kp.corpus_name(c) for c in corpora]
+        model = getattr(kp.embedder, "model_name", type(kp.embedder).__name__)
+        if model != qh.EMBEDDER:
+            raise typer.BadParameter(
+                f"the head maps {qh.EMBEDDER}'s word pieces (the product uses it with that "
+                f"embedder only), and this configuration embeds with {model}: train with the "
+                "default local embedder",
+                param_hint="embedding",
+            )
+        out.mkdir(parents=True, exist_ok=True)
+        for chosen, dataset, corpus in zip(set_pools, datasets, corpus_names):
+            rows += qh.collect_states(
+                chosen,
+                dataset,
+                corpus,
+                kp,
+                strategies=names,
+                candidates=candidates,
+                log=log,
+            )
+    states_seconds = time.perf_counter() - started
+    log(f"states of {len(rows)} questions in {states_seconds:.0f} s")
+
+    index = qh.pool_index(p for chosen in set_pools for p in chosen)
+    held = None
+    if held_half:
+        held = qh.held_half_check(
+            rows,
+            index,
+            examples,
+            epochs=held_half_epochs,
+            lr=lr,
+            reg=reg,
+            seed=seed,
+            threads=threads,
+            log=log,
+        )
+    lists = qh.training_lists(rows, index, examples)
+    started = time.perf_counter()
+    head = qh.train_head(
+        rows,
+        index,
+        examples,
+        epochs=epochs,
+        lr=lr,
+        reg=reg,
+        seed=seed,
+        log=log,
+        threads=threads,
+        lists=lists,
+    )
+    train_seconds = time.perf_counter() - started
+    onnx_path = qh.export_onnx(head, out / "query-head.onnx")
+    record = qh.provenance_record(
+        sets=sets,
+        papers=len({examples[(r.dataset, r.question_id)].doc_id for r in rows}),
+        questions=len(rows),
+        lists=len(lists),
+        strategies=names,
+        candidates=candidates,
+        epochs=epochs,
+        lr=lr,
+        reg=reg,
+        seed=seed,
+        train_seconds=train_seconds,
+        command=shlex.join(["kgp", *sys.argv[1:]]),
+        held_half=held,
+        threads=threads,
+    )
+    json_path = qh.write_provenance(onnx_path, record)
+    typer.echo(
+        json.dumps(
+            {
+                "questions": len(rows),
+                "lists_trained": len(lists),
+                "states_seconds": round(states_seconds, 1),
+                "train_seconds": round(train_seconds, 1),
+                "onnx": str(onnx_path),
+                "provenance": str(json_path),
+                **({"held_half": held} if held else {}),
+            }
+        )
+    )
+
+
+def _dataset_name(dataset: Path) -> str:
+    """The name ``collect`` gives a dataset's pools: a folder's name, a QA file's stem."""
+    from kg_platform_lab.evaluation.docqa import is_docqa_folder
+
+    return dataset.name if is_docqa_folder(dataset) else dataset.stem
+
+
+def _manifest(dataset: Path) -> dict[str, Any]:
+    """Where a sampled dataset came from (``sample-docqa``'s manifest.json), for provenance."""
+    path = dataset / "manifest.json"
+    if not path.is_file():
+        return {}
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    return {k: manifest[k] for k in ("source", "rule", "papers") if k in manifest}
 
 
 def _examples(datasets: list[Path]) -> dict:

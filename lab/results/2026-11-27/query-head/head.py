@@ -3,9 +3,15 @@
 score_j = a*cos(q', c_j) + b*sum_i w_i max_k q'_i . c_jk ;  q'_i = norm(q_i + q_i A), w = softmax(q_i u)
 The candidates' states stay the bundled model's; only the question's side is mapped.
 """
-import argparse, hashlib, json, pickle, random, time
+
+import argparse
+import hashlib
+import pickle
+import random
+import time
 from pathlib import Path
-import numpy as np, torch
+import numpy as np
+import torch
 from torch import nn
 from kg_platform.retrieval.late_interaction import min_max
 from kg_platform_lab.evaluation.docqa import load_docqa
@@ -21,7 +27,8 @@ def to_t(row):
     q = torch.from_numpy(row["q_tok"].astype(np.float32))
     m = torch.from_numpy(np.asarray(row["q_mask"], bool))
     C = [torch.from_numpy(t) for t in row["c_tok"]]  # float16, unpadded
-    row["c_tok_n"] = len(row["c_tok"]); del row["c_tok"]
+    row["c_tok_n"] = len(row["c_tok"])
+    del row["c_tok"]
     return dict(q=q, m=m, qv=torch.from_numpy(row["q_vec"]), cv=torch.from_numpy(row["c_vec"]), C=C)
 
 
@@ -46,7 +53,8 @@ class Head(nn.Module):
             self.A = nn.Parameter(torch.zeros(384, 384))
         self.B = nn.Parameter(torch.zeros(384, 384)) if vec else None
         self.u = nn.Parameter(torch.zeros(384)) if weights else None
-        self.la = nn.Parameter(torch.tensor(3.0)); self.lb = nn.Parameter(torch.tensor(3.0))
+        self.la = nn.Parameter(torch.tensor(3.0))
+        self.lb = nn.Parameter(torch.tensor(3.0))
 
     def parts(self, t):
         q = t["q"][t["m"]]
@@ -54,7 +62,11 @@ class Head(nn.Module):
         C, cm = padded(t)
         sims = torch.einsum("qd,cld->cql", qa, C).masked_fill(~cm[:, None, :], -1e4)
         best = sims.max(-1).values  # c x q
-        w = torch.softmax(q @ self.u, 0) if self.u is not None else torch.full((len(q),), 1 / len(q))
+        w = (
+            torch.softmax(q @ self.u, 0)
+            if self.u is not None
+            else torch.full((len(q),), 1 / len(q))
+        )
         ms = best @ w
         qv = t["qv"]
         if self.B is not None:
@@ -103,13 +115,19 @@ def train(head, data, epochs, lr, reg, seed, log):
     rng = random.Random(seed)
     opt = torch.optim.Adam(head.parameters(), lr=lr)
     for ep in range(epochs):
-        rng.shuffle(data); tot = 0.0
+        rng.shuffle(data)
+        tot = 0.0
         for t, y in data:
             s = head(t)
             loss = torch.logsumexp(s, 0) - torch.logsumexp(s[y], 0)
-            loss = loss + reg * (head.amat().pow(2).sum() + (head.B.pow(2).sum() if head.B is not None else 0))
-            opt.zero_grad(); loss.backward(); opt.step(); tot += float(loss)
-        log(f"epoch {ep} loss {tot/len(data):.4f}")
+            loss = loss + reg * (
+                head.amat().pow(2).sum() + (head.B.pow(2).sum() if head.B is not None else 0)
+            )
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            tot += float(loss)
+        log(f"epoch {ep} loss {tot / len(data):.4f}")
 
 
 def main():
@@ -130,28 +148,48 @@ def main():
     a = ap.parse_args()
     torch.manual_seed(a.seed)
     examples = {}
-    for d in [Path("/work/data/ldtrain250"), Path("/work/data/ldtrain-rest"), Path("../shared/bench/longdoc")]:
+    for d in [
+        Path("/work/data/ldtrain250"),
+        Path("/work/data/ldtrain-rest"),
+        Path("../shared/bench/longdoc"),
+    ]:
         examples.update({(d.name, q.id): q for q in load_docqa(d)})
     for f in sorted(Path("../shared/bench/dev").glob("*.jsonl")):
         examples.update({(f.stem, q.id): q for q in load_dataset(f)})
     pools = {}
-    for f in ["train", "train-rest", "longdoc", "dev-hotpotqa", "dev-2wikimultihopqa", "dev-musique"]:
+    for f in [
+        "train",
+        "train-rest",
+        "longdoc",
+        "dev-hotpotqa",
+        "dev-2wikimultihopqa",
+        "dev-musique",
+    ]:
         if not Path(f"/work/data/pools/{f}.jsonl").exists():
             continue
         for p in read_pools(Path(f"/work/data/pools/{f}.jsonl")):
             pools[(p.dataset, p.question_id, p.strategy)] = p
     scorer = Scorer(examples, [512, 1024])
-    log = lambda m: print(m, flush=True)
+
+    def log(m: str) -> None:
+        print(m, flush=True)
+
     rows, tens = [], []
     for f in a.train:
         for r in pickle.load(f.open("rb")):
-            tens.append(to_t(r)); rows.append(r)
+            tens.append(to_t(r))
+            rows.append(r)
     data, hold_rows, hold_tens = [], [], []
     for r, t in zip(rows, tens):
         ex = examples[(r["dataset"], r["question_id"])]
         if a.halves and half_of(ex.doc_id) == 1:
-            hold_rows.append(r); hold_tens.append(t); continue
-        y = torch.tensor(labels(pools[(r["dataset"], r["question_id"], r["strategy"])], ex, r["c_tok_n"]), dtype=torch.bool)
+            hold_rows.append(r)
+            hold_tens.append(t)
+            continue
+        y = torch.tensor(
+            labels(pools[(r["dataset"], r["question_id"], r["strategy"])], ex, r["c_tok_n"]),
+            dtype=torch.bool,
+        )
         if y.any() and not y.all():
             data.append((t, y))
     log(f"train lists {len(data)}; held-out train lists {len(hold_rows)}")
@@ -162,15 +200,25 @@ def main():
     for ep in range(a.epochs):
         train(head, data, 1, a.lr, a.reg, a.seed + ep, log)
         if hold_rows:
-            log(f"  held half after {ep+1}: {recall(head, hold_rows, hold_tens, pools, scorer)}")
-    log(f"trained {time.time()-t0:.0f}s  la {head.la.item():.2f} lb {head.lb.item():.2f} |A| {head.amat().norm().item():.2f}")
-    for f in (a.check if not a.halves or a.check_halves else []):
-        cr = pickle.load(f.open("rb")); ct = [to_t(r) for r in cr]
-        b = recall(None, cr, ct, pools, scorer, rows_out=True); h = recall(head, cr, ct, pools, scorer, rows_out=True)
-        log(f"check {f.name}: base {b.mean(0).round(4).tolist()} head {h.mean(0).round(4).tolist()}")
+            log(f"  held half after {ep + 1}: {recall(head, hold_rows, hold_tens, pools, scorer)}")
+    log(
+        f"trained {time.time() - t0:.0f}s  la {head.la.item():.2f} lb {head.lb.item():.2f} |A| {head.amat().norm().item():.2f}"
+    )
+    for f in a.check if not a.halves or a.check_halves else []:
+        cr = pickle.load(f.open("rb"))
+        ct = [to_t(r) for r in cr]
+        b = recall(None, cr, ct, pools, scorer, rows_out=True)
+        h = recall(head, cr, ct, pools, scorer, rows_out=True)
+        log(
+            f"check {f.name}: base {b.mean(0).round(4).tolist()} head {h.mean(0).round(4).tolist()}"
+        )
         if "longdoc" in f.name:
-            one = np.asarray([len(examples[(r["dataset"], r["question_id"])].sentence_sets) == 1 for r in cr])
-            log(f"   one annotator ({one.sum()}): base {b[one].mean(0).round(4).tolist()} head {h[one].mean(0).round(4).tolist()}; several: base {b[~one].mean(0).round(4).tolist()} head {h[~one].mean(0).round(4).tolist()}")
+            one = np.asarray(
+                [len(examples[(r["dataset"], r["question_id"])].sentence_sets) == 1 for r in cr]
+            )
+            log(
+                f"   one annotator ({one.sum()}): base {b[one].mean(0).round(4).tolist()} head {h[one].mean(0).round(4).tolist()}; several: base {b[~one].mean(0).round(4).tolist()} head {h[~one].mean(0).round(4).tolist()}"
+            )
     if a.save:
         torch.save(head.state_dict(), a.save)
 

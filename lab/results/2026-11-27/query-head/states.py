@@ -3,7 +3,10 @@ product's late rerank reads them (section path + text), saved for training a que
 
 usage: states.py POOLS CORPUS DATA(docqa folder or qa jsonl) OUT STRATEGIES
 """
-import pickle, sys, time
+
+import pickle
+import sys
+import time
 from pathlib import Path
 import numpy as np
 from kg_platform.sdk import KnowledgePlatform
@@ -29,12 +32,20 @@ for i, p in enumerate(pools):
     st = _token_states(ctx.embedder, [q, *reading])
     qv, qt, qo = st[0]
     mask = content_pieces(q, qo)
-    rows.append({
-        "dataset": p.dataset, "question_id": p.question_id, "strategy": p.strategy,
-        "q_vec": qv.astype(np.float32), "q_tok": qt.astype(np.float16), "q_mask": mask,
-        "c_vec": np.stack([s[0] for s in st[1:]]).astype(np.float32) if len(st) > 1 else np.zeros((0, 384), np.float32),
-        "c_tok": [s[1].astype(np.float16) for s in st[1:]],
-    })
+    rows.append(
+        {
+            "dataset": p.dataset,
+            "question_id": p.question_id,
+            "strategy": p.strategy,
+            "q_vec": qv.astype(np.float32),
+            "q_tok": qt.astype(np.float16),
+            "q_mask": mask,
+            "c_vec": np.stack([s[0] for s in st[1:]]).astype(np.float32)
+            if len(st) > 1
+            else np.zeros((0, 384), np.float32),
+            "c_tok": [s[1].astype(np.float16) for s in st[1:]],
+        }
+    )
     if i % 50 == 0:
         print(i, len(pools), round(time.time() - t0), flush=True)
 pickle.dump(rows, out.open("wb"), protocol=5)
