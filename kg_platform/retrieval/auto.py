@@ -51,11 +51,16 @@ def choose(sources: int, chunks: int, entities: bool = False) -> str:
     return FOR_PASSAGES_WITH_ENTITIES if entities else FOR_PASSAGES
 
 
+def scope_key(ctx: RetrievalContext) -> tuple[str | None, tuple[str, ...] | None]:
+    """What a scope's shape is kept under: (corpus, its document scope's sorted source ids)."""
+    return (ctx.corpus, tuple(sorted(ctx.sources)) if ctx.sources else None)
+
+
 def scope_counts(ctx: RetrievalContext) -> tuple[int, int]:
     """``(sources, level-2 chunks)`` of the context's scope (its document scope, else its
     corpus, else the whole graph), counted over at most :data:`SHAPE_SAMPLE` sources and kept
     on the context: one small read per scope, whoever asks first (``auto``, the late rerank)."""
-    key = (ctx.corpus, tuple(sorted(ctx.sources)) if ctx.sources else None)
+    key = scope_key(ctx)
     if key not in ctx._scope_counts:
         if key[1] is None:
             rows = ctx.graph.read(
@@ -93,11 +98,10 @@ class AutoStrategy:
         self.last_plans: object = None
 
     def _choice(self) -> str:
-        sources = tuple(sorted(self.ctx.sources)) if self.ctx.sources else None
-        key = (self.ctx.corpus, sources)
+        key = scope_key(self.ctx)
         if key not in self._shapes:
             n_sources, n_chunks = scope_counts(self.ctx)
-            entities = sources is None and self._has_entity_layer()
+            entities = key[1] is None and self._has_entity_layer()
             self._shapes[key] = choose(n_sources, n_chunks, entities)
             log.debug(
                 "auto: %s for %s (%d sources, %d chunks)",

@@ -224,8 +224,9 @@ def train_head(
             f"training the head needs torch ({exc}): pip install -e 'lab/[train]'",
             param_hint="train-head",
         ) from exc
+    from kg_platform.retrieval.query_head import EMBEDDER
     from kg_platform.sdk.platform import KnowledgePlatform
-    from kg_platform_lab.rerank.pools import read_pools
+    from kg_platform_lab.rerank.pools import pool_dataset_name, read_pools
 
     def log(message: str) -> None:
         print(message, file=sys.stderr, flush=True)
@@ -241,7 +242,7 @@ def train_head(
                 f"`kgp lab rerank collect --strategy {','.join(names)}`, or name its strategy",
                 param_hint="--pools/--strategy",
             )
-        name = _dataset_name(dataset)
+        name = pool_dataset_name(dataset)
         collected_from = sorted({p.dataset for p in chosen})
         if collected_from != [name]:
             raise typer.BadParameter(
@@ -284,18 +285,19 @@ def train_head(
     with KnowledgePlatform(get_settings()) as kp:
         corpus_names = [kp.corpus_name(c) for c in corpora]
         model = getattr(kp.embedder, "model_name", type(kp.embedder).__name__)
-        if model != qh.EMBEDDER:
+        if model != EMBEDDER:
             raise typer.BadParameter(
-                f"the head maps {qh.EMBEDDER}'s word pieces (the product uses it with that "
+                f"the head maps {EMBEDDER}'s word pieces (the product uses it with that "
                 f"embedder only), and this configuration embeds with {model}: train with the "
                 "default local embedder",
                 param_hint="embedding",
             )
         out.mkdir(parents=True, exist_ok=True)
         for chosen, dataset, corpus in zip(set_pools, datasets, corpus_names):
+            name = pool_dataset_name(dataset)
             rows += qh.collect_states(
                 chosen,
-                dataset,
+                {qid: ex.question for (d, qid), ex in examples.items() if d == name},
                 corpus,
                 kp,
                 strategies=names,
@@ -367,13 +369,6 @@ def train_head(
     )
 
 
-def _dataset_name(dataset: Path) -> str:
-    """The name ``collect`` gives a dataset's pools: a folder's name, a QA file's stem."""
-    from kg_platform_lab.evaluation.docqa import is_docqa_folder
-
-    return dataset.name if is_docqa_folder(dataset) else dataset.stem
-
-
 def _manifest(dataset: Path) -> dict[str, Any]:
     """Where a sampled dataset came from (``sample-docqa``'s manifest.json), for provenance."""
     path = dataset / "manifest.json"
@@ -387,13 +382,12 @@ def _examples(datasets: list[Path]) -> dict:
     """(dataset name, question id) -> question, for QA files and document-QA folders."""
     from kg_platform_lab.evaluation.datasets import load_dataset
     from kg_platform_lab.evaluation.docqa import is_docqa_folder, load_docqa
+    from kg_platform_lab.rerank.pools import pool_dataset_name
 
     examples: dict = {}
     for d in datasets:
-        if is_docqa_folder(d):
-            examples.update({(d.name, q.id): q for q in load_docqa(d)})
-        else:
-            examples.update({(d.stem, q.id): q for q in load_dataset(d)})
+        questions = load_docqa(d) if is_docqa_folder(d) else load_dataset(d)
+        examples.update({(pool_dataset_name(d), q.id): q for q in questions})
     return examples
 
 

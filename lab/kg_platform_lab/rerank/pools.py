@@ -46,6 +46,12 @@ class Pool:
         return json.dumps(asdict(self), ensure_ascii=False)
 
 
+def pool_dataset_name(dataset: Path) -> str:
+    """The name a dataset's pools carry (``Pool.dataset``): a document-QA folder's name, a QA
+    file's stem."""
+    return dataset.name if is_docqa_folder(dataset) else dataset.stem
+
+
 def collect_pools(
     dataset: Path,
     corpus: str,
@@ -67,7 +73,7 @@ def collect_pools(
     if docqa:
         examples, scopes = scope_examples(graph, corpus, examples)
     ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=corpus)
-    name = dataset.name if docqa else dataset.stem
+    name = pool_dataset_name(dataset)
     runners = {s: get_strategy(s, ctx) for s in strategies}
     # questions outer, strategies inner: the strategies' candidates overlap, and the late
     # scorer's cache of word-piece states then serves them while they are fresh

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from kg_platform.retrieval.query_head import EMBEDDER, file_sha256
 from kg_platform_lab.evaluation.metrics import normalise
 from kg_platform_lab.rerank.fit import Scorer, order_by_score
 from kg_platform_lab.rerank.pools import Pool
@@ -40,9 +41,6 @@ from kg_platform_lab.rerank.pools import Pool
 if TYPE_CHECKING:
     from kg_platform.sdk.platform import KnowledgePlatform
 
-#: the embedder whose word-piece states the head maps (the bundled model; the product uses
-#: the head with it only)
-EMBEDDER = "all-MiniLM-L6-v2"
 #: width of all-MiniLM-L6-v2's word-piece states
 DIM = 384
 #: the first N candidates of each pool the head is trained on (what the rerank reads by default)
@@ -100,7 +98,7 @@ class StateRow:
 # ---------------------------------------------------------------------------------- states
 def collect_states(
     pools: Sequence[Pool],
-    dataset: Path,
+    question: Mapping[str, str],
     corpus: str,
     platform: "KnowledgePlatform | None" = None,
     *,
@@ -114,6 +112,7 @@ def collect_states(
     and the ``corpus`` the pools were collected from), one model call per question
     (``_token_states``: the batch is the rerank's), the question's content pieces marked
     (``content_pieces``). Training on other states than the rerank's would fit another reader.
+    ``question``: question id -> its text, for every pool's question.
     """
     from kg_platform.retrieval.late_interaction import (
         _token_states,
@@ -122,13 +121,12 @@ def collect_states(
     )
     from kg_platform.sdk.platform import KnowledgePlatform
 
-    question = {q.id: q.question for q in _load_questions(dataset)}
     chosen = [p for p in pools if p.strategy in strategies]
     missing = [p.question_id for p in chosen if p.question_id not in question]
     if missing:
         raise ValueError(
-            f"{len(missing)} of {len(chosen)} pools ask questions that {dataset} does not hold "
-            f"(first: {missing[0]}): give the dataset the pools were collected from"
+            f"{len(missing)} of {len(chosen)} pools ask questions the given questions do not "
+            f"hold (first: {missing[0]}): give the dataset the pools were collected from"
         )
     kp = platform or KnowledgePlatform.from_env()
     ctx = kp.retrieval_context(corpus)
@@ -168,14 +166,22 @@ def collect_states(
     return rows
 
 
-def _load_questions(dataset: Path) -> list[Any]:
-    from kg_platform_lab.evaluation.datasets import load_dataset
-    from kg_platform_lab.evaluation.docqa import is_docqa_folder, load_docqa
-
-    return list(load_docqa(dataset) if is_docqa_folder(dataset) else load_dataset(dataset))
-
-
 # ------------------------------------------------------------------------------------ head
+def map_pieces(
+    tokens: torch.Tensor, A: torch.Tensor, u: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The head's reading of the question's pieces: (normalise(t + t A), softmax(t u)). One
+    function for training and for the exported model, so what is trained is what ships."""
+    return nn.functional.normalize(tokens + tokens @ A, dim=-1), torch.softmax(tokens @ u, 0)
+
+
+def _best_matches(pieces: torch.Tensor, t: Tensors) -> torch.Tensor:
+    """[candidates, pieces]: each question piece's best cosine among each candidate's pieces."""
+    C, cm = _padded(t)
+    sims = torch.einsum("qd,cld->cql", pieces, C).masked_fill(~cm[:, None, :], -1e4)
+    return sims.max(-1).values
+
+
 class Head(nn.Module):
     """The head as trained: ``A`` (full 384x384) and ``u`` start at zero (the untrained rerank:
     pieces unchanged, equal weights), the two scales at e^3."""
@@ -189,18 +195,12 @@ class Head(nn.Module):
 
     def mapped(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """What the exported model computes: (mapped pieces, piece weights)."""
-        return (
-            nn.functional.normalize(tokens + tokens @ self.A, dim=-1),
-            torch.softmax(tokens @ self.u, 0),
-        )
+        return map_pieces(tokens, self.A, self.u)
 
     def parts(self, t: Tensors) -> tuple[torch.Tensor, torch.Tensor]:
         """(cosine, weighted MaxSim of the mapped pieces) of each candidate."""
         qa, w = self.mapped(t["q"][t["m"]])
-        C, cm = _padded(t)
-        sims = torch.einsum("qd,cld->cql", qa, C).masked_fill(~cm[:, None, :], -1e4)
-        best = sims.max(-1).values  # candidates x pieces
-        return t["cv"] @ t["qv"], best @ w
+        return t["cv"] @ t["qv"], _best_matches(qa, t) @ w
 
     def forward(self, t: Tensors) -> torch.Tensor:
         cos, ms = self.parts(t)
@@ -299,6 +299,25 @@ def train_epoch(head: Head, lists: list[TrainList], *, lr: float, reg: float, se
     return total / max(len(lists), 1)
 
 
+def _fit(
+    data: list[TrainList],
+    *,
+    epochs: int,
+    lr: float,
+    reg: float,
+    seed: int,
+    after_epoch: Callable[[int, Head, float], None],
+) -> Head:
+    """A head from ``torch.manual_seed(seed)``, trained ``epochs`` times over ``data`` (epoch
+    ``e`` shuffled with ``seed + e``); ``after_epoch(e, head, mean loss)`` after each."""
+    torch.manual_seed(seed)
+    head = Head()
+    for ep in range(epochs):
+        loss = train_epoch(head, data, lr=lr, reg=reg, seed=seed + ep)
+        after_epoch(ep, head, loss)
+    return head
+
+
 def train_head(
     rows: Sequence[StateRow],
     pools: Iterable[Pool] | Mapping[PoolKey, Pool],
@@ -320,12 +339,11 @@ def train_head(
     torch.set_num_threads(threads)
     index = pools if isinstance(pools, Mapping) else pool_index(pools)
     data = list(lists) if lists is not None else training_lists(rows, index, examples)
-    torch.manual_seed(seed)
-    head = Head()
-    for ep in range(epochs):
-        loss = train_epoch(head, data, lr=lr, reg=reg, seed=seed + ep)
+
+    def report(ep: int, _: Head, loss: float) -> None:
         log(f"epoch {ep + 1}/{epochs}: loss {loss:.4f} over {len(data)} lists")
-    return head
+
+    return _fit(data, epochs=epochs, lr=lr, reg=reg, seed=seed, after_epoch=report)
 
 
 def mean_loss(head: Head, lists: Sequence[TrainList], reg: float = 0.0) -> float:
@@ -345,10 +363,7 @@ def first_is_positive(head: Head, lists: Sequence[TrainList]) -> float:
 # ------------------------------------------------------------------------------- held half
 def _base_parts(t: Tensors) -> tuple[torch.Tensor, torch.Tensor]:
     """The rerank without a head: cosine, and MaxSim averaged over the unmapped pieces."""
-    q = t["q"][t["m"]]
-    C, cm = _padded(t)
-    sims = torch.einsum("qd,cld->cql", q, C).masked_fill(~cm[:, None, :], -1e4)
-    return t["cv"] @ t["qv"], sims.max(-1).values.mean(-1)
+    return t["cv"] @ t["qv"], _best_matches(t["q"][t["m"]], t).mean(-1)
 
 
 def held_recall(
@@ -405,13 +420,13 @@ def held_half_check(
     log(
         f"held half: {len(data)} lists trained, {len(held_rows)} questions held; before {_fmt(before)}"
     )
-    torch.manual_seed(seed)
-    head = Head()
-    after = []
-    for ep in range(epochs):
-        train_epoch(head, data, lr=lr, reg=reg, seed=seed + ep)
+    after: list[list[float]] = []
+
+    def score_held(ep: int, head: Head, _: float) -> None:
         after.append(held_recall(head, held_rows, held_tensors, index, scorer))
         log(f"held half after {ep + 1} epoch(s): {_fmt(after[-1])}")
+
+    _fit(data, epochs=epochs, lr=lr, reg=reg, seed=seed, after_epoch=score_held)
     return {
         "rule": "train papers with sha256(doc_id)[0] % 2 == 0 trained on, the others held",
         "lists_trained": len(data),
@@ -441,8 +456,7 @@ def export_onnx(head: Head, path: Path) -> Path:
             self.u = nn.Parameter(u)
 
         def forward(self, tokens: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-            mapped = nn.functional.normalize(tokens + tokens @ self.A, dim=-1)
-            return mapped, torch.softmax(tokens @ self.u, 0)
+            return map_pieces(tokens, self.A, self.u)
 
     model = Export(head.A.detach().clone(), head.u.detach().clone()).eval()
     example = torch.randn(7, DIM, generator=torch.Generator().manual_seed(0))
@@ -465,10 +479,6 @@ def export_onnx(head: Head, path: Path) -> Path:
             dynamo=False,
         )
     return path
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def write_provenance(onnx_path: Path, record: Mapping[str, Any]) -> Path:
