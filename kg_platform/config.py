@@ -533,6 +533,11 @@ class RerankSettings(BaseModel):
         description="MaxSim averages over the question's word pieces minus those of English "
         "stop words and punctuation (drop), or over all of them (keep)",
     )
+    quantize: Literal["none", "int8"] = Field(
+        "none",
+        description="the word-piece states the rerank reads come from the int8 copy of the ONNX "
+        "embedding model (about half the CPU of fp32) or from the model as configured (none)",
+    )
 
 
 # ========================================================================== LLM and what it does

@@ -220,8 +220,18 @@ def register_strategy(
 STRATEGY_ENTRY_POINTS = "kg_platform.strategies"
 
 
-def _load_builtin() -> None:
-    """Import the modules that register strategies, then any installed plug-in strategies."""
+_loaded = False
+
+
+def _load_builtin(rescan: bool = False) -> None:
+    """Import the modules that register strategies, then any installed plug-in strategies.
+
+    Once per process: scanning the installed distributions' entry points costs ~20-30 ms, and
+    every SDK call builds its strategy (and ``auto`` the one it picks). ``rescan`` looks again,
+    for a name still unknown after the first scan (a plug-in installed since)."""
+    global _loaded
+    if _loaded and not rescan:
+        return
     import importlib
     from importlib.metadata import entry_points
 
@@ -234,6 +244,7 @@ def _load_builtin() -> None:
             if not (exc.name and entry.value.startswith(exc.name)):
                 raise  # the plug-in is there but broken: say so
             # its distribution's metadata outlived its package: nothing to register
+    _loaded = True
 
 
 def list_strategies() -> dict[str, str]:
@@ -243,6 +254,8 @@ def list_strategies() -> dict[str, str]:
 
 def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
     _load_builtin()
+    if name not in _REGISTRY:
+        _load_builtin(rescan=True)
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise RetrievalError(f"unknown strategy {name!r}", hint=f"known strategies: {known}")

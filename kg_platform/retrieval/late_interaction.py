@@ -56,6 +56,15 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_WINDOWS = 8
 
 
+def rerank_embedder(ctx: "RetrievalContext") -> Any:
+    """The embedder whose word-piece states the rerank reads: the int8 copy of the ONNX model
+    with ``rerank.quantize = "int8"`` (the same copy entity names use), else the context's."""
+    from kg_platform.embedding.base import name_embedder
+
+    settings = ctx.settings
+    return name_embedder(ctx.embedder, settings.embedding, settings.rerank.quantize)
+
+
 def _token_states(
     embedder: Any, texts: Sequence[str]
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
@@ -69,7 +78,8 @@ def _token_states(
             "with --select none | sage (with KGP_SAGE__SCORER=cosine or auto)",
         )
     embed_tokens = embedder.embed_tokens
-    model = str(getattr(embedder, "model_name", type(embedder).__name__))
+    # the int8 copy shares the model's name: its states are kept apart from fp32's
+    model = f"{getattr(embedder, 'model_name', type(embedder).__name__)}:{getattr(embedder, 'quantize', '')}"
 
     def compute(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         out = []
@@ -209,7 +219,7 @@ def late_scores(
         return empty, empty, empty
     if ids is not None:
         texts = reading_texts(ids, texts, ctx)
-    states = _token_states(ctx.embedder, [query, *texts])
+    states = _token_states(rerank_embedder(ctx), [query, *texts])
     q_vec, q_tok, q_offsets = states[0]
     if ctx.settings.rerank.query_stop_words == "drop":
         q_tok = q_tok[content_pieces(query, q_offsets)]

@@ -179,3 +179,31 @@ def test_section_paths_lose_only_the_head_every_candidate_shares():
     pooled = {"a": "Paper A > Data", "b": "Paper B > Data"}
     assert without_shared_head(pooled) == pooled
     assert without_shared_head({"a": "Paper > Data"}) == {"a": "Paper > Data"}
+
+
+def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder):
+    """``rerank.quantize = "int8"`` scores with the int8 copy of the bundled model (the copy
+    entity names use); its states are cached apart from fp32's, so a process that reranks both
+    ways never mixes them, and the two agree closely without being equal."""
+    from kg_platform.retrieval.late_interaction import rerank_embedder
+
+    question = "Which treebank do they report results on?"
+    texts = ["We report results on the Penn Treebank.", "Gradients were clipped at five."]
+    ctxs = {
+        q: SimpleNamespace(
+            settings=Settings(rerank={"section_context": False, "quantize": q}),
+            embedder=embedder,
+        )
+        for q in ("none", "int8")
+    }
+    if getattr(embedder, "quantize", None) != "none":
+        pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
+    assert rerank_embedder(ctxs["none"]) is embedder
+    assert getattr(rerank_embedder(ctxs["int8"]), "quantize", None) == "int8"
+    _, cos32, sim32 = late_scores(question, texts, ctxs["none"])
+    _, cos8, sim8 = late_scores(question, texts, ctxs["int8"])
+    assert not np.array_equal(sim32, sim8)  # a different model read them
+    assert np.allclose(sim32, sim8, atol=0.05) and np.allclose(cos32, cos8, atol=0.05)
+    assert sim8[0] > sim8[1] and sim32[0] > sim32[1]
+    _, _, again = late_scores(question, texts, ctxs["none"])
+    assert np.array_equal(again, sim32)  # fp32 states came back from the cache unchanged
