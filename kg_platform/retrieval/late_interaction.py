@@ -38,7 +38,7 @@ import re
 
 import numpy as np
 
-from kg_platform.embedding.base import has_token_states
+from kg_platform.embedding.base import has_token_states, name_embedder
 from kg_platform.granularity.bm25 import STOPWORDS
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.query_head import head_for
@@ -59,8 +59,6 @@ MAX_WINDOWS = 8
 def rerank_embedder(ctx: "RetrievalContext") -> Any:
     """The embedder whose word-piece states the rerank reads: the int8 copy of the ONNX model
     with ``rerank.quantize = "int8"`` (the same copy entity names use), else the context's."""
-    from kg_platform.embedding.base import name_embedder
-
     settings = ctx.settings
     return name_embedder(ctx.embedder, settings.embedding, settings.rerank.quantize)
 

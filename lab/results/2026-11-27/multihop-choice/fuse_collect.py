@@ -6,25 +6,16 @@ usage: python fuse_collect.py DATASET CORPUS OUT.jsonl
 
 import json
 import sys
-import time
 from pathlib import Path
 
-from kg_platform.config import get_settings
-from kg_platform.retrieval.base import RetrievalContext, get_strategy
+from dev_questions import dev_questions
+
 from kg_platform.retrieval.late_interaction import late_scores
-from kg_platform.sdk.platform import KnowledgePlatform
-from kg_platform_lab.evaluation.harness import load_examples
 
 dataset, corpus, out = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 FETCH = 40
-with KnowledgePlatform(get_settings()) as kp, out.open("w") as fh:
-    _, examples = load_examples(dataset, document_qa=False, limit=None)
-    ctx = RetrievalContext(
-        graph=kp.graph, embedder=kp.embedder, settings=kp.settings, corpus=corpus
-    )
-    ent, mog = get_strategy("entity", ctx), get_strategy("mogg", ctx)
-    t0 = time.time()
-    for i, ex in enumerate(examples):
+with out.open("w") as fh:
+    for kp, ctx, ent, mog, ex in dev_questions(dataset, corpus):
         e_items = list(ent.retrieve(ex.question, FETCH))
         m_items = list(mog.retrieve(ex.question, FETCH))
         pieces = sorted({p for it in m_items for p in it.path})
@@ -60,4 +51,3 @@ with KnowledgePlatform(get_settings()) as kp, out.open("w") as fh:
             )
             + "\n"
         )
-        print(i, round(time.time() - t0, 1), file=sys.stderr, flush=True)

@@ -4,24 +4,15 @@ usage: KGP_MOG__DEFAULT_ROUTER=none python sel_collect.py DATASET CORPUS OUT.jso
 
 import json
 import sys
-import time
 from pathlib import Path
 
-from kg_platform.config import get_settings
-from kg_platform.retrieval.base import RetrievalContext, get_strategy
+from dev_questions import dev_questions
+
 from kg_platform.retrieval.late_interaction import late_scores
-from kg_platform.sdk.platform import KnowledgePlatform
-from kg_platform_lab.evaluation.harness import load_examples
 
 dataset, corpus, out = Path(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
-with KnowledgePlatform(get_settings()) as kp, out.open("w") as fh:
-    _, examples = load_examples(dataset, document_qa=False, limit=None)
-    ctx = RetrievalContext(
-        graph=kp.graph, embedder=kp.embedder, settings=kp.settings, corpus=corpus
-    )
-    ent, mog = get_strategy("entity", ctx), get_strategy("mogg", ctx)
-    t0 = time.time()
-    for i, ex in enumerate(examples):
+with out.open("w") as fh:
+    for _kp, ctx, ent, mog, ex in dev_questions(dataset, corpus):
         mentions = ent.question_mentions(ex.question)
         _, seeds = ent.seeds(ex.question)
         m_items = list(mog.retrieve(ex.question, 40))
@@ -41,4 +32,3 @@ with KnowledgePlatform(get_settings()) as kp, out.open("w") as fh:
             )
             + "\n"
         )
-        print(i, round(time.time() - t0, 1), file=sys.stderr, flush=True)
