@@ -201,22 +201,57 @@ def fit_weights(
     grid: Sequence[float] = (0.0, 0.15, 0.35, 0.5, 1.0),
     aggregate: str = "wsum",
     train: Sequence[int] | None = None,
+    scopes: Sequence[list[str] | None] | None = None,
 ) -> tuple[dict[str, float], float, list[list[RetrievedItem]]]:
     """Grid-search layer weights maximising mean ``recall(question index, ranked items)``.
 
     Candidates and per-layer scores come from one Cypher call per question with all weights 1
-    and a wide cut; the grid is then evaluated in Python with :func:`rescore` over the questions
-    in ``train`` (default: all). A layer no candidate reaches (the distilled layer before
-    ``kgp distill``) is left at 0 rather than searched. Returns the weights, their mean recall
-    on ``train`` and the cached candidates, so the caller can score held-out questions.
+    and a wide cut (:func:`layer_candidates`); the grid is then evaluated in Python
+    (:func:`grid_scores`) over the questions in ``train`` (default: all). Returns the best
+    weights, their mean recall on ``train`` and the cached candidates, so the caller can score
+    held-out questions.
     """
+    cached = layer_candidates(ctx, questions, k, scopes)
+    best, score = grid_scores(cached, recall, grid, aggregate, train)[0]
+    return best, score, cached
+
+
+def layer_candidates(
+    ctx: RetrievalContext,
+    questions: Sequence[str],
+    k: int,
+    scopes: Sequence[list[str] | None] | None = None,
+) -> list[list[RetrievedItem]]:
+    """Each question's candidates with every layer weighted 1 (per-layer scores and ranks in
+    their breakdowns), ``max(50, 4k)`` deep. ``scopes`` gives each question the source ids it
+    is asked in (document QA: its paper, as ``kgp eval`` scopes it)."""
     wide = PropagateStrategy(ctx, lam={x: 1.0 for x in LAYERS}, aggregate="wsum")
-    cached = [wide.retrieve(q, max(50, 4 * k)) for q in questions]
+    unscoped = ctx.sources
+    cached = []
+    try:
+        for i, q in enumerate(questions):
+            ctx.sources = scopes[i] if scopes is not None else unscoped
+            cached.append(wide.retrieve(q, max(50, 4 * k)))
+    finally:
+        ctx.sources = unscoped
+    return cached
+
+
+def grid_scores(
+    cached: Sequence[Sequence[RetrievedItem]],
+    recall: Callable[[int, list[RetrievedItem]], float],
+    grid: Sequence[float] = (0.0, 0.15, 0.35, 0.5, 1.0),
+    aggregate: str = "wsum",
+    train: Sequence[int] | None = None,
+) -> list[tuple[dict[str, float], float]]:
+    """Every weighting of the grid with its mean recall on ``train``, best first (ties: the
+    earlier weighting of the grid). A layer no candidate reaches (the distilled layer before
+    ``kgp distill``) is left at 0 rather than searched."""
     present = [
         x for x in LAYERS if any(f"cos_{x}" in it.breakdown for items in cached for it in items)
     ]
-    train = list(range(len(questions))) if train is None else list(train)
-    best: tuple[dict[str, float], float] = ({}, -1.0)
+    train = list(range(len(cached))) if train is None else list(train)
+    scored: list[tuple[dict[str, float], float]] = []
     for combo in itertools.product(grid, repeat=len(present)):
         if not any(combo):
             continue
@@ -224,6 +259,6 @@ def fit_weights(
         mean = sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in train) / max(
             1, len(train)
         )
-        if mean > best[1] + 1e-12:
-            best = (lam, mean)
-    return best[0], best[1], cached
+        scored.append((lam, round(mean, 12)))
+    scored.sort(key=lambda pair: -pair[1])  # stable: grid order among equals
+    return scored

@@ -637,6 +637,25 @@ def test_fit_weights_searches_present_layers_on_the_train_part(world):
     assert recall(0, rank_with(cached[0], lam, "wsum")) == 1.0
 
 
+def test_fit_candidates_are_asked_in_each_questions_scope(world):
+    """Document QA fits each question inside its own paper, as `kgp lab eval` scopes it; the
+    context's own scope is restored afterwards."""
+    from kg_platform.retrieval.propagate import grid_scores, layer_candidates
+
+    ctx, data = world
+    questions = ["Which river flows through Dresden?", "Which river flows through Dresden?"]
+    cached = layer_candidates(ctx, questions, 3, scopes=[["tB-src"], None])
+    assert ctx.sources is None
+    assert cached[0] and {it.source_id for it in cached[0]} == {"tB-src"}
+    assert {data["corpus_of"][it.id] for it in cached[1]} > {"tB"}  # unscoped: every corpus
+
+    def in_tb(i, items):
+        return 1.0 if items and items[0].source_id == "tB-src" else 0.0
+
+    ranked = grid_scores(cached, in_tb, train=[0])
+    assert ranked[0][1] == 1.0 and all(a[1] >= b[1] for a, b in zip(ranked, ranked[1:]))
+
+
 def test_corpus_without_router_uses_the_shipped_default(world):
     """No router trained for tA: `mog` and `mogg` use the default router shipped in the package
     and report it (breakdown ``default_router``, ``router_level``); switched off, they fall back

@@ -115,7 +115,14 @@ def bench_retrieve(
 
 def fit_propagation(
     corpus: str = typer.Option(..., "--corpus"),
-    dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False),
+    dataset: Path = typer.Option(
+        ...,
+        "--dataset",
+        exists=True,
+        help="JSONL questions (bench schema), or a document-QA folder (papers/ + "
+        "questions.jsonl): each question is then asked in its own paper, as `kgp lab eval` "
+        "scopes it, and scored by evidence recall",
+    ),
     k: int = typer.Option(5, "--k", help="score paragraph recall at k results"),
     budget_tokens: int | None = typer.Option(
         None, "--budget-tokens", help="score at this many context tokens instead of at k"
@@ -129,42 +136,81 @@ def fit_propagation(
         help="fraction of the questions (every n-th) kept out of the fit and scored with the "
         "fitted weights, so the reported number is not only in-sample",
     ),
+    top: int = typer.Option(1, "--top", min=1, help="report the best N weightings, not only one"),
     limit: int | None = typer.Option(None, "--limit"),
 ) -> None:
-    """Grid-search the propagation layer weights on dev questions (paragraph recall)."""
-    from kg_platform_lab.evaluation.datasets import load_dataset
-    from kg_platform_lab.evaluation.harness import items_to_fetch, ranking_score
-    from kg_platform.retrieval.propagate import fit_weights, rank_with
+    """Grid-search the propagation layer weights on dev questions (paragraph or evidence recall
+    of the strategy's own ranking, before any selection)."""
+    from kg_platform_lab.evaluation.harness import (
+        cut_at,
+        items_to_fetch,
+        load_examples,
+        score_example,
+        scope_examples,
+        to_ranking,
+    )
+    from kg_platform.retrieval.propagate import grid_scores, layer_candidates, rank_with
 
-    examples = [ex for ex in load_dataset(dataset) if ex.gold][:limit]
-    every = round(1 / holdout) if holdout > 0 else 0
-    held = [i for i in range(len(examples)) if every and i % every == every - 1]
-    train = sorted(set(range(len(examples))) - set(held))
+    document_qa = dataset.is_dir()
+    examples = load_examples(dataset, document_qa=document_qa)[1][:limit]
     kp = _platform()
-    ctx = kp.retrieval_context(corpus)
-
-    def recall(i: int, items) -> float:
-        return ranking_score(items, examples[i].gold, k=k, budget=budget_tokens).paragraph_recall
-
-    fetch = items_to_fetch(k, budget_tokens)  # as many items as `kgp lab eval` asks for
     try:
-        lam, fit_score, cached = fit_weights(
-            ctx, [ex.question for ex in examples], recall, fetch, aggregate=aggregate, train=train
-        )
+        ctx = kp.retrieval_context(corpus)
+        scopes = None
+        if document_qa:
+            examples, by_doc = scope_examples(ctx.graph, ctx.corpus, examples)
+            scopes = [by_doc[ex.doc_id] for ex in examples]
+        if not examples:
+            raise typer.BadParameter(
+                f"no question of {dataset} has gold and (for papers) its paper in {corpus!r}: "
+                "ingest it first (`kgp lab eval --dataset ... --corpus ...` does)",
+                param_hint="--dataset",
+            )
+        every = round(1 / holdout) if holdout > 0 else 0
+        held = [i for i in range(len(examples)) if every and i % every == every - 1]
+        train = sorted(set(range(len(examples))) - set(held))
+
+        fetch = items_to_fetch(k, budget_tokens)  # as many items as `kgp lab eval` asks for
+        memo: dict[tuple[int, object], float] = {}
+
+        def recall(i: int, items) -> float:
+            """Scored as `kgp lab eval` scores the first ``fetch`` items. Many weightings of the
+            grid give a question the same head (at k: the same set), scored once."""
+            head = items[:fetch]
+            ids = tuple(it.id for it in head)
+            key = (i, ids if budget_tokens else frozenset(ids))
+            if key not in memo:
+                score = score_example(examples[i], cut_at(to_ranking(head), k, budget_tokens))
+                value = score.evidence_recall if document_qa else score.paragraph_recall
+                memo[key] = float(value or 0.0)
+            return memo[key]
+
+        cached = layer_candidates(ctx, [ex.question for ex in examples], fetch, scopes)
     finally:
         kp.close()
+    ranked = grid_scores(cached, recall, aggregate=aggregate, train=train)
+    fits = []
+    for lam, fit_score in ranked[:top]:
+        fit = {"weights": lam, "recall_train": round(fit_score, 4)}
+        if held:
+            fit["recall_heldout"] = round(
+                sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in held) / len(held), 4
+            )
+        fits.append(fit)
+    lam = ranked[0][0]
     out = {
         "weights": lam,
         "aggregate": aggregate,
-        "paragraph_recall_train": round(fit_score, 4),
+        "paragraph_recall_train": fits[0]["recall_train"],
+        "measure": "evidence_recall" if document_qa else "paragraph_recall",
         "train_questions": len(train),
         "heldout_questions": len(held),
         "cut": {"budget_tokens": budget_tokens} if budget_tokens else {"k": k},
     }
     if held:
-        out["paragraph_recall_heldout"] = round(
-            sum(recall(i, rank_with(cached[i], lam, aggregate)) for i in held) / len(held), 4
-        )
+        out["paragraph_recall_heldout"] = fits[0]["recall_heldout"]
+    if top > 1:
+        out["best"] = fits
     typer.echo(json.dumps(out, indent=2))
     typer.echo(
         "set with: "
