@@ -180,9 +180,9 @@ def fit_propagation(
             ids = tuple(it.id for it in head)
             key = (i, ids if budget_tokens else frozenset(ids))
             if key not in memo:
-                score = score_example(examples[i], cut_at(to_ranking(head), k, budget_tokens))
-                value = score.evidence_recall if document_qa else score.paragraph_recall
-                memo[key] = float(value or 0.0)
+                # a document question's paragraph recall is its evidence recall
+                ranking = cut_at(to_ranking(head), k, budget_tokens)
+                memo[key] = score_example(examples[i], ranking).paragraph_recall
             return memo[key]
 
         cached = layer_candidates(ctx, [ex.question for ex in examples], fetch, scopes)
