@@ -502,7 +502,12 @@ class RerankSettings(BaseModel):
     """``--select late``: rerank a strategy's candidates with cosine + MaxSim (late interaction
     over the embedder's word-piece states; kg_platform/retrieval/late_interaction.py)."""
 
-    n_candidates: int = Field(30, description="candidates reranked (the rest keep their order)")
+    n_candidates: int | None = Field(
+        None,
+        ge=1,
+        description="candidates reranked (the rest keep their order); unset = the count the "
+        "weights file gives the strategy (`entity`: 16), else 30",
+    )
     weights_file: str | None = Field(
         None,
         description="per-strategy weights of cosine, MaxSim, the strategy's score and rank, "
@@ -533,10 +538,12 @@ class RerankSettings(BaseModel):
         description="MaxSim averages over the question's word pieces minus those of English "
         "stop words and punctuation (drop), or over all of them (keep)",
     )
-    quantize: Literal["none", "int8"] = Field(
-        "none",
+    quantize: Literal["auto", "none", "int8"] = Field(
+        "auto",
         description="the word-piece states the rerank reads come from the int8 copy of the ONNX "
-        "embedding model (about half the CPU of fp32) or from the model as configured (none)",
+        "embedding model (int8: about half the CPU of fp32) or from the model as configured "
+        "(none); auto = int8 over short passages, where it measured as good as fp32, and the "
+        "model as configured inside long documents, where the query head reads fp32 states",
     )
 
 

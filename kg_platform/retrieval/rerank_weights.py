@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from kg_platform.config import Settings
 
 SHIPPED_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "rerank" / "late-weights.json"
+#: candidates the rerank reorders for a strategy the weights file gives no count
+DEFAULT_CANDIDATES = 30
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,44 @@ def weights_for(strategy: str | None, settings: "Settings") -> LateWeights:
     cfg = settings.rerank
     data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
     return weights_in(data, strategy, cfg.late_weight)
+
+
+def candidates_for(strategy: str | None, settings: "Settings") -> int:
+    """How many of ``strategy``'s first items the late rerank reorders: ``rerank.n_candidates``
+    when set, else the weights file's count for the strategy (its ``candidates`` map), else
+    :data:`DEFAULT_CANDIDATES`.
+
+    Why per strategy: the rerank's cost is reading each candidate's word pieces, and a strategy
+    whose own order the rerank keeps (``entity``, whose walk's rank counts) loses nothing when
+    fewer of its items are read (the shipped count's record is the file's ``candidates_fit``)."""
+    cfg = settings.rerank
+    if cfg.n_candidates is not None:
+        return cfg.n_candidates
+    data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
+    return candidates_in(data, strategy)
+
+
+def most_candidates(settings: "Settings") -> int:
+    """The most candidates the rerank reorders for any strategy: what a caller fetches before
+    the strategy is known (``auto`` chooses later)."""
+    cfg = settings.rerank
+    if cfg.n_candidates is not None:
+        return cfg.n_candidates
+    data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
+    named = [candidates_in(data, name) for name in data.get("candidates", {})]
+    return max([DEFAULT_CANDIDATES, *named])
+
+
+def candidates_in(data: dict[str, Any], strategy: str | None) -> int:
+    """``strategy``'s candidate count in a weights file's contents, else the default."""
+    count = data.get("candidates", {}).get(strategy or "", DEFAULT_CANDIDATES)
+    if not isinstance(count, int) or isinstance(count, bool) or count < 1:
+        raise ConfigError(
+            f"the late rerank's candidate count for {strategy!r} is {count!r}, not a positive "
+            "integer",
+            hint="fix the weights file's 'candidates' entry, or set KGP_RERANK__N_CANDIDATES",
+        )
+    return count
 
 
 def weights_in(data: dict[str, Any], strategy: str | None, late_weight: float = 1.0) -> LateWeights:

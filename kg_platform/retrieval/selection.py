@@ -181,15 +181,16 @@ def late_rerank(
     ctx: "RetrievalContext",
     strategy: str | None = None,
 ) -> list[RetrievedItem]:
-    """Reorder the first ``rerank.n_candidates`` items by the late rerank's score: cosine,
+    """Reorder ``strategy``'s first items (``rerank.n_candidates``, unset: as many as the
+    weights file gives the strategy, else 30) by the late rerank's score: cosine,
     MaxSim (late interaction, :mod:`kg_platform.retrieval.late_interaction`), the strategy's own
     score and rank, weighted as fitted for ``strategy``
     (:func:`~kg_platform.retrieval.rerank_weights.weights_for`); the rest follow in their order.
     Keeps every item: the caller's ``k`` or token budget decides how many are used."""
     from kg_platform.retrieval.late_interaction import combine, late_scores
-    from kg_platform.retrieval.rerank_weights import weights_for
+    from kg_platform.retrieval.rerank_weights import candidates_for, weights_for
 
-    n = ctx.settings.rerank.n_candidates
+    n = candidates_for(strategy, ctx.settings)
     head, tail = items[:n], items[n:]
     _, cos, sim = late_scores(query, [it.text for it in head], ctx, ids=[it.id for it in head])
     retrieval = np.asarray([it.score for it in head], dtype=np.float64)
@@ -272,5 +273,7 @@ def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
     if name == "sage":
         return max(k, ctx.settings.sage.n_candidates)
     if name == "late":
-        return max(k, ctx.settings.rerank.n_candidates)
+        from kg_platform.retrieval.rerank_weights import most_candidates
+
+        return max(k, most_candidates(ctx.settings))
     return k

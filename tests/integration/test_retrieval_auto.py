@@ -142,12 +142,16 @@ def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_
     assert scoped.chosen == "mogg"
 
 
-def _maxsims(kp: KnowledgePlatform, corpus: str, query_head: str | None) -> dict[str, float]:
-    """Each returned item's MaxSim under the default path, with ``rerank.query_head`` as
-    shipped (``None``) or forced."""
+def _maxsims(
+    kp: KnowledgePlatform, corpus: str, query_head: str | None, quantize: str | None = None
+) -> dict[str, float]:
+    """Each returned item's MaxSim under the default path, with ``rerank.query_head`` and
+    ``rerank.quantize`` as shipped (``None``) or forced."""
     settings = kp.settings
-    if query_head is not None:
-        rerank = settings.rerank.model_copy(update={"query_head": query_head})
+    forced = {"query_head": query_head, "quantize": quantize}
+    update = {name: value for name, value in forced.items() if value is not None}
+    if update:
+        rerank = settings.rerank.model_copy(update=update)
         settings = settings.model_copy(update={"rerank": rerank})
     platform = KnowledgePlatform(settings, graph=kp.graph, embedder=kp.embedder)
     res = platform.search(QUESTION, corpus=corpus, k=4)
@@ -171,3 +175,20 @@ def test_the_default_rerank_reads_the_question_through_the_trained_head_over_doc
     assert passages == passages_off
     common = set(passages) & set(passages_on)
     assert common and any(abs(passages[i] - passages_on[i]) > 1e-4 for i in common)
+
+
+def test_the_default_rerank_reads_passages_with_the_int8_copy_and_documents_with_fp32(kp) -> None:
+    """``rerank.quantize = auto`` as a user gets it: over short passages the candidates' word
+    pieces come from the int8 copy of the bundled model (about half the CPU, the same recall
+    there), inside long documents from the model as configured (the query head reads those)."""
+    if getattr(kp.embedder, "quantize", None) != "none":
+        pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
+    assert kp.settings.rerank.quantize == "auto"
+    docs, docs_fp32 = (_maxsims(kp, DOCS, None, q) for q in (None, "none"))
+    assert docs == docs_fp32
+    passages, passages_int8, passages_fp32 = (
+        _maxsims(kp, PASSAGES, None, q) for q in (None, "int8", "none")
+    )
+    assert passages == passages_int8
+    common = set(passages) & set(passages_fp32)
+    assert common and any(abs(passages[i] - passages_fp32[i]) > 1e-5 for i in common)

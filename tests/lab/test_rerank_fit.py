@@ -71,6 +71,25 @@ def test_the_fit_finds_the_strategy_score_when_it_is_the_signal():
     assert fit.per_dataset["toy"]["fitted"] == fit.best_recall
 
 
+def test_the_weights_file_carries_each_fits_candidate_count_to_the_product(tmp_path):
+    """A fit chooses its candidate count per strategy (``--n-candidates``); the file it writes
+    makes the product's rerank read that many of the strategy's items."""
+    from kg_platform.retrieval.rerank_weights import candidates_for, weights_for
+    from kg_platform_lab.rerank.weights_file import write_weights
+
+    pools, examples = _pools(20)
+    scorer = Scorer(examples, [20])
+    candidates = grid({"maxsim": (0.0, 1.0), "retrieval": (0.0, 10.0), "rank": (0.0,)})
+    fit = fit_strategy("s", pools, scorer, n=12, candidates=candidates)
+    path = tmp_path / "weights.json"
+    report = {"datasets": ["toy"], "budgets": [20], "default_from": "s"}
+    write_weights(path, [fit], report)
+    settings = Settings(rerank={"weights_file": str(path)})
+    assert candidates_for("s", settings) == 12
+    assert candidates_for("other", settings) == 30
+    assert weights_for("s", settings) == fit.best
+
+
 def test_the_fit_orders_candidates_exactly_as_the_product_rerank(embedder, monkeypatch):
     """rerank_order on a pool equals late_rerank on the same items with the same weights."""
     import kg_platform.retrieval.rerank_weights as rw

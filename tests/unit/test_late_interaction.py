@@ -207,3 +207,39 @@ def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder
     assert sim8[0] > sim8[1] and sim32[0] > sim32[1]
     _, _, again = late_scores(question, texts, ctxs["none"])
     assert np.array_equal(again, sim32)  # fp32 states came back from the cache unchanged
+
+
+def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> SimpleNamespace:
+    """A context over a scope of ``sources`` holding ``chunks`` level-2 chunks (the shape
+    ``auto`` reads), without a database: the shape query's answer is given."""
+    graph = SimpleNamespace(read=lambda name, **params: [{"sources": sources, "chunks": chunks}])
+    return SimpleNamespace(
+        settings=Settings(rerank={"quantize": quantize}),
+        embedder=embedder,
+        graph=graph,
+        corpus="c",
+        sources=None,
+        _scope_counts={},
+    )
+
+
+def test_auto_quantisation_reads_passages_with_int8_and_documents_as_configured(embedder):
+    """``rerank.quantize = auto`` (the default): short passages are read by the int8 copy (as
+    good as fp32 there, half the CPU), long documents by the configured model (the query head
+    was trained on its states), and texts outside any graph by the configured model too."""
+    from kg_platform.retrieval.late_interaction import rerank_embedder, rerank_quantize
+
+    assert Settings().rerank.quantize == "auto"
+    passages = _scoped_ctx(embedder, "auto", sources=50, chunks=50)
+    documents = _scoped_ctx(embedder, "auto", sources=2, chunks=60)
+    bare = SimpleNamespace(settings=Settings(), embedder=embedder)
+    assert rerank_quantize(passages) == "int8"
+    assert rerank_quantize(documents) == "none"
+    assert rerank_quantize(bare) == "none"
+    # an explicit setting wins over the scope's shape
+    assert rerank_quantize(_scoped_ctx(embedder, "none", sources=50, chunks=50)) == "none"
+    assert rerank_quantize(_scoped_ctx(embedder, "int8", sources=2, chunks=60)) == "int8"
+    if getattr(embedder, "quantize", None) != "none":
+        pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
+    assert getattr(rerank_embedder(passages), "quantize", None) == "int8"
+    assert rerank_embedder(documents) is embedder

@@ -14,9 +14,12 @@ from kg_platform.errors import ConfigError
 from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.retrieval.late_interaction import combine
 from kg_platform.retrieval.rerank_weights import (
+    DEFAULT_CANDIDATES,
     SHIPPED_WEIGHTS,
     LateWeights,
+    candidates_for,
     load_weights,
+    most_candidates,
     weights_for,
 )
 from kg_platform.retrieval.selection import late_rerank
@@ -103,3 +106,47 @@ def test_the_rerank_uses_the_weights_of_the_strategy_it_follows(embedder, monkey
 def test_the_shipped_file_is_valid_json_with_provenance():
     data = json.loads(SHIPPED_WEIGHTS.read_text(encoding="utf-8"))
     assert "default" in data and "about" in data and data["fit"]["record"]
+
+
+def test_the_rerank_reads_as_many_candidates_as_the_file_gives_the_strategy(tmp_path, embedder):
+    """``rerank.n_candidates`` unset: each strategy's count from the weights file's
+    ``candidates`` map, else 30; set, it wins for every strategy. A caller that fetches before
+    the strategy is known asks for the most any strategy reranks."""
+    fitted = {"default": None, "candidates": {"entity": 3, "wide": 45}}
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps(fitted), encoding="utf-8")
+    settings = Settings(rerank={"weights_file": str(path), "section_context": False})
+    assert candidates_for("entity", settings) == 3
+    assert candidates_for("hybrid", settings) == candidates_for(None, settings) == 30
+    assert most_candidates(settings) == 45
+    forced = Settings(rerank={"weights_file": str(path), "n_candidates": 7})
+    assert candidates_for("entity", forced) == candidates_for("hybrid", forced) == 7
+    assert most_candidates(forced) == 7
+
+    texts = ["Gradients were clipped."] * 3 + ["We report results on the Penn Treebank."]
+    items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]
+    ctx = SimpleNamespace(settings=settings, embedder=embedder)
+    question = "Which treebank do they report results on?"
+    # entity reranks its first 3 only: the answer, fourth, keeps its place; hybrid reads it
+    assert late_rerank(question, items, ctx, "entity")[-1].id == "3"
+    assert late_rerank(question, items, ctx, "hybrid")[0].id == "3"
+
+
+def test_a_bad_candidate_count_is_a_config_error(tmp_path):
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps({"default": None, "candidates": {"entity": 0}}), encoding="utf-8")
+    with pytest.raises(ConfigError, match="not a positive integer") as err:
+        candidates_for("entity", Settings(rerank={"weights_file": str(path)}))
+    assert "KGP_RERANK__N_CANDIDATES" in (err.value.hint or "")
+
+
+def test_the_shipped_file_rerank_fewer_of_the_entity_walks_candidates():
+    """The walk's rank counts in ``entity``'s rerank, so reading fewer of its candidates costs
+    it no recall and saves embedding their word pieces (the file's ``candidates_fit``); every
+    other strategy reranks the default 30."""
+    data = load_weights()
+    assert set(data["candidates"]) == {"entity"}
+    assert candidates_for("entity", Settings()) == data["candidates"]["entity"] < DEFAULT_CANDIDATES
+    assert candidates_for("hybrid", Settings()) == DEFAULT_CANDIDATES == 30
+    assert most_candidates(Settings()) == 30
+    assert data["candidates_fit"]["record"]

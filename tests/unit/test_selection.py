@@ -127,7 +127,8 @@ def test_auto_selection_is_the_late_rerank_only_where_the_embedder_can_run_it(em
     with pytest.raises(RetrievalError, match="unknown selection"):
         resolve_selection("rerank", ctx(embedder))
     # auto fetches the rerank's candidates when it reranks, only k when it does not
-    assert candidates_needed("auto", 5, ctx(embedder)) == Settings().rerank.n_candidates
+    # the most any strategy reranks: the strategy is not known before ``auto`` chooses
+    assert candidates_needed("auto", 5, ctx(embedder)) == 30
     assert candidates_needed("auto", 5, ctx(_FakeEmbedder({}))) == 5
     items = [RetrievedItem(id=str(i), text=t, score=1.0) for i, t in enumerate("ab")]
     assert apply_selection("auto", "q", items, ctx(_FakeEmbedder({}))) == items

@@ -139,11 +139,20 @@ def score(
         None, "--weights", help="a weights file (default: the shipped one)"
     ),
     budgets: str = typer.Option("512,1024", "--budgets", help="token budgets"),
-    n_candidates: int = typer.Option(30, "--n-candidates", help="candidates reranked"),
+    n_candidates: int | None = typer.Option(
+        None,
+        "--n-candidates",
+        help="candidates reranked (default: the weights file's count for each strategy, else 30)",
+    ),
 ) -> None:
     """Recall of each strategy's pools without a rerank, with the unfitted rule and with a
     weights file's weights (a check on questions the weights were not fitted on)."""
-    from kg_platform.retrieval.rerank_weights import SHIPPED_WEIGHTS, load_weights, weights_in
+    from kg_platform.retrieval.rerank_weights import (
+        SHIPPED_WEIGHTS,
+        candidates_in,
+        load_weights,
+        weights_in,
+    )
     from kg_platform_lab.rerank.fit import FIXED, Scorer
     from kg_platform_lab.rerank.pools import read_pools
 
@@ -153,11 +162,12 @@ def score(
     for strategy in sorted({p.strategy for p in all_pools}):
         group_pools = [p for p in all_pools if p.strategy == strategy]
         fitted = weights_in(data, strategy)
+        n = n_candidates or candidates_in(data, strategy)
         typer.echo(
-            f"{strategy:12s} n={len(group_pools):5d} "
-            f"none={_fmt(scorer.mean(group_pools, None, n_candidates))} "
-            f"fixed={_fmt(scorer.mean(group_pools, FIXED, n_candidates))} "
-            f"weights={_fmt(scorer.mean(group_pools, fitted, n_candidates))}"
+            f"{strategy:12s} n={len(group_pools):5d} candidates={n} "
+            f"none={_fmt(scorer.mean(group_pools, None, n))} "
+            f"fixed={_fmt(scorer.mean(group_pools, FIXED, n))} "
+            f"weights={_fmt(scorer.mean(group_pools, fitted, n))}"
         )
 
 

@@ -31,6 +31,8 @@ def write_weights(path: Path, fits: Sequence[StrategyFit], report: dict[str, Any
         "default_from": source.strategy if source else None,
         "default": source.best.to_dict() if source else {"cosine": 1.0, "maxsim": 1.0},
         "strategies": {name: f.best.to_dict() for name, f in sorted(by_name.items())},
+        # the rerank reorders each strategy's first n as fitted (rerank_weights.candidates_for)
+        "candidates": {name: f.n_candidates for name, f in sorted(by_name.items())},
     }
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(body, indent=2) + "\n", encoding="utf-8")
