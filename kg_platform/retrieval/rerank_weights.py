@@ -13,6 +13,10 @@ MaxSim alone undid the walk); chosen on the multi-hop dev sets and checked leavi
 (the file's ``entity_fit`` record). Every other strategy uses the unfitted rule, min-max(cosine)
 + ``rerank.late_weight`` x min-max(MaxSim). The file also records the fit that was tried on
 QASPER's train split and why it was not kept (it did not hold on other questions).
+
+The file also gives per-strategy candidate counts (``candidates``, :func:`candidates_for`): the
+rerank reads ``entity``'s first 16 items and every other strategy's first 30, unless
+``rerank.n_candidates`` forces one count.
 """
 
 from __future__ import annotations
