@@ -32,7 +32,7 @@ from kg_platform.distilling.common import (
     replace_chunk_output,
 )
 from kg_platform.embedding import Embedder
-from kg_platform.embedding.base import name_embedder
+from kg_platform.embedding.base import quantized_embedder
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.llm import LLMClient, get_prompt
@@ -268,7 +268,7 @@ def extract_entities(
     cfg = settings.distill
     version = get_prompt(PROMPT).key
     report = StepReport("entities")
-    names = name_embedder(embedder, settings.embedding, cfg.name_quantize)
+    names = quantized_embedder(embedder, settings.embedding, cfg.name_quantize)
     resolver = EntityResolver(graph, names, corpus, cfg.entity_merge_cos)
     for rows in pending_chunks(
         graph,

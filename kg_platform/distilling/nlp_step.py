@@ -26,7 +26,7 @@ from kg_platform.distilling.entities import EntityResolver, Mention, write_chunk
 from kg_platform.distilling.nlp import VERSION, NlpExtraction, nlp_available
 from kg_platform.distilling.nlp_parser import NlpParser, ParseRequest
 from kg_platform.embedding import Embedder
-from kg_platform.embedding.base import name_embedder
+from kg_platform.embedding.base import quantized_embedder
 from kg_platform.errors import ConfigError
 from kg_platform.graph import GraphClient
 
@@ -69,7 +69,7 @@ def extract_entities_nlp(
     cfg = settings.distill
     report = StepReport("entities")
     report.timings = {"parse_wait": 0.0, "resolve_write": 0.0}
-    names = name_embedder(embedder, settings.embedding, cfg.name_quantize)
+    names = quantized_embedder(embedder, settings.embedding, cfg.name_quantize)
     resolver = EntityResolver(graph, names, corpus, cfg.entity_merge_cos)
     own_parser = parser is None
     first_limit = max(1, cfg.nlp_batch_chunks // 4)

@@ -86,14 +86,16 @@ def get_embedder(settings: "EmbeddingSettings | None" = None) -> Embedder:
         return _CACHE[key]
 
 
-def name_embedder(embedder: Embedder, settings: EmbeddingSettings, quantize: str) -> Embedder:
-    """The embedder of entity names, at ingestion (resolution, the ``entity_embedding`` index)
-    and at query time (a question's entity names), so both sides use the same one.
+def quantized_embedder(embedder: Embedder, settings: EmbeddingSettings, quantize: str) -> Embedder:
+    """``embedder`` at the quantisation ``quantize``: with ``"int8"`` and ``embedder`` the fp32
+    ONNX model ``settings`` describe, the int8 copy of that model (about half the CPU); else
+    ``embedder`` itself (another provider, a test's own, or no quantisation asked).
 
-    With ``quantize="int8"`` and ``embedder`` the fp32 ONNX model ``settings`` describe, the int8
-    copy of that model: names are a handful of word pieces, so their cost is the model's
-    arithmetic, which int8 halves; the vectors agree with fp32 at cosine >= 0.98 for 99 in 100
-    names. Any other embedder (another provider, a test's own) embeds names itself."""
+    Two readers ask for the copy: entity names, at ingestion (resolution, the
+    ``entity_embedding`` index) and at query time (a question's names), so both sides use the
+    same one (``distill.name_quantize``; names are a handful of word pieces, and their int8
+    vectors agree with fp32 at cosine >= 0.98 for 99 in 100 names); and the late rerank's
+    word-piece states over short passages (``rerank.quantize``)."""
     if quantize == "none" or settings.provider != "onnx" or settings.quantize == quantize:
         return embedder
     if getattr(embedder, "model_name", None) != settings.model:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kg_platform.distilling.nlp import CONCEPT_TYPE
-from kg_platform.embedding.base import name_embedder
+from kg_platform.embedding.base import quantized_embedder
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 
 log = logging.getLogger(__name__)
@@ -64,7 +64,9 @@ class EntityStrategy:
             return qv, []
         settings = self.ctx.settings
         # the embedder that embedded the corpus's entity names (distill.name_quantize)
-        names = name_embedder(self.ctx.embedder, settings.embedding, settings.distill.name_quantize)
+        names = quantized_embedder(
+            self.ctx.embedder, settings.embedding, settings.distill.name_quantize
+        )
         vecs = names.embed([name for _, name, _ in mentions])
         cfg = settings.entity_graph
         rows = self.ctx.graph.read(

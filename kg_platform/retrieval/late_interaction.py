@@ -38,7 +38,7 @@ import re
 
 import numpy as np
 
-from kg_platform.embedding.base import has_token_states, name_embedder
+from kg_platform.embedding.base import has_token_states, quantized_embedder
 from kg_platform.granularity.bm25 import STOPWORDS
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.query_head import head_for
@@ -79,7 +79,7 @@ def rerank_embedder(ctx: "RetrievalContext") -> Any:
     """The embedder whose word-piece states the rerank reads: the int8 copy of the ONNX model
     (the same copy entity names use) where :func:`rerank_quantize` says int8, else the
     context's."""
-    return name_embedder(ctx.embedder, ctx.settings.embedding, rerank_quantize(ctx))
+    return quantized_embedder(ctx.embedder, ctx.settings.embedding, rerank_quantize(ctx))
 
 
 def _token_states(

@@ -204,17 +204,17 @@ def test_non_bert_folder_is_refused_with_a_hint(tmp_path) -> None:
 def test_entity_names_get_the_int8_copy_of_the_configured_model_and_nothing_else_is_swapped():
     from kg_platform.config import EmbeddingSettings
     from kg_platform.embedding import get_embedder
-    from kg_platform.embedding.base import name_embedder
+    from kg_platform.embedding.base import quantized_embedder
 
     settings = EmbeddingSettings()
     fp32 = get_embedder(settings)
-    names = name_embedder(fp32, settings, "int8")
+    names = quantized_embedder(fp32, settings, "int8")
     assert names is not fp32 and getattr(names, "quantize", None) == "int8"
     assert names.model_name == fp32.model_name and names.dimension == fp32.dimension
-    assert name_embedder(fp32, settings, "none") is fp32
+    assert quantized_embedder(fp32, settings, "none") is fp32
 
     class Own:  # a caller's own embedder (a test's, a remote one) embeds names itself
         model_name, dimension, max_tokens = "own", 3, 8
 
     own = Own()
-    assert name_embedder(own, settings, "int8") is own  # type: ignore[arg-type]
+    assert quantized_embedder(own, settings, "int8") is own  # type: ignore[arg-type]
