@@ -76,12 +76,16 @@ def load_weights(path: Path = SHIPPED_WEIGHTS) -> dict[str, Any]:
     return data
 
 
+def configured_weights(settings: "Settings") -> dict[str, Any]:
+    """The weights file the settings point at (``rerank.weights_file``), else the shipped one."""
+    path = settings.rerank.weights_file
+    return load_weights(Path(path)) if path else load_weights()
+
+
 def weights_for(strategy: str | None, settings: "Settings") -> LateWeights:
     """The weights the late rerank uses after ``strategy``, from ``rerank.weights_file`` (unset:
     the shipped file); see :func:`weights_in`."""
-    cfg = settings.rerank
-    data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
-    return weights_in(data, strategy, cfg.late_weight)
+    return weights_in(configured_weights(settings), strategy, settings.rerank.late_weight)
 
 
 def candidates_for(strategy: str | None, settings: "Settings") -> int:
@@ -92,20 +96,19 @@ def candidates_for(strategy: str | None, settings: "Settings") -> int:
     Why per strategy: the rerank's cost is reading each candidate's word pieces, and a strategy
     whose own order the rerank keeps (``entity``, whose walk's rank counts) loses nothing when
     fewer of its items are read (the shipped count's record is the file's ``candidates_fit``)."""
-    cfg = settings.rerank
-    if cfg.n_candidates is not None:
-        return cfg.n_candidates
-    data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
-    return candidates_in(data, strategy)
+    forced = settings.rerank.n_candidates
+    if forced is not None:
+        return forced
+    return candidates_in(configured_weights(settings), strategy)
 
 
 def most_candidates(settings: "Settings") -> int:
     """The most candidates the rerank reorders for any strategy: what a caller fetches before
     the strategy is known (``auto`` chooses later)."""
-    cfg = settings.rerank
-    if cfg.n_candidates is not None:
-        return cfg.n_candidates
-    data = load_weights(Path(cfg.weights_file)) if cfg.weights_file else load_weights()
+    forced = settings.rerank.n_candidates
+    if forced is not None:
+        return forced
+    data = configured_weights(settings)
     named = [candidates_in(data, name) for name in data.get("candidates", {})]
     return max([DEFAULT_CANDIDATES, *named])
 
