@@ -24,11 +24,22 @@ EXIT_TERMINATED = 128 + signal.SIGTERM
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM arrived; a ``KeyboardInterrupt`` so every Ctrl-C path (drain, record) handles it."""
+    """SIGTERM arrived; a ``KeyboardInterrupt`` so every Ctrl-C path (drain, record) handles it.
+
+    It keeps the signal's name as an attribute. Why: the handler raises wherever the main thread
+    happens to be, and when that is inside a codec (``zipfile`` decoding a DOCX member name with
+    cp437, say), CPython re-creates a plain exception with the message "decoding with 'cp437'
+    codec failed (Terminated: ...)". An exception whose instance carries attributes is left as
+    raised, so the run's recorded reason and the user's message stay "stopped by SIGTERM".
+    """
+
+    def __init__(self, signal_name: str) -> None:
+        super().__init__(f"stopped by {signal_name}")
+        self.signal_name = signal_name
 
 
 def _raise_terminated(signum: int, frame: FrameType | None) -> None:
-    raise Terminated(f"stopped by {signal.Signals(signum).name}")
+    raise Terminated(signal.Signals(signum).name)
 
 
 @contextmanager

@@ -3,6 +3,7 @@ the previous handler is back afterwards."""
 
 from __future__ import annotations
 
+import codecs
 import os
 import signal
 import threading
@@ -44,3 +45,25 @@ def test_outside_the_main_thread_nothing_is_installed() -> None:
     thread.start()
     thread.join()
     assert errors == [] and signal.getsignal(signal.SIGTERM) is before
+
+
+def test_sigterm_inside_a_codec_keeps_its_message() -> None:
+    """CI once saw "decoding with 'cp437' codec failed (Terminated: ...)" when SIGTERM landed while
+    zipfile decoded a DOCX member name: CPython re-creates plain exceptions raised in codecs."""
+
+    def decode_then_stop(data: bytes, errors: str = "strict") -> tuple[str, int]:
+        raise Terminated("SIGTERM")
+
+    def find(name: str) -> codecs.CodecInfo | None:
+        if name == "kgp_test_stop":
+            return codecs.CodecInfo(name=name, encode=decode_then_stop, decode=decode_then_stop)
+        return None
+
+    codecs.register(find)
+    try:
+        with pytest.raises(Terminated) as raised:
+            b"member.xml".decode("kgp_test_stop")
+        assert str(raised.value) == "stopped by SIGTERM"
+        assert raised.value.signal_name == "SIGTERM"
+    finally:
+        codecs.unregister(find)
