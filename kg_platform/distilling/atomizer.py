@@ -24,6 +24,7 @@ from kg_platform.distilling.common import (
     pending_chunks,
     replace_chunk_output,
 )
+from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +92,7 @@ def atomize(
         if atoms:
             vecs = embedder.embed([a["text"] for a in atoms])
             for a, v in zip(atoms, vecs):
-                a["embedding"] = v.tolist()
+                a["embedding"] = vector_param(v)
         if done:
             replace_chunk_output(
                 graph,

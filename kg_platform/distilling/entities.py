@@ -37,6 +37,7 @@ from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.llm.prompts import EntityGraph
+from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 
@@ -148,7 +149,7 @@ class EntityResolver:
                 continue
             eid = make_id("entity", self.corpus, key)
             ids[key], alias[key] = eid, None
-            new_vecs[key] = vec.tolist()
+            new_vecs[key] = vector_param(vec)
             created.add(eid, key, m.type, vec)
         self._remember_created(created)
         return ids, alias, new_vecs
@@ -174,7 +175,7 @@ class EntityResolver:
                 "distill/entity_neighbours",
                 corpus=self.corpus,
                 fetch=25,
-                rows=[{"key": k, "vec": v.tolist()} for k, v in zip(keys, vecs)],
+                rows=[{"key": k, "vec": vector_param(v)} for k, v in zip(keys, vecs)],
             )
         }
 

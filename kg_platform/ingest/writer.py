@@ -31,6 +31,7 @@ from kg_platform.ingest.rows import (
     SourcePlan,
     SourceRow,
 )
+from kg_platform.graph.params import vector_param
 
 __all__ = ["write_plans", "delete_sources", "drop_corpus"]
 
@@ -74,7 +75,7 @@ def _parameters(plans: Sequence[SourcePlan]) -> _Parameters:
                 "id": p.source.id,
                 "corpus": p.source.corpus,
                 "props": _properties(p.source),
-                "embedding": p.vectors[p.source.id],
+                "embedding": vector_param(p.vectors[p.source.id]),
             }
             for p in plans
         ],
@@ -83,7 +84,7 @@ def _parameters(plans: Sequence[SourcePlan]) -> _Parameters:
                 "id": s.id,
                 "parent_id": s.parent_id,
                 "props": _properties(s),
-                "embedding": p.vectors[s.id],
+                "embedding": vector_param(p.vectors[s.id]),
             }
             for p in plans
             for s in p.sections
@@ -94,7 +95,7 @@ def _parameters(plans: Sequence[SourcePlan]) -> _Parameters:
                 "level": c.level,
                 "section_id": c.section_id,
                 "props": _properties(c),
-                "embedding": p.vectors[c.id],
+                "embedding": vector_param(p.vectors[c.id]),
             }
             for p in plans
             for c in p.chunks
@@ -104,7 +105,7 @@ def _parameters(plans: Sequence[SourcePlan]) -> _Parameters:
                 "id": x.id,
                 "chunk_id": x.chunk_id,
                 "props": _properties(x),
-                "embedding": p.vectors[x.id],
+                "embedding": vector_param(p.vectors[x.id]),
                 "terms": piece_terms(x.text or ""),
             }
             for p in plans

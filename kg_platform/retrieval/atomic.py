@@ -20,6 +20,7 @@ from kg_platform.retrieval.base import (
     chunk_item,
     register_strategy,
 )
+from kg_platform.graph.params import vector_param
 
 
 @dataclass
@@ -47,7 +48,7 @@ class AtomicRetriever:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         self._check()
-        qv = self.ctx.embedder.embed([query])[0].tolist()
+        qv = vector_param(self.ctx.embedder.embed([query])[0])
         fetch = max(100, 12 * k) if self.ctx.corpus else max(20, 4 * k)
         found: dict[str, RetrievedItem] = {}
         for rec in self.ctx.graph.read(

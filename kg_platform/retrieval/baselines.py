@@ -20,6 +20,7 @@ from kg_platform.retrieval.base import (
     register_strategy,
 )
 from kg_platform.graph.lucene import fulltext_query
+from kg_platform.graph.params import vector_param
 
 BASELINE_LEVEL = 2
 MAX_FETCH = 20_000
@@ -78,7 +79,7 @@ class VectorChunks:
     name: str = "vector"
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
-        return self.retrieve_vector(self.ctx.embedder.embed([query])[0].tolist(), k)
+        return self.retrieve_vector(vector_param(self.ctx.embedder.embed([query])[0]), k)
 
     def retrieve_vector(self, vector: list[float], k: int) -> list[RetrievedItem]:
         if self.ctx.sources:

@@ -27,6 +27,7 @@ from typing import Any
 from kg_platform.distilling.nlp import CONCEPT_TYPE
 from kg_platform.embedding.base import quantized_embedder
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
+from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 
@@ -59,7 +60,7 @@ class EntityStrategy:
     def seeds(self, query: str) -> tuple[list[float], list[dict[str, Any]]]:
         """The question's vector and its seed entities ``[{id, name, w}]``."""
         mentions = self.question_mentions(query)
-        qv = [float(x) for x in self.ctx.embedder.embed([query])[0]]
+        qv = vector_param(self.ctx.embedder.embed([query])[0])
         if not mentions:
             return qv, []
         settings = self.ctx.settings
@@ -74,7 +75,7 @@ class EntityStrategy:
             rows=[
                 {
                     "key": key,
-                    "vec": None if kind == CONCEPT_TYPE else [float(x) for x in v],
+                    "vec": None if kind == CONCEPT_TYPE else vector_param(v),
                     "w": cfg.concept_weight if kind == CONCEPT_TYPE else 1.0,
                 }
                 for (key, _, kind), v in zip(mentions, vecs)

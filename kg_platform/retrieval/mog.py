@@ -31,6 +31,7 @@ from kg_platform.retrieval.base import (
     register_strategy,
 )
 from kg_platform.graph.lucene import fulltext_query
+from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 
@@ -169,7 +170,7 @@ class MoGStrategy:
         if self.scoring in ("dense", "hybrid"):
             if qvec is None:
                 qvec = self.ctx.embedder.embed([query])[0]
-            params["qv"] = [float(x) for x in qvec]
+            params["qv"] = vector_param(qvec)
         if self.scoring in ("bm25", "hybrid"):
             params["q"] = fulltext_query(query) or ""
             if not params["q"] and self.scoring == "bm25":

@@ -37,6 +37,7 @@ from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 from kg_platform.graph.lucene import fulltext_query
 from kg_platform.retrieval.mog import CorpusPlan, list_corpora, plan_for
+from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 MAX_RADIUS = 3
@@ -85,7 +86,7 @@ class MoGGStrategy:
             qvec = self.ctx.embedder.embed([query])[0]
         return dict(
             q=fulltext_query(query) if lexical else "",
-            qv=[float(x) for x in qvec] if dense and qvec is not None else None,
+            qv=vector_param(qvec) if dense and qvec is not None else None,
             plan=[p.as_param() for p in plans],
             seeds=cfg.mogg_seeds,
             fetch=self._fetch(plans),

@@ -30,6 +30,7 @@ from kg_platform.retrieval.base import (
     register_strategy,
 )
 from kg_platform.graph.lucene import fulltext_query
+from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +79,7 @@ class PropagateStrategy:
             k_layer = max(self.ctx.settings.propagation.k_per_layer, k)
             return self.run_vector(qv, k, text=query, entity_items=walk.run(qv, seeds, k_layer))
         qvec = self.ctx.embedder.embed([query])[0]
-        return self.run_vector([float(x) for x in qvec], k, text=query)
+        return self.run_vector(vector_param(qvec), k, text=query)
 
     def run_vector(
         self,
