@@ -100,7 +100,14 @@ class NlpParser:
             self._child = subprocess.Popen(
                 [sys.executable, "-m", __name__, self.model, str(os.getpid())],
                 # the child imports what this process imports, from where it does
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+                env={
+                    **os.environ,
+                    "PYTHONPATH": os.pathsep.join(p for p in sys.path if p),
+                    # one core by design (this process keeps the other busy): numpy's BLAS,
+                    # which the pipeline's layers use, would otherwise start a thread per core
+                    "OPENBLAS_NUM_THREADS": "1",
+                    "OMP_NUM_THREADS": "1",
+                },
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 # the child's warnings reach the user's terminal and logs, as ours do
