@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from kg_platform.graph.params import vector_param
+
 if TYPE_CHECKING:
     from kg_platform.embedding import Embedder
     from kg_platform.graph import GraphClient
@@ -83,14 +85,14 @@ class GraphCandidates:
     def vector(self, text: str) -> list[float]:
         """The text's embedding, computed once per run (proposals repeat across rounds)."""
         if text not in self._vectors:
-            self._vectors[text] = self.embedder.embed([text])[0].tolist()
+            self._vectors[text] = vector_param(self.embedder.embed([text])[0])
         return self._vectors[text]
 
     def vectors(self, texts: list[str]) -> list[list[float]]:
         missing = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if missing:
             for text, vec in zip(missing, self.embedder.embed(missing)):
-                self._vectors[text] = vec.tolist()
+                self._vectors[text] = vector_param(vec)
         return [self._vectors[t] for t in texts]
 
     def _fetch(self, k: int) -> int:
