@@ -96,7 +96,10 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     ``KGP_EMBEDDING__QUANTIZE`` must re-embed); it is taken from the embedder actually used, not
     from the settings, because a caller may pass its own embedder. The default choices (fp32,
     level-1 vectors from the model) add nothing to the string, so graphs stored before these two
-    parts existed are not re-ingested for nothing. The piece rules' version (``|pc=2``: lists and
+    parts existed are not re-ingested for nothing. Piece vectors are the exception: separate ones
+    (the default until 2026-11-28) add nothing, so older graphs match when a user keeps them, and
+    late chunking, the default since, adds ``|pv=late``, so a corpus stored with separate vectors
+    is re-embedded once, at its next ingestion, rather than mixing the two kinds. The piece rules' version (``|pc=2``: lists and
     tables kept together) is always there: stored pieces made by older rules must be re-split.
     Whole paragraphs in level-1 chunks (``segment.paragraphs = "keep"``, the default) add
     ``|para=keep``, so a graph chunked across paragraph breaks (``pack``) is re-chunked when the

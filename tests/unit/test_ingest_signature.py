@@ -33,13 +33,15 @@ def test_overlap_does_not_change_the_signature() -> None:
     )
 
 
-def test_defaults_add_only_the_piece_rules_version_and_whole_paragraphs() -> None:
+def test_defaults_add_only_the_piece_rules_whole_paragraphs_and_late_pieces() -> None:
     # quantisation and level-1 modes add nothing at their defaults (no re-ingest for nothing);
     # the piece rules' version is always recorded, because pieces made by older rules differ,
-    # and so is the default whole-paragraph chunking, which graphs chunked before it lack
+    # and so are the default whole-paragraph chunking and late piece vectors, which graphs
+    # stored before them lack
     s = _settings()
     assert pipeline_signature(s, "all-MiniLM-L6-v2") == (
         f"v1|{s.segment.segmenter}|{s.segment.chunk_tokens}|{s.segment.n_gra}|"
         f"{s.segment.min_sentence_tokens}|{s.ingest.hard_split_factor}|"
         f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2|pc={PIECE_RULES_VERSION}|para=keep"
+        "|pv=late"
     )
