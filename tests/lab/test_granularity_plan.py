@@ -166,4 +166,5 @@ def test_keep_paragraphs_is_in_the_pipeline_signature():
     packed = pipeline_signature(Settings(segment={"paragraphs": "pack"}), "m")
     assert "para=" not in packed  # graphs stored before the option existed still match "pack"
     # the default ("keep") differs from them, so those graphs are re-chunked on the next run
-    assert pipeline_signature(Settings(), "m") == packed + "|para=keep"
+    keep = pipeline_signature(Settings(), "m")
+    assert "|para=keep" in keep and keep.replace("|para=keep", "") == packed
