@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from kg_platform.embedding.base import has_token_states
 from kg_platform.errors import EmptyDocument, SourceTooLarge
 from kg_platform.granularity.levels import LevelChunk, build_levels
 from kg_platform.granularity.pieces import PIECE_RULES_VERSION, PieceSpec, make_pieces
@@ -85,11 +86,16 @@ class SourceInput:
 def embedder_pipeline(settings: Any, embedder: Any) -> str:
     """:func:`pipeline_signature` for the embedder actually used (its model and quantisation)."""
     return pipeline_signature(
-        settings, embedder.model_name, str(getattr(embedder, "quantize", None) or "none")
+        settings,
+        embedder.model_name,
+        str(getattr(embedder, "quantize", None) or "none"),
+        late_pieces=has_token_states(embedder),
     )
 
 
-def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -> str:
+def pipeline_signature(
+    settings: Any, model_name: str, quantize: str = "none", *, late_pieces: bool = True
+) -> str:
     """What the stored graph of a source depends on besides its bytes; a change re-ingests.
 
     ``quantize`` is the embedder's own (int8 vectors differ from fp32 ones, so switching
@@ -99,8 +105,12 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
     parts existed are not re-ingested for nothing. Piece vectors are the exception: separate ones
     (the default until 2026-11-28) add nothing, so older graphs match when a user keeps them, and
     late chunking, the default since, adds ``|pv=late``, so a corpus stored with separate vectors
-    is re-embedded once, at its next ingestion, rather than mixing the two kinds. The piece rules' version (``|pc=2``: lists and
-    tables kept together) is always there: stored pieces made by older rules must be re-split.
+    is re-embedded once, at its next ingestion, rather than mixing the two kinds. ``late_pieces``
+    says whether the embedder can pool pieces at all (it needs token states; the
+    sentence-transformers provider has none and embeds each piece on its own): without it the
+    string records separate pieces, which is what is stored. The piece rules' version
+    (``|pc=2``: lists and tables kept together) is always there: stored pieces made by older rules
+    must be re-split.
     Whole paragraphs in level-1 chunks (``segment.paragraphs = "keep"``, the default) add
     ``|para=keep``, so a graph chunked across paragraph breaks (``pack``) is re-chunked when the
     setting changes to ``keep``; ``pack`` adds nothing, so it matches graphs stored without the
@@ -116,7 +126,7 @@ def pipeline_signature(settings: Any, model_name: str, quantize: str = "none") -
         signature += f"|para={seg.paragraphs}"
     if ing.level1_vectors != "model":
         signature += f"|l1={ing.level1_vectors}"
-    if getattr(ing, "piece_vectors", "separate") != "separate":
+    if getattr(ing, "piece_vectors", "separate") != "separate" and late_pieces:
         signature += f"|pv={ing.piece_vectors}"
     if quantize and quantize != "none":
         signature += f"|q={quantize}"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kg_platform.config import Settings
 from kg_platform.granularity.pieces import PIECE_RULES_VERSION
-from kg_platform.ingest.plan import pipeline_signature
+from kg_platform.ingest.plan import embedder_pipeline, pipeline_signature
 
 
 def _settings(**ingest) -> Settings:
@@ -44,4 +44,26 @@ def test_defaults_add_only_the_piece_rules_whole_paragraphs_and_late_pieces() ->
         f"{s.segment.min_sentence_tokens}|{s.ingest.hard_split_factor}|"
         f"{s.ingest.embed_higher_levels}|all-MiniLM-L6-v2|pc={PIECE_RULES_VERSION}|para=keep"
         "|pv=late"
+    )
+
+
+def test_an_embedder_without_token_states_records_the_separate_pieces_it_stores() -> None:
+    # late chunking needs word-piece states; an embedder without them (the sentence-transformers
+    # provider) embeds each piece on its own, and the signature must say what is stored
+    class Pooling:
+        model_name = "m"
+        quantize = "none"
+
+        def embed_tokens(self, texts: list[str]) -> None:  # only its presence is read
+            raise NotImplementedError
+
+    class PlainOnly:
+        model_name = "m"
+        quantize = "none"
+
+    s = _settings()
+    assert embedder_pipeline(s, Pooling()).endswith("|pv=late")
+    assert "|pv=" not in embedder_pipeline(s, PlainOnly())
+    assert embedder_pipeline(s, PlainOnly()) == pipeline_signature(
+        _settings(piece_vectors="separate"), "m"
     )
