@@ -234,9 +234,9 @@ class IngestSettings(BaseModel):
         description="vectors of pieces: late chunking (one model pass per level-1 chunk, each "
         "piece pooled from the token states of its span: the model reads each text once, about "
         "1.6x faster ingestion on 2 cores, and pieces carry their chunk's context; ONNX "
-        "embedder), or 'separate': the model on each piece's text (the default before "
-        "2026-11-28; a corpus stored with it is re-embedded once at its next ingestion unless "
-        "this is set back to 'separate')",
+        "embedder), or 'separate': the model on each piece's text (the earlier default; a "
+        "corpus stored with it is re-embedded once at its next ingestion unless this is set "
+        "back to 'separate')",
     )
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget (> 1)"

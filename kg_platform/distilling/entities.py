@@ -35,9 +35,9 @@ from kg_platform.embedding import Embedder
 from kg_platform.embedding.base import quantized_embedder
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
+from kg_platform.graph.params import vector_param
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.llm.prompts import EntityGraph
-from kg_platform.graph.params import vector_param
 
 log = logging.getLogger(__name__)
 

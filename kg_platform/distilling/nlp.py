@@ -100,9 +100,9 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
     from thinc.api import use_ops
 
     try:
-        # numpy's BLAS for the layers' matrix products instead of thinc's bundled blis: the same
-        # parse (identical extraction of 776 HotpotQA chunks) in 7.5 CPU-s instead of 10.2 on
-        # this project's 2-core machine, where blis's kernels ran at a third of OpenBLAS's speed
+        # numpy's BLAS for the layers' matrix products instead of thinc's bundled blis: the
+        # same parse for about a quarter less CPU where blis's kernels are slower than OpenBLAS's
+        # (lab record 2026-11-28/ingest-cpu)
         with use_ops("numpy", use_blis=False):
             nlp = spacy.load(model, exclude=["senter", "lemmatizer"])
     except OSError as exc:

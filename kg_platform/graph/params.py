@@ -2,11 +2,10 @@
 
 Why: the neo4j Python driver (6.4, ``_bolt5.run``) builds the text of its debug line for every
 query, ``" ".join(map(repr, (query, parameters, extra)))``, before the logger decides the line is
-not wanted. ``repr`` of a float costs about a microsecond, so every embedding sent costs ~0.4 ms of
-GIL-holding CPU for nothing: 4,000 entity vectors took 1.1 s to send, 0.12 s once their repr was
-short (measured on this project's machine, idle). A :class:`VectorParam` is a plain ``list`` to
-the driver's packer (Python and Rust both pack list subclasses as lists) whose ``repr`` does not
-read its items.
+not wanted. ``repr`` of a float costs about a microsecond, so every embedding sent pays for
+hundreds of them, holding the GIL, for nothing (the lab's record, 2026-11-28/ingest-cpu, has the
+measurement). A :class:`VectorParam` is a plain ``list`` to the driver's packer (Python and Rust
+both pack list subclasses as lists) whose ``repr`` does not read its items.
 """
 
 from __future__ import annotations

@@ -103,8 +103,8 @@ def pipeline_signature(
     from the settings, because a caller may pass its own embedder. The default choices (fp32,
     level-1 vectors from the model) add nothing to the string, so graphs stored before these two
     parts existed are not re-ingested for nothing. Piece vectors are the exception: separate ones
-    (the default until 2026-11-28) add nothing, so older graphs match when a user keeps them, and
-    late chunking, the default since, adds ``|pv=late``, so a corpus stored with separate vectors
+    (the earlier default) add nothing, so older graphs match when a user keeps them, and late
+    chunking, the default now, adds ``|pv=late``, so a corpus stored with separate vectors
     is re-embedded once, at its next ingestion, rather than mixing the two kinds. ``late_pieces``
     says whether the embedder can pool pieces at all (it needs token states; the
     sentence-transformers provider has none and embeds each piece on its own): without it the

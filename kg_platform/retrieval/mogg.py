@@ -36,8 +36,8 @@ import numpy as np
 from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 from kg_platform.graph.lucene import fulltext_query
-from kg_platform.retrieval.mog import CorpusPlan, list_corpora, plan_for
 from kg_platform.graph.params import vector_param
+from kg_platform.retrieval.mog import CorpusPlan, list_corpora, plan_for
 
 log = logging.getLogger(__name__)
 MAX_RADIUS = 3

@@ -211,7 +211,7 @@ def test_mogg_groups_the_format_list_whole_with_separate_piece_vectors(
     graph_session, settings, embedder
 ) -> None:
     """MoGG's best group is the list with its lead-in, when each piece is embedded on its own
-    (``ingest.piece_vectors = "separate"``, the default before session 27).
+    (``ingest.piece_vectors = "separate"``, the earlier default).
 
     Pinned to separate vectors: with late chunking (the default now) the list piece's vector is
     pooled from its chunk's pass, and at this cap MoGG's best group for this question is the
