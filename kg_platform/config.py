@@ -436,6 +436,12 @@ class EntityGraphSettings(BaseModel):
     ``max_degree`` were chosen on the first 50 questions of the 2Wiki and MuSiQue dev sets
     (paragraph recall at 512 tokens, strategy order), among a handful of values each."""
 
+    question_finder: Literal["keys", "spacy"] = Field(
+        "keys",
+        description="how a question's entities are found: keys (its word n-grams looked up "
+        "among the corpus's entity keys, no NLP model at query time) or spacy (the NLP "
+        "extractor run on the question; needs spaCy, about 1.7 CPU-s to load per process)",
+    )
     seed_cos: float = Field(
         0.8,
         description="a question's mention seeds the entities whose name embedding is at least "

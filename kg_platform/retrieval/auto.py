@@ -11,7 +11,7 @@ simplest, answers there. The lab's record has the measurements
 
 What tells the kinds apart is known before the question is read: how many level-2 chunks each
 source holds (sources of a few chunks are passages; sources of dozens are documents), and
-whether the corpus has entities and spaCy is installed to find the question's. One count over at
+whether the corpus has entities to find the question's by. One count over at
 most :data:`SHAPE_SAMPLE` sources and one existence check decide (kept per retrieval context),
 so the cost does not grow with the corpus, and nothing is fitted on anyone's corpus.
 """
@@ -113,11 +113,17 @@ class AutoStrategy:
         return self._shapes[key]
 
     def _has_entity_layer(self) -> bool:
-        """Whether ``entity`` can walk here: the corpus has entities and spaCy can find the
-        question's (without it the walk starts from the question's chunks alone)."""
+        """Whether ``entity`` can walk here: the corpus has entities, and the question's can be
+        found (by the corpus's entity keys; with ``question_finder = spacy``, only where spaCy
+        is installed; without them the walk starts from the question's chunks alone)."""
         from kg_platform.distilling.nlp import nlp_available
 
-        if self.ctx.corpus is None or not nlp_available(self.ctx.settings.distill.nlp_model):
+        settings = self.ctx.settings
+        if self.ctx.corpus is None:
+            return False
+        if settings.entity_graph.question_finder == "spacy" and not nlp_available(
+            settings.distill.nlp_model
+        ):
             return False
         rows = self.ctx.graph.read("distill/corpus_has_entities", corpus=self.ctx.corpus)
         return bool(rows and rows[0]["has_entities"])

@@ -37,6 +37,8 @@ QUERY = "retrieval/entity_ppr"
 TEMPLATE = "retrieval/entity_ppr.cypher.template"
 #: power-iteration steps: the template's tail names w0 .. w3
 STEPS = 3
+#: type of a question's capitalised name that matched no entity key (looked up by embedding)
+UNMATCHED_NAME = "name"
 
 
 class EntityStrategy:
@@ -48,8 +50,18 @@ class EntityStrategy:
         self.ctx = ctx
 
     def question_mentions(self, query: str) -> list[tuple[str, str, str]]:
-        """(normalised key, surface name, type) of the question's mentions; none without
-        spaCy."""
+        """(normalised key, surface name, type) of the question's mentions, found as
+        ``entity_graph.question_finder`` says: ``keys`` looks the question's n-grams up among
+        the corpus's entity keys (:mod:`~kg_platform.retrieval.question_keys`; a capitalised
+        name that matches none is typed ``name`` and found by embedding); ``spacy`` runs the
+        NLP extractor on the question (none without spaCy)."""
+        if self.ctx.settings.entity_graph.question_finder == "keys":
+            from kg_platform.retrieval.question_keys import question_mentions
+
+            return [
+                (m.key, m.name, m.type or UNMATCHED_NAME)
+                for m in question_mentions(self.ctx.graph, self.ctx.corpus, query)
+            ]
         from kg_platform.distilling.nlp import load_pipeline, nlp_available, query_mentions
 
         model = self.ctx.settings.distill.nlp_model
