@@ -235,7 +235,7 @@ def _load_builtin(rescan: bool = False) -> None:
     import importlib
     from importlib.metadata import entry_points
 
-    for module in ("baselines", "mog", "mogg", "propagate", "atomic", "entity", "fusion", "auto"):
+    for module in ("baselines", "mog", "mogg", "propagate", "atomic", "entity", "auto"):
         importlib.import_module(f"kg_platform.retrieval.{module}")
     for entry in entry_points(group=STRATEGY_ENTRY_POINTS):
         try:
