@@ -1,19 +1,20 @@
-"""``auto``: the strategy chosen by the shape of what is searched.
+"""``auto``: the strategy chosen by the shape of what is searched, and for passages by the question.
 
 No one strategy leads everywhere. On pools of short passages (multi-hop questions) ``mogg``
-leads, because its hops gather neighbouring sentences across passages, unless the corpus has the
-distilled layer's entities: then ``entity``'s walk over shared entities reaches the second hop
-(on the three multi-hop dev sets with the late rerank, 0.845 / 0.792 / 0.685 against ``mogg``'s
-0.850 / 0.677 / 0.723, whose router was trained on those questions). Inside long documents the
-strategies end within noise of each other once the rerank has run, and ``hybrid``, the
-simplest, answers there. The lab's record has the measurements
-(``lab/results/2026-11-27/default-path/`` and ``entity-walk/``).
+leads the plain baselines, because its hops gather neighbouring sentences across passages; where
+the corpus has the distilled layer's entities and the question names one of them, ``entity``'s
+walk over shared entities reaches the second hop, and leads ``mogg`` on the multi-hop dev sets.
+A question that names none of them (only common noun phrases match) goes to ``mogg``. Inside
+long documents the strategies end within noise of each other once the rerank has run, and
+``hybrid``, the simplest, answers there. The lab's record has the measurements
+(``lab/results/2026-11-27/default-path/``, ``2026-11-28/question-keys/``).
 
 What tells the kinds apart is known before the question is read: how many level-2 chunks each
 source holds (sources of a few chunks are passages; sources of dozens are documents), and
-whether the corpus has entities to find the question's by. One count over at
-most :data:`SHAPE_SAMPLE` sources and one existence check decide (kept per retrieval context),
-so the cost does not grow with the corpus, and nothing is fitted on anyone's corpus.
+whether the corpus has entities. One count over at most :data:`SHAPE_SAMPLE` sources and one
+existence check decide (kept per retrieval context), so the cost does not grow with the corpus;
+for passages with entities, the read of the question's seeds the walk needs anyway decides
+between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
 """
 
 from __future__ import annotations
@@ -84,8 +85,8 @@ def scope_holds_documents(ctx: RetrievalContext) -> bool:
 
 class AutoStrategy:
     """``auto``: ``hybrid`` over long documents, ``mogg`` over short passages (``entity`` where
-    the corpus has the distilled layer); ``hybrid`` also answers when that finds nothing (a
-    graph without the piece graph ``mogg`` walks). The strategy that ran is in :attr:`chosen`
+    the corpus has the distilled layer and the question names one of its entities); ``hybrid``
+    also answers when that finds nothing (a graph without the piece graph ``mogg`` walks). The strategy that ran is in :attr:`chosen`
     (and each item's ``query`` names its Cypher)."""
 
     name = "auto"
@@ -130,7 +131,10 @@ class AutoStrategy:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         chosen = self._choice()
-        items = self._run(chosen, query, k)
+        if chosen == FOR_PASSAGES_WITH_ENTITIES:
+            chosen, items = self._walk_or_hops(query, k)
+        else:
+            items = self._run(chosen, query, k)
         if not items and chosen != FALLBACK:
             # e.g. a graph built without pieces, where mogg has nothing to hop over
             log.info("auto: %s found nothing; %s answers", chosen, FALLBACK)
@@ -139,10 +143,29 @@ class AutoStrategy:
         self.chosen = chosen
         return items
 
-    def _run(self, name: str, query: str, k: int) -> list[RetrievedItem]:
+    def _walk_or_hops(self, query: str, k: int) -> tuple[str, list[RetrievedItem]]:
+        """``entity`` when the question names an entity of the corpus, else ``mogg``: the walk
+        draws its reach from the named entities it starts at, and from common noun phrases
+        alone ("the river", "the film") it spreads over every paragraph that uses them. One
+        read of the question's seeds decides, and the walk reuses them."""
+        from kg_platform.retrieval.entity import EntityStrategy
+
+        walker = self._runner(FOR_PASSAGES_WITH_ENTITIES)
+        assert isinstance(walker, EntityStrategy)
+        qv, seeds = walker.seeds(query)
+        if not any(seed["named"] for seed in seeds):
+            log.debug("auto: the question names no entity of the corpus; %s", FOR_PASSAGES)
+            return FOR_PASSAGES, self._run(FOR_PASSAGES, query, k)
+        self.last_plans = None
+        return FOR_PASSAGES_WITH_ENTITIES, walker.run(qv, seeds, k)
+
+    def _runner(self, name: str) -> Strategy:
         if name not in self._runners:
             self._runners[name] = get_strategy(name, self.ctx)
-        runner = self._runners[name]
+        return self._runners[name]
+
+    def _run(self, name: str, query: str, k: int) -> list[RetrievedItem]:
+        runner = self._runner(name)
         items = list(runner.retrieve(query, k))
         self.last_plans = getattr(runner, "last_plans", None)
         return items

@@ -70,7 +70,8 @@ class EntityStrategy:
         return [(m.key, m.name, m.type) for m in query_mentions(load_pipeline(model), query)]
 
     def seeds(self, query: str) -> tuple[list[float], list[dict[str, Any]]]:
-        """The question's vector and its seed entities ``[{id, name, w}]``."""
+        """The question's vector and its seed entities ``[{id, name, w, named}]`` (``named``: a
+        named entity of the question, not only a common noun phrase, led to it)."""
         mentions = self.question_mentions(query)
         qv = vector_param(self.ctx.embedder.embed([query])[0])
         if not mentions:
@@ -89,6 +90,7 @@ class EntityStrategy:
                     "key": key,
                     "vec": None if kind == CONCEPT_TYPE else vector_param(v),
                     "w": cfg.concept_weight if kind == CONCEPT_TYPE else 1.0,
+                    "named": 0 if kind == CONCEPT_TYPE else 1,
                 }
                 for (key, _, kind), v in zip(mentions, vecs)
             ],
@@ -97,7 +99,10 @@ class EntityStrategy:
             per_mention=cfg.per_mention,
             min_cos=cfg.seed_cos,
         )
-        return qv, [{"id": r["id"], "name": r["name"], "w": float(r["w"])} for r in rows]
+        return qv, [
+            {"id": r["id"], "name": r["name"], "w": float(r["w"]), "named": bool(r["named"])}
+            for r in rows
+        ]
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qv, seeds = self.seeds(query)

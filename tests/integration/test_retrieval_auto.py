@@ -1,6 +1,7 @@
 """``auto``, the default strategy: ``hybrid`` over long documents, ``mogg`` over pools of
-short passages (``entity`` where the corpus has the distilled layer), decided by the scope's
-level-2 chunks per source and the corpus's entities, against the real Neo4j."""
+short passages (``entity`` where the corpus has the distilled layer and the question names one
+of its entities), decided by the scope's level-2 chunks per source, the corpus's entities and
+the question's, against the real Neo4j."""
 
 from __future__ import annotations
 
@@ -140,6 +141,24 @@ def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_
     scoped = get_strategy("auto", kp_entities.retrieval_context(WITH_ENTITIES, scope=["p1.txt"]))
     scoped.retrieve(question, 3)
     assert scoped.chosen == "mogg"
+
+
+def test_a_question_naming_no_entity_of_the_corpus_goes_to_mogg(kp_entities) -> None:
+    """The walk draws its reach from the named entities it starts at; from common noun phrases
+    alone it spreads over every paragraph that uses them, so ``auto`` sends such a question to
+    ``mogg``, and the rerank then uses ``mogg``'s weights."""
+    ctx = kp_entities.retrieval_context(WITH_ENTITIES)
+    walker = get_strategy("entity", ctx)
+    question = "What do small animals feed on?"
+    _, seeds = walker.seeds(question)
+    assert not any(seed["named"] for seed in seeds)  # at most common nouns ("fish", "plants")
+    strategy = get_strategy("auto", ctx)
+    items = strategy.retrieve(question, 3)
+    assert strategy.chosen == "mogg" and items
+    named = "Where did Lucien Castaing-Taylor teach?"
+    assert any(seed["named"] for seed in walker.seeds(named)[1])
+    strategy.retrieve(named, 3)
+    assert strategy.chosen == "entity"
 
 
 def _maxsims(

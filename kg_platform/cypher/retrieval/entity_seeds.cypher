@@ -5,7 +5,8 @@
 // leaves it null for a common noun phrase, whose neighbours are other common nouns) (Neo4j's score is (1 + cos) / 2,
 // converted; over-fetching $fetch for the corpus filter). One row per entity: its best cos and
 // its seed weight w = max over its mentions of cos * row.w (row.w: the caller's weight of the
-// mention's kind, lower for a common noun phrase than for a named entity).
+// mention's kind, lower for a common noun phrase than for a named entity), and named = 1 when a
+// named mention (row.named = 1, not a common noun phrase) reached it.
 UNWIND $rows AS row
 CALL (row) {
   MATCH (e:Entity {key: row.key})
@@ -19,6 +20,6 @@ CALL (row) {
   WITH node, cos ORDER BY cos DESC LIMIT $per_mention
   RETURN node AS e, cos
 }
-WITH e, max(cos) AS cos, max(cos * row.w) AS w
-RETURN e.id AS id, e.name AS name, e.key AS key, cos, w
+WITH e, max(cos) AS cos, max(cos * row.w) AS w, max(row.named) AS named
+RETURN e.id AS id, e.name AS name, e.key AS key, cos, w, named
 ORDER BY w DESC, id ASC
