@@ -174,7 +174,8 @@ class AutoStrategy:
 @register_strategy(
     "auto",
     "hybrid over long documents, mogg over short passages (entity where the corpus has "
-    "the distilled layer), chosen by the scope's level-2 chunks per source",
+    "the distilled layer and the question names one of its entities), chosen by the scope's "
+    "level-2 chunks per source",
     scoped=True,
 )
 def _auto(ctx: RetrievalContext) -> AutoStrategy:
