@@ -24,6 +24,8 @@ from kg_platform.graph import GraphClient
 KEYS_QUERY = "retrieval/entity_keys"
 #: longest n-gram looked up (a name such as "The Lord of the Rings: The Two Towers" fits)
 MAX_WORDS = 8
+#: words of a question read (a pasted page would otherwise send tens of thousands of keys)
+MAX_QUESTION_WORDS = 200
 #: words that open a question or glue a phrase: never the start or end of a name
 _FUNCTION_WORDS = frozenset(
     "a an and are as at be by did do does for from had has have how in is it its of on or "
@@ -75,10 +77,10 @@ def singular(key: str) -> str:
 
 
 def candidate_keys(question: str) -> dict[str, list[tuple[int, int, str]]]:
-    """Every n-gram of up to :data:`MAX_WORDS` words, keyed (as written and with its last word
+    """Every n-gram of up to :data:`MAX_WORDS` words (of the first :data:`MAX_QUESTION_WORDS`), keyed (as written and with its last word
     singular) -> the word spans ``(first, last + 1, surface)`` it covers. N-grams that start or
     end on a function word are left out: the layer's keys never do."""
-    spans = words(question)
+    spans = words(question)[:MAX_QUESTION_WORDS]
     question = without_possessives(question)
     out: dict[str, list[tuple[int, int, str]]] = {}
     for i, (start, _) in enumerate(spans):

@@ -50,3 +50,12 @@ def test_the_longest_match_wins_and_matches_do_not_overlap():
     found = {"new york": "place", "new york city": "place", "city": "concept", "film": "concept"}
     kept = [(key, surface) for _, _, key, surface in longest_matches(found, candidates)]
     assert kept == [("film", "films"), ("new york city", "New York City")]
+
+
+def test_a_pasted_page_is_read_only_up_to_its_first_words():
+    from kg_platform.retrieval.question_keys import MAX_QUESTION_WORDS, MAX_WORDS
+
+    page = " ".join(f"word{i}" for i in range(10 * MAX_QUESTION_WORDS))
+    keys = candidate_keys(page)
+    assert "word0" in keys and f"word{MAX_QUESTION_WORDS}" not in keys
+    assert len(keys) <= MAX_QUESTION_WORDS * MAX_WORDS
