@@ -89,6 +89,9 @@ def _configure_logging() -> None:
 
 def main() -> None:
     _configure_logging()
+    from kg_platform.cli import driver_imports
+
+    driver_imports.install()
     from kg_platform.cli.corpus_option import guard_corpus_options
 
     try:
