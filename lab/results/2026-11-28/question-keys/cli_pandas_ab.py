@@ -4,11 +4,10 @@ it with `/usr/bin/time -f "%U %S"` (cpu-retrieve.txt)."""
 
 import sys
 
-mode = sys.argv.pop(1)
 from kg_platform.cli import driver_imports
-
-if mode == "off":
-    driver_imports.install = lambda: None
 from kg_platform.cli.main import main
 
-main()
+if __name__ == "__main__":
+    if sys.argv.pop(1) == "off":
+        driver_imports.install = lambda: None
+    main()
