@@ -14,6 +14,7 @@ import pytest
 
 from kg_platform.distilling.common import normalise_name
 from kg_platform.retrieval.question_keys import question_mentions
+from tests.support.passages import ENTITY_PASSAGES, ingest_passages, with_nlp_layer
 
 pytestmark = pytest.mark.integration
 
@@ -93,23 +94,8 @@ def test_kgp_retrieve_walks_the_entity_layer_without_importing_spacy(
     pytest.importorskip("spacy", reason="needs the nlp extra to build the layer")
     from kg_platform.sdk import KnowledgePlatform
 
-    layered = settings.model_copy(
-        update={
-            "distill": settings.distill.model_copy(
-                update={"extractor": "nlp", "nlp_on_ingest": True}
-            )
-        }
-    )
-    kp = KnowledgePlatform(layered, graph=clean_graph, embedder=embedder)
-    lines = [
-        "Sweetgrass is a documentary film directed by Lucien Castaing-Taylor.",
-        "Lucien Castaing-Taylor was born in Liverpool and teaches at Harvard.",
-        "Ducks feed on plants, insects and small fish in Montana.",
-    ]
-    for i, line in enumerate(lines):
-        (tmp_path / f"p{i}.txt").write_text(line + "\n", encoding="utf-8")
-    report = kp.ingest([tmp_path], corpus=CORPUS)
-    assert report.status == "completed", report.summary()
+    kp = KnowledgePlatform(with_nlp_layer(settings), graph=clean_graph, embedder=embedder)
+    ingest_passages(kp, tmp_path, CORPUS, ENTITY_PASSAGES)
 
     env = {
         **os.environ,

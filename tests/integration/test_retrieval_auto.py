@@ -13,6 +13,7 @@ import pytest
 from kg_platform.retrieval import auto
 from kg_platform.retrieval.base import get_strategy
 from kg_platform.sdk import KnowledgePlatform
+from tests.support.passages import ENTITY_PASSAGES, ingest_passages, with_nlp_layer
 
 pytestmark = pytest.mark.integration
 
@@ -43,36 +44,17 @@ def kp(graph_session, settings, embedder, tmp_path_factory):
         "Ducks feed on plants, insects and small fish.",
         "The Penn Treebank is a corpus of parsed English sentences.",
     ]
-    _ingest_passages(platform, tmp_path_factory.mktemp("passages"), PASSAGES, lines)
+    ingest_passages(platform, tmp_path_factory.mktemp("passages"), PASSAGES, lines)
     return platform
-
-
-def _ingest_passages(platform: KnowledgePlatform, folder: Path, corpus: str, lines: list[str]):
-    """One source per line: a pool of short passages."""
-    for i, line in enumerate(lines):
-        (folder / f"p{i}.txt").write_text(line + "\n", encoding="utf-8")
-    report = platform.ingest([folder], corpus=corpus)
-    assert report.status == "completed", report.summary()
 
 
 @pytest.fixture(scope="module")
 def kp_entities(kp, graph_session, settings, embedder, tmp_path_factory):
     """The same kind of passages, ingested with the NLP distilled layer."""
     pytest.importorskip("spacy", reason="needs the nlp extra")
-    layered = settings.model_copy(
-        update={
-            "distill": settings.distill.model_copy(
-                update={"extractor": "nlp", "nlp_on_ingest": True}
-            )
-        }
-    )
-    platform = KnowledgePlatform(layered, graph=graph_session, embedder=embedder)
-    lines = [
-        "Sweetgrass is a documentary film directed by Lucien Castaing-Taylor.",
-        "Lucien Castaing-Taylor was born in Liverpool and teaches at Harvard.",
-        "Ducks feed on plants, insects and small fish in Montana.",
-    ]
-    _ingest_passages(platform, tmp_path_factory.mktemp("passages-entities"), WITH_ENTITIES, lines)
+    platform = KnowledgePlatform(with_nlp_layer(settings), graph=graph_session, embedder=embedder)
+    folder = tmp_path_factory.mktemp("passages-entities")
+    ingest_passages(platform, folder, WITH_ENTITIES, ENTITY_PASSAGES)
     return platform
 
 
