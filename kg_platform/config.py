@@ -442,7 +442,7 @@ class EntityGraphSettings(BaseModel):
         "keys",
         description="how a question's entities are found: keys (its word n-grams looked up "
         "among the corpus's entity keys, no NLP model at query time) or spacy (the NLP "
-        "extractor run on the question; needs spaCy, about 1.7 CPU-s to load per process)",
+        "extractor run on the question; needs spaCy, loaded once per process)",
     )
     seed_cos: float = Field(
         0.8,

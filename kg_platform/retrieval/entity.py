@@ -1,9 +1,10 @@
 """``entity``: chunks reached through the entities a question names (HippoRAG's idea in Cypher).
 
-1. The question's mentions come from the same NLP extractor that built the distilled layer
-   (:func:`~kg_platform.distilling.nlp.query_mentions`: its named entities and noun phrases);
-   each is matched to the corpus's entities by normalised name and by name embedding
-   (``retrieval/entity_seeds``).
+1. The question's mentions are its word n-grams that are entity keys of the corpus, longest
+   first, and its capitalised names that match none
+   (:mod:`~kg_platform.retrieval.question_keys`; ``entity_graph.question_finder = spacy`` runs
+   the NLP extractor on the question instead); each is matched to the corpus's entities by
+   normalised name and, for names, by name embedding (``retrieval/entity_seeds``).
 2. A personalized PageRank over Entity -[:MENTIONED_IN]- Chunk, three power-iteration steps in one
    parameterised query (``retrieval/entity_ppr``), restarts at those entities and at the
    level-1 chunks nearest the question, and scores level-1 chunks. A paragraph that shares an
@@ -13,8 +14,8 @@
 Each item's breakdown keeps the walk's mass per step (``ppr_t0`` .. ``ppr_t3``) and the
 entities that brought it in, as ``seed:<name>`` (named by the question) or ``entity:<name>``
 (reached on the way), and their ids are on its path, so ``--explain`` and the Browser show the
-entity hops. Without spaCy the strategy still runs, seeded by the question's chunks alone (the
-walk then follows the entities those chunks mention).
+entity hops. A question that names no entity of the corpus still runs, seeded by the question's
+chunks (the walk then follows the entities those chunks mention).
 """
 
 from __future__ import annotations

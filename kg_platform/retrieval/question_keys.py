@@ -2,9 +2,9 @@
 
 The distilled layer already holds every name worth seeding a walk from, each under its normalised
 key (:func:`~kg_platform.distilling.common.normalise_name`). So instead of parsing the question
-with spaCy (about 1.7 CPU-s to import and load in a fresh process, more than the rest of a
-one-shot ``kgp retrieve``), the question's word n-grams are looked up among those keys, and the
-longest that exist win, as a gazetteer tags text. What this gives up is a name the corpus spells
+with spaCy (whose import and pipeline load cost a fresh process more than the rest of a one-shot
+``kgp retrieve``), the question's word n-grams are looked up among those keys, and the longest
+that exist win, as a gazetteer tags text. What this gives up is a name the corpus spells
 differently from the question ("U.S." and "United States"): capitalised runs of words that match
 no key are returned as names to look up by embedding instead, as the spaCy finder's named
 entities are.
@@ -77,9 +77,10 @@ def singular(key: str) -> str:
 
 
 def candidate_keys(question: str) -> dict[str, list[tuple[int, int, str]]]:
-    """Every n-gram of up to :data:`MAX_WORDS` words (of the first :data:`MAX_QUESTION_WORDS`), keyed (as written and with its last word
-    singular) -> the word spans ``(first, last + 1, surface)`` it covers. N-grams that start or
-    end on a function word are left out: the layer's keys never do."""
+    """Every n-gram of up to :data:`MAX_WORDS` words (among the first
+    :data:`MAX_QUESTION_WORDS`), keyed (as written and with its last word singular) -> the word
+    spans ``(first, last + 1, surface)`` it covers. N-grams that start or end on a function word
+    are left out: the layer's keys never do."""
     spans = words(question)[:MAX_QUESTION_WORDS]
     question = without_possessives(question)
     out: dict[str, list[tuple[int, int, str]]] = {}
