@@ -59,3 +59,9 @@ def test_a_pasted_page_is_read_only_up_to_its_first_words():
     keys = candidate_keys(page)
     assert "word0" in keys and f"word{MAX_QUESTION_WORDS}" not in keys
     assert len(keys) <= MAX_QUESTION_WORDS * MAX_WORDS
+
+
+def test_accents_and_case_fold_as_the_layer_s_keys_do_and_punctuation_alone_finds_nothing():
+    assert "zurich" in candidate_keys("Which river flows through ZÜRICH?")
+    assert "beyonce" in candidate_keys("who managed beyoncé")  # lowercase still matches
+    assert candidate_keys("?!") == {}
