@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 import typer
 
 from kg_platform.cli.groups import group
 from kg_platform.cli.lazy import knowledge_platform
+
+if TYPE_CHECKING:
+    from kg_platform.sdk.results import Retrieval
 
 ROUTER_HELP = "Inspect the MoG / MoGG routers: which one a corpus uses, and its weights."
 
@@ -83,7 +87,7 @@ def retrieve(
             "\n".join(
                 [
                     "",
-                    f"explanation ({found.strategy}, selection {found.select}):",
+                    f"explanation ({_strategy_line(found)}; selection {found.select}):",
                     *explain_lines(items),
                     "",
                     "Neo4j Browser (paste):",
@@ -91,6 +95,13 @@ def retrieve(
                 ]
             )
         )
+
+
+def _strategy_line(found: "Retrieval") -> str:
+    """``auto -> entity: the question names Sweetgrass`` for ``auto``, else the strategy."""
+    if not found.ran or found.ran == found.strategy:
+        return found.strategy
+    return f"{found.strategy} -> {found.ran}" + (f": {found.why}" if found.why else "")
 
 
 def router_show(

@@ -96,6 +96,8 @@ class AutoStrategy:
         self._shapes: dict[tuple[str | None, tuple[str, ...] | None], str] = {}
         self._runners: dict[str, Strategy] = {}
         self.chosen: str | None = None
+        #: why :attr:`chosen` ran, in words (``--explain`` prints it)
+        self.reason: str | None = None
         self.last_plans: object = None
 
     def _choice(self) -> str:
@@ -132,32 +134,41 @@ class AutoStrategy:
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         chosen = self._choice()
         if chosen == FOR_PASSAGES_WITH_ENTITIES:
-            chosen, items = self._walk_or_hops(query, k)
+            chosen, items, reason = self._walk_or_hops(query, k)
         else:
             items = self._run(chosen, query, k)
+            reason = (
+                "the scope holds long documents"
+                if chosen == FOR_DOCUMENTS
+                else "the scope holds short passages"
+            )
         if not items and chosen != FALLBACK:
             # e.g. a graph built without pieces, where mogg has nothing to hop over
             log.info("auto: %s found nothing; %s answers", chosen, FALLBACK)
+            reason = f"{chosen} found nothing"
             chosen = FALLBACK
             items = self._run(chosen, query, k)
-        self.chosen = chosen
+        self.chosen, self.reason = chosen, reason
         return items
 
-    def _walk_or_hops(self, query: str, k: int) -> tuple[str, list[RetrievedItem]]:
+    def _walk_or_hops(self, query: str, k: int) -> tuple[str, list[RetrievedItem], str]:
         """``entity`` when the question names an entity of the corpus, else ``mogg``: the walk
         draws its reach from the named entities it starts at, and from common noun phrases
         alone ("the river", "the film") it spreads over every paragraph that uses them. One
-        read of the question's seeds decides, and the walk reuses them."""
+        read of the question's seeds decides, and the walk reuses them. Returns the strategy
+        that ran, its items and why it ran."""
         from kg_platform.retrieval.entity import EntityStrategy
 
         walker = self._runner(FOR_PASSAGES_WITH_ENTITIES)
         assert isinstance(walker, EntityStrategy)
         qv, seeds = walker.seeds(query)
-        if not any(seed["named"] for seed in seeds):
-            log.debug("auto: the question names no entity of the corpus; %s", FOR_PASSAGES)
-            return FOR_PASSAGES, self._run(FOR_PASSAGES, query, k)
+        named = [seed["name"] for seed in seeds if seed["named"]]
+        if not named:
+            reason = "the question names no entity of the corpus"
+            return FOR_PASSAGES, self._run(FOR_PASSAGES, query, k), reason
         self.last_plans = None
-        return FOR_PASSAGES_WITH_ENTITIES, walker.run(qv, seeds, k)
+        reason = "the question names " + ", ".join(named[:3]) + (", ..." if len(named) > 3 else "")
+        return FOR_PASSAGES_WITH_ENTITIES, walker.run(qv, seeds, k), reason
 
     def _runner(self, name: str) -> Strategy:
         if name not in self._runners:

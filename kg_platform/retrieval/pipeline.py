@@ -52,6 +52,9 @@ class PipelineResult:
     items: list[RetrievedItem]
     ranked: list[RetrievedItem] = field(default_factory=list)
     plans: Any = None
+    #: the strategy that ran (``auto`` names its choice) and, for ``auto``, why
+    ran: str | None = None
+    why: str | None = None
 
 
 def open_context(
@@ -106,6 +109,8 @@ def retrieve(
         items=items,
         ranked=ranked,
         plans=getattr(runner, "last_plans", None),
+        ran=ran,
+        why=getattr(runner, "reason", None),
     )
 
 

@@ -533,7 +533,13 @@ class KnowledgePlatform:
             else None
         )
         return Retrieval(
-            query=query, strategy=strategy, select=select, items=items, answer_id=answer_id
+            query=query,
+            strategy=strategy,
+            select=select,
+            items=items,
+            answer_id=answer_id,
+            ran=result.ran,
+            why=result.why,
         )
 
     def ask(

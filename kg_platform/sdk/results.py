@@ -23,11 +23,16 @@ class Retrieval:
     select: str
     items: list["RetrievedItem"] = field(default_factory=list)
     answer_id: str | None = None
+    #: the strategy that ran (``auto`` names the one it chose) and, for ``auto``, why
+    ran: str | None = None
+    why: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "question": self.query,
             "strategy": self.strategy,
+            "ran": self.ran,
+            "why": self.why,
             "select": self.select,
             "answer_id": self.answer_id,
             "items": [it.to_dict() for it in self.items],

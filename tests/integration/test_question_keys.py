@@ -114,4 +114,5 @@ def test_kgp_retrieve_walks_the_entity_layer_without_importing_spacy(
     assert status["code"] in (0, None), proc.stderr[-3000:]
     assert "query=retrieval/entity_ppr" in proc.stdout
     assert "Sweetgrass (named by the question)" in proc.stdout
+    assert "explanation (auto -> entity: the question names Sweetgrass; selection" in proc.stdout
     assert status["spacy"] is False

@@ -141,6 +141,12 @@ def test_a_question_naming_no_entity_of_the_corpus_goes_to_mogg(kp_entities) -> 
     assert any(seed["named"] for seed in walker.seeds(named)[1])
     strategy.retrieve(named, 3)
     assert strategy.chosen == "entity"
+    # what a user sees: the strategy auto chose and why, on the result and in its JSON
+    res = kp_entities.search(question, corpus=WITH_ENTITIES, k=3)
+    assert (res.strategy, res.ran) == ("auto", "mogg")
+    assert res.why == "the question names no entity of the corpus"
+    res = kp_entities.search(named, corpus=WITH_ENTITIES, k=3)
+    assert res.to_dict()["ran"] == "entity" and "Lucien Castaing-Taylor" in (res.why or "")
 
 
 def _maxsims(
