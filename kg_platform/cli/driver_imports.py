@@ -3,9 +3,9 @@
 Why: when pandas is installed, ``import neo4j`` imports it too (``neo4j._optional_deps``, for
 ``Result.to_df()`` and for packing pandas values as query parameters), which costs every ``kgp``
 command that talks to Neo4j about as much CPU as importing the driver itself (the lab record's
-``2026-11-28/question-keys/``). The CLI uses neither. So for the ``kgp`` process only, pandas is reported missing to that one module
-while it is being imported; afterwards pandas imports normally for anyone, and the SDK (a
-library in someone else's process) never does this.
+``2026-11-28/question-keys/``). The CLI uses neither. So for the ``kgp`` process only, pandas is
+reported missing to that one module while it is being imported; afterwards pandas imports
+normally for anyone, and the SDK (a library in someone else's process) never does this.
 """
 
 from __future__ import annotations

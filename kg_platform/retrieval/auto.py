@@ -86,8 +86,9 @@ def scope_holds_documents(ctx: RetrievalContext) -> bool:
 class AutoStrategy:
     """``auto``: ``hybrid`` over long documents, ``mogg`` over short passages (``entity`` where
     the corpus has the distilled layer and the question names one of its entities); ``hybrid``
-    also answers when that finds nothing (a graph without the piece graph ``mogg`` walks). The strategy that ran is in :attr:`chosen`
-    (and each item's ``query`` names its Cypher)."""
+    also answers when that finds nothing (a graph without the piece graph ``mogg`` walks). The
+    strategy that ran is in :attr:`chosen`, why in :attr:`reason` (and each item's ``query``
+    names its Cypher)."""
 
     name = "auto"
 

@@ -87,12 +87,7 @@ class EntityStrategy:
         rows = self.ctx.graph.read(
             SEEDS_QUERY,
             rows=[
-                {
-                    "key": key,
-                    "vec": None if kind == CONCEPT_TYPE else vector_param(v),
-                    "w": cfg.concept_weight if kind == CONCEPT_TYPE else 1.0,
-                    "named": 0 if kind == CONCEPT_TYPE else 1,
-                }
+                _seed_row(key, kind == CONCEPT_TYPE, v, cfg.concept_weight)
                 for (key, _, kind), v in zip(mentions, vecs)
             ],
             corpus=self.ctx.corpus,
@@ -149,6 +144,14 @@ class EntityStrategy:
             path=list(dict.fromkeys(path)),
             query=QUERY,
         )
+
+
+def _seed_row(key: str, concept: bool, vec: Any, concept_weight: float) -> dict[str, Any]:
+    """One question mention for ``retrieval/entity_seeds``: a common noun phrase (``concept``)
+    is matched by name only, weighs ``concept_weight``, and does not count as named."""
+    if concept:
+        return {"key": key, "vec": None, "w": concept_weight, "named": 0}
+    return {"key": key, "vec": vector_param(vec), "w": 1.0, "named": 1}
 
 
 _STEP = re.compile(r"^// @step begin[^\n]*\n(?P<body>.*?)^// @step end\n", re.S | re.M)

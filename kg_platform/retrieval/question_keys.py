@@ -50,6 +50,16 @@ def words(question: str) -> list[tuple[int, int]]:
     """(start, end) character offsets of the question's words. A possessive ``'s`` is not part
     of its word (spaCy splits it off before the layer's names were keyed); a full stop stays
     only on an abbreviation (``"U.S."``), not at the end of a sentence."""
+    return _tokens(question)[1]
+
+
+def without_possessives(question: str) -> str:
+    """The question with each possessive ``'s`` blanked (same length, so offsets hold)."""
+    return _POSSESSIVE.sub("  ", question)
+
+
+def _tokens(question: str) -> tuple[str, list[tuple[int, int]]]:
+    """The question without possessives and its words' offsets into that text (:func:`words`)."""
     text = without_possessives(question)
     spans = []
     for match in _WORD.finditer(text):
@@ -57,12 +67,7 @@ def words(question: str) -> list[tuple[int, int]]:
         if text[end - 1] == "." and "." not in text[start : end - 1]:
             end -= 1
         spans.append((start, end))
-    return spans
-
-
-def without_possessives(question: str) -> str:
-    """The question with each possessive ``'s`` blanked (same length, so offsets hold)."""
-    return _POSSESSIVE.sub("  ", question)
+    return text, spans
 
 
 def singular(key: str) -> str:
@@ -81,17 +86,17 @@ def candidate_keys(question: str) -> dict[str, list[tuple[int, int, str]]]:
     :data:`MAX_QUESTION_WORDS`), keyed (as written and with its last word singular) -> the word
     spans ``(first, last + 1, surface)`` it covers. N-grams that start or end on a function word
     are left out: the layer's keys never do."""
-    spans = words(question)[:MAX_QUESTION_WORDS]
-    question = without_possessives(question)
+    text, spans = _tokens(question)
+    spans = spans[:MAX_QUESTION_WORDS]
+    function = [text[s:e].lower() in _FUNCTION_WORDS for s, e in spans]
     out: dict[str, list[tuple[int, int, str]]] = {}
     for i, (start, _) in enumerate(spans):
-        if question[start : spans[i][1]].lower() in _FUNCTION_WORDS:
+        if function[i]:
             continue
         for j in range(i, min(i + MAX_WORDS, len(spans))):
-            end = spans[j][1]
-            if question[spans[j][0] : end].lower() in _FUNCTION_WORDS:
+            if function[j]:
                 continue
-            surface = question[start:end]
+            surface = text[start : spans[j][1]]
             key = normalise_name(surface)
             if len(key) < 2 or not any(ch.isalpha() for ch in key):
                 continue
@@ -104,9 +109,8 @@ def capitalised_names(question: str) -> list[tuple[int, int, str]]:
     """Runs of capitalised words (``"Sweetgrass"``, ``"Bank of America"``: ``of``/``the``/``de``
     inside a run), the question's first word left out when it is a function word; a cheap
     stand-in for a named-entity tagger, used only for names no key matched."""
-    spans = words(question)
-    question = without_possessives(question)
-    texts = [question[s:e] for s, e in spans]
+    text, spans = _tokens(question)
+    texts = [text[s:e] for s, e in spans]
     names: list[tuple[int, int, str]] = []
     i = 0
     while i < len(spans):
@@ -125,7 +129,7 @@ def capitalised_names(question: str) -> list[tuple[int, int, str]]:
                 j += 1
             else:
                 break
-        names.append((i, j, question[spans[i][0] : spans[j - 1][1]]))
+        names.append((i, j, text[spans[i][0] : spans[j - 1][1]]))
         i = j
     return names
 
