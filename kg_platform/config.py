@@ -553,8 +553,8 @@ class RerankSettings(BaseModel):
         "auto",
         description="the word-piece states the rerank reads come from the int8 copy of the ONNX "
         "embedding model (int8: about half the CPU of fp32) or from the model as configured "
-        "(none); auto = int8 over short passages, where it measured as good as fp32, and the "
-        "model as configured inside long documents, where the query head reads fp32 states",
+        "(none); auto = int8 over short passages, where it measured as good as fp32, and "
+        "inside long documents the copy the shipped query head was trained on (fp32)",
     )
 
 
@@ -657,7 +657,7 @@ class DistillSettings(BaseModel):
     nlp_on_ingest: bool = Field(
         False,
         description="run the NLP extractor over pending chunks at the end of every ingestion "
-        "(off by default: it costs about 1.55x ingestion time on 2 cores; `kgp distill "
+        "(off by default: it costs about 1.7x ingestion time on 2 cores; `kgp distill "
         "--extractor nlp` fills a corpus on demand)",
     )
     nlp_min_concept_mentions: int = Field(

@@ -59,12 +59,13 @@ MAX_WINDOWS = 8
 def rerank_quantize(ctx: "RetrievalContext") -> str:
     """The quantisation of the model whose word-piece states the rerank reads here.
 
-    ``rerank.quantize = auto`` reads short passages with the int8 copy and long documents with
-    the model as configured. Why: three quarters of a multi-hop question's time is embedding its
-    candidates' word pieces, and the int8 copy does that in about half the CPU with the same
-    recall on passages; inside documents the query head (trained on fp32 states) reranks, and
-    int8 states cost it 0.018 evidence recall at 512 tokens. Texts reranked outside any graph
-    (a bare context) have no scope to read, and keep the configured model."""
+    ``rerank.quantize = auto`` reads short passages with the int8 copy, and long documents with
+    the copy the shipped query head was trained on (its provenance's ``states``). Why: most of
+    a question's time is embedding its candidates' word pieces, and the int8 copy does that in
+    about half the CPU with the same recall on passages; inside documents the query head
+    reranks, and a head read over states of another copy than its own loses recall (the fp32
+    head over int8 states: -0.018 evidence recall at 512 tokens). Texts reranked outside any
+    graph (a bare context) have no scope to read, and keep the configured model."""
     mode = ctx.settings.rerank.quantize
     if mode != "auto":
         return mode
@@ -72,7 +73,11 @@ def rerank_quantize(ctx: "RetrievalContext") -> str:
         return "none"
     from kg_platform.retrieval.auto import scope_holds_documents
 
-    return "none" if scope_holds_documents(ctx) else "int8"
+    if not scope_holds_documents(ctx):
+        return "int8"
+    from kg_platform.retrieval.query_head import head_states
+
+    return head_states()
 
 
 def rerank_embedder(ctx: "RetrievalContext") -> Any:

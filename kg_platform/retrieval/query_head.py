@@ -15,7 +15,9 @@ with ``hybrid``'s first 30 candidates read as the rerank reads them), from all-M
 states, by ``kgp lab rerank train-head``. On held-out papers (``bench/longdoc``) it lifts the
 rerank on long documents, and it does not on short multi-hop passages, so ``rerank.query_head =
 auto`` uses it only where the scope holds long documents (the shape ``auto`` reads); ``on`` and
-``off`` force it.
+``off`` force it. Its provenance also says which copy of the model read its training states
+(``states``: ``none`` for fp32, ``int8``); ``rerank.quantize = auto`` reads documents with that
+copy, since the head learned those numbers.
 """
 
 from __future__ import annotations
@@ -72,6 +74,18 @@ def provenance(path: Path = SHIPPED_HEAD) -> dict[str, Any]:
         )
     loaded: dict[str, Any] = json.loads(record.read_text(encoding="utf-8"))
     return loaded
+
+
+@lru_cache(maxsize=1)
+def head_states(path: Path = SHIPPED_HEAD) -> str:
+    """Which copy of the embedding model the head at ``path`` was trained on: ``int8`` or
+    ``none`` (fp32; also a head whose provenance predates the field). The rerank reads documents
+    with that copy under ``rerank.quantize = auto``; a missing provenance file reads as ``none``
+    here and is reported when the head loads."""
+    try:
+        return str(provenance(path).get("states", "none"))
+    except ConfigError:
+        return "none"
 
 
 @lru_cache(maxsize=2)

@@ -77,3 +77,18 @@ def test_auto_applies_the_head_over_long_documents_only() -> None:
     assert head_for(_ctx("off", sources=2, chunks=60)) is None
     # another embedder's word pieces are not what the head was trained on
     assert head_for(_ctx("on", sources=2, chunks=60, model="nomic-embed-text")) is None
+
+
+def test_the_heads_states_are_read_from_its_provenance(tmp_path) -> None:
+    """Which model copy a head was trained on comes from its provenance (``states``); a head
+    whose record predates the field was trained on fp32 states, and a head without a record
+    reads as fp32 here (loading it reports the missing file)."""
+    from kg_platform.retrieval.query_head import head_states
+
+    for states, expected in (({"states": "int8"}, "int8"), ({}, "none")):
+        head = tmp_path / f"head-{expected}.onnx"
+        head.write_bytes(b"onnx")
+        head.with_suffix(".json").write_text(json.dumps({"sha256": "x", **states}))
+        assert head_states(head) == expected
+    assert head_states(tmp_path / "missing.onnx") == "none"
+    assert head_states() == query_head.provenance().get("states", "none")

@@ -189,6 +189,12 @@ def train_head(
         "hybrid", "--strategy", help="the strategies whose pools are trained on (comma-separated)"
     ),
     candidates: int = typer.Option(30, "--candidates", min=2, help="candidates read per pool"),
+    states: str = typer.Option(
+        "none",
+        "--states",
+        help="the model copy whose word-piece states are trained on: none (fp32) or int8; the "
+        "product must read with the same one (rerank.quantize)",
+    ),
     epochs: int = typer.Option(2, "--epochs", min=1, help="passes over the training lists"),
     lr: float = typer.Option(1e-3, "--lr", min=0.0, help="Adam's learning rate"),
     reg: float = typer.Option(1e-3, "--reg", min=0.0, help="L2 weight on the mapping A"),
@@ -227,6 +233,8 @@ def train_head(
     names = [s.strip() for s in strategies.split(",") if s.strip()]
     if not names:
         raise typer.BadParameter("name at least one strategy", param_hint="--strategy")
+    if states not in ("none", "int8"):
+        raise typer.BadParameter(f"unknown states {states!r}: none or int8", param_hint="--states")
     try:
         from kg_platform_lab.rerank import query_head as qh
     except ImportError as exc:  # torch is the lab's [train] extra
@@ -312,6 +320,7 @@ def train_head(
                 kp,
                 strategies=names,
                 candidates=candidates,
+                states=states,
                 log=log,
             )
     states_seconds = time.perf_counter() - started
@@ -362,6 +371,7 @@ def train_head(
         command=shlex.join(["kgp", *sys.argv[1:]]),
         held_half=held,
         threads=threads,
+        states=states,
     )
     json_path = qh.write_provenance(onnx_path, record)
     typer.echo(

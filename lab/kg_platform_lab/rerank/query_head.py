@@ -104,6 +104,7 @@ def collect_states(
     *,
     strategies: Sequence[str] = ("hybrid",),
     candidates: int = CANDIDATES,
+    states: str = "none",
     log: Log = _quiet,
 ) -> list[StateRow]:
     """The frozen states of each pool's question and first ``candidates`` candidates, in the
@@ -112,13 +113,16 @@ def collect_states(
     and the ``corpus`` the pools were collected from), one model call per question
     (``_token_states``: the batch is the rerank's), the question's content pieces marked
     (``content_pieces``). Training on other states than the rerank's would fit another reader.
-    ``question``: question id -> its text, for every pool's question.
+    ``question``: question id -> its text, for every pool's question. ``states``: the model
+    copy that reads them (``none``: the configured fp32 model; ``int8``: its int8 copy), which
+    must be the copy the product's rerank will read with the head (``rerank.quantize``).
     """
     from kg_platform.retrieval.late_interaction import (
         _token_states,
         content_pieces,
         reading_texts,
     )
+    from kg_platform.embedding.base import quantized_embedder
     from kg_platform.sdk.platform import KnowledgePlatform
 
     chosen = [p for p in pools if p.strategy in strategies]
@@ -130,6 +134,7 @@ def collect_states(
         )
     kp = platform or KnowledgePlatform.from_env()
     ctx = kp.retrieval_context(corpus)
+    reader = quantized_embedder(ctx.embedder, ctx.settings.embedding, states)
     rows: list[StateRow] = []
     with_sections = 0
     started = time.perf_counter()
@@ -138,8 +143,8 @@ def collect_states(
         reading = reading_texts(ids, texts, ctx)
         with_sections += reading != list(texts)
         q = question[p.question_id]
-        states = _token_states(ctx.embedder, [q, *reading])
-        q_vec, q_tok, q_offsets = states[0]
+        read = _token_states(reader, [q, *reading])
+        q_vec, q_tok, q_offsets = read[0]
         rows.append(
             StateRow(
                 dataset=p.dataset,
@@ -149,11 +154,11 @@ def collect_states(
                 q_tok=np.asarray(q_tok).astype(np.float16),
                 q_mask=content_pieces(q, q_offsets),
                 c_vec=(
-                    np.stack([s[0] for s in states[1:]]).astype(np.float32)
-                    if len(states) > 1
+                    np.stack([s[0] for s in read[1:]]).astype(np.float32)
+                    if len(read) > 1
                     else np.zeros((0, DIM), np.float32)
                 ),
-                c_tok=[np.asarray(s[1]).astype(np.float16) for s in states[1:]],
+                c_tok=[np.asarray(s[1]).astype(np.float16) for s in read[1:]],
             )
         )
         if i % 50 == 0:
@@ -508,6 +513,7 @@ def provenance_record(
     data_name: str = DATA_NAME,
     data_licence: str = DATA_LICENCE,
     threads: int = THREADS,
+    states: str = "none",
 ) -> dict[str, Any]:
     """What the provenance file says besides the checksum: enough to tell what the head was
     trained on and to train it again."""
@@ -520,6 +526,7 @@ def provenance_record(
             "'tokens' [pieces, 384] float32, outputs 'mapped' [pieces, 384] and 'weights' [pieces]"
         ),
         "embedder": EMBEDDER,
+        "states": states,
         "base_model": dict(BASE_MODEL),
         "data": {
             "name": data_name,
