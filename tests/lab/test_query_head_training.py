@@ -174,8 +174,11 @@ def test_the_provenance_names_the_file_by_its_checksum(tmp_path):
         seed=0,
         train_seconds=0.5,
         command="kgp lab rerank train-head ...",
+        states="int8",
     )
     body = json.loads(qh.write_provenance(path, record).read_text(encoding="utf-8"))
+    # the product reads documents with the copy the head was trained on (head_states)
+    assert body["states"] == "int8"
     assert body["file"] == "query-head.onnx"
     assert body["sha256"] == qh.file_sha256(path)
     assert body["base_model"]["name"] == "sentence-transformers/all-MiniLM-L6-v2"
@@ -242,4 +245,8 @@ def test_the_command_refuses_sets_given_unevenly_out_of_order_or_twice(tmp_path)
         app, base + ["--pools", str(twice), "--dataset", str(toy), "--corpus", "c"]
     )
     assert result.exit_code != 0 and "given twice" in _said(result)
+
+    fp16 = base + ["--pools", str(pools_file), "--dataset", str(toy), "--corpus", "c"]
+    result = runner.invoke(app, fp16 + ["--states", "fp16"])
+    assert result.exit_code != 0 and "none or int8" in _said(result)
     assert not (tmp_path / "out").exists()
