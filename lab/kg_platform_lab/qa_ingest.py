@@ -32,6 +32,7 @@ from kg_platform.ingest.plan import SectionInput, Segment, SourceInput
 from kg_platform.ingest.report import IngestReport
 from kg_platform.ingest.session import IngestSession, Progress
 from kg_platform.segmenting.sentences import split_sentences
+from kg_platform_lab.queries import lab_read
 
 __all__ = [
     "ingest_qa",
@@ -168,7 +169,7 @@ def gold_pieces_many(
                 )
     found: dict[str, set[str]] = {}
     for start in range(0, len(facts), 2000):
-        for rec in graph.read("ingest/gold_pieces", facts=facts[start : start + 2000]):
+        for rec in lab_read(graph, "qa_ingest/gold_pieces", facts=facts[start : start + 2000]):
             found.setdefault(rec["key"], set()).update(rec["pieces"])
     return [
         [found.get(f"{qi}:{fi}", set()) for fi in range(len(q.get("supporting_facts") or []))]

@@ -17,6 +17,7 @@ from typing import Any
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
 from kg_platform.graph.client import GraphClient, resolve_connection
+from kg_platform_lab.queries import lab_read, lab_write
 
 __all__ = ["PEER_LABEL", "PEER_INDEX", "run_langchain_peer", "corpus_graph_size"]
 
@@ -28,13 +29,13 @@ def corpus_graph_size(graph: GraphClient, corpus: str) -> dict[str, Any]:
     """Nodes (by label set), relationships (by type) and vectors one kg-platform corpus stores."""
     nodes: dict[str, int] = {}
     vectors = 0
-    for row in graph.read("bench/bench_graph_nodes", corpus=corpus):
+    for row in lab_read(graph, "bench/graph_nodes", corpus=corpus):
         key = ":".join(sorted(row["labels"]))
         nodes[key] = nodes.get(key, 0) + int(row["nodes"])
         vectors += int(row["vectors"])
     rels = {
         r["type"]: int(r["relationships"])
-        for r in graph.read("bench/bench_graph_relationships", corpus=corpus)
+        for r in lab_read(graph, "bench/graph_relationships", corpus=corpus)
     }
     return {
         "nodes": sum(nodes.values()),
@@ -97,7 +98,7 @@ def run_langchain_peer(
         )
         wall = time.perf_counter() - started
         store._driver.close()
-        size = graph.read("bench/peer_langchain_size", run=run)[0]
+        size = lab_read(graph, "bench/peer_langchain_size", run=run)[0]
         return {
             "peer": "langchain-neo4j Neo4jVector.from_texts",
             "documents": len(texts),
@@ -110,6 +111,6 @@ def run_langchain_peer(
             f"{sorted(size['properties'] or [])}; no relationships",
         }
     finally:
-        left = graph.write("bench/peer_langchain_delete", run=run)
+        left = lab_write(graph, "bench/peer_langchain_delete", run=run)
         if not left or int(left[0]["left"]) == 0:
             _drop_peer_schema(graph)

@@ -34,6 +34,7 @@ from kg_platform_lab.evaluation.metrics import (
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, get_strategy
 from kg_platform.retrieval.pipeline import retrieve
 from kg_platform.retrieval.selection import candidates_needed, resolve_selection
+from kg_platform_lab.queries import lab_read
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings
@@ -291,7 +292,7 @@ def scope_examples(
 
 
 def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL) -> int:
-    rows = graph.read("retrieval/baseline_corpus_chunks", corpus=corpus, level=level)
+    rows = lab_read(graph, "evaluation/corpus_chunks", corpus=corpus, level=level)
     return int(rows[0]["chunks"]) if rows else 0
 
 
