@@ -14,10 +14,16 @@ from importlib import resources
 from kg_platform.errors import CypherNotFound
 
 
-@lru_cache(maxsize=None)
 def cypher(name: str) -> str:
     """The text of the named statement, with comment-only lines kept (Neo4j ignores them)."""
-    path = resources.files("kg_platform").joinpath("cypher", f"{name}.cypher")
+    return package_statement("kg_platform", name)
+
+
+@lru_cache(maxsize=None)
+def package_statement(package: str, name: str) -> str:
+    """The text of statement ``name`` under ``<package>/cypher/`` (the lab keeps its own
+    statements in its package and reads them through this, under the same rules)."""
+    path = resources.files(package).joinpath("cypher", f"{name}.cypher")
     try:
         text = path.read_text(encoding="utf-8")
     except (FileNotFoundError, OSError) as exc:

@@ -9,11 +9,9 @@ Same rules as the product's: a statement is addressed by its path without the su
 
 from __future__ import annotations
 
-from functools import lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from kg_platform.errors import CypherNotFound
+from kg_platform.graph.cypher import package_statement
 
 if TYPE_CHECKING:
     from neo4j import Record
@@ -21,18 +19,9 @@ if TYPE_CHECKING:
     from kg_platform.graph import GraphClient
 
 
-@lru_cache(maxsize=None)
 def lab_cypher(name: str) -> str:
     """The text of the lab's statement ``name``."""
-    path = resources.files("kg_platform_lab").joinpath("cypher", f"{name}.cypher")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (FileNotFoundError, OSError) as exc:
-        raise CypherNotFound(
-            f"no lab Cypher statement named {name!r} (looked for {path}); reinstall the lab "
-            "(pip install -e lab/)"
-        ) from exc
-    return text.strip().rstrip(";")
+    return package_statement("kg_platform_lab", name)
 
 
 def lab_read(graph: "GraphClient", name: str, **params: Any) -> list["Record"]:

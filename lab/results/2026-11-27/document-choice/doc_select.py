@@ -104,6 +104,12 @@ def main():
     for C in (0.01, 0.1, 1.0):
         m = LogisticRegression(C=C, max_iter=2000).fit(sc.transform(X)[distinct], label[distinct])
         picks[f"logistic C={C:g}"] = m.predict(Xc)
+    print_results(train, check, picks, tuning)
+
+
+def print_results(train, check, picks, tuning):
+    """The check set's recall per choice (all questions, and those outside ``tuning``), then the
+    train set's oracle and single strategies."""
     for subset, keep in (("all", lambda q: True), ("held (not tuning)", lambda q: q not in tuning)):
         idx = [i for i, row in enumerate(check) if keep(row[0])]
         rows = [check[i] for i in idx]
@@ -127,4 +133,5 @@ def main():
     )
 
 
-main()
+if __name__ == "__main__":  # session 29's doc_select_823.py imports the functions
+    main()
