@@ -244,4 +244,7 @@ def test_auto_quantisation_reads_passages_with_int8_and_documents_with_the_heads
     if getattr(embedder, "quantize", None) != "none":
         pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
     assert getattr(rerank_embedder(passages), "quantize", None) == "int8"
-    assert getattr(rerank_embedder(documents), "quantize", None) == head_states()
+    if head_states() == "none":
+        assert rerank_embedder(documents) is embedder  # the configured model itself
+    else:
+        assert getattr(rerank_embedder(documents), "quantize", None) == head_states()
