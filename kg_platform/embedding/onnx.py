@@ -221,20 +221,16 @@ class OnnxEmbedder:
         for idx, encodings, feeds in self._batches(texts):
             pooled, states = self._session.run(["sentence_embedding", "token_embeddings"], feeds)
             for row, (i, enc) in enumerate(zip(idx, encodings)):
-                keep = [
-                    t
-                    for t, (special, m) in enumerate(
-                        zip(enc.special_tokens_mask, enc.attention_mask)
-                    )
-                    if m and not special
-                ]
+                # each Encoding attribute builds a fresh Python list: read each once
+                keep = np.flatnonzero(
+                    np.asarray(enc.attention_mask, dtype=bool)
+                    & ~np.asarray(enc.special_tokens_mask, dtype=bool)
+                )
                 vector = pooled[row] / max(float(np.linalg.norm(pooled[row])), 1e-12)
                 out[int(i)] = TokenStates(
                     vector=vector.astype(np.float32),
                     tokens=np.asarray(states[row, keep], dtype=np.float32),
-                    offsets=np.asarray([enc.offsets[t] for t in keep], dtype=np.int64).reshape(
-                        -1, 2
-                    ),
+                    offsets=np.asarray(enc.offsets, dtype=np.int64).reshape(-1, 2)[keep],
                 )
         return [out[i] for i in range(len(texts))]
 
