@@ -553,8 +553,8 @@ class RerankSettings(BaseModel):
         "auto",
         description="the word-piece states the rerank reads come from the int8 copy of the ONNX "
         "embedding model (int8: about half the CPU of fp32) or from the model as configured "
-        "(none); auto = int8 over short passages, where it measured as good as fp32, and "
-        "inside long documents the copy the shipped query head was trained on (fp32)",
+        "(none); auto = the candidates int8, and the question by the copy the query head was "
+        "trained on where the head reads it (long documents: fp32), else int8",
     )
 
 

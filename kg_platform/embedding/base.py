@@ -95,7 +95,7 @@ def quantized_embedder(embedder: Embedder, settings: EmbeddingSettings, quantize
     ``entity_embedding`` index) and at query time (a question's names), so both sides use the
     same one (``distill.name_quantize``; names are a handful of word pieces, and their int8
     vectors agree with fp32 at cosine >= 0.98 for 99 in 100 names); and the late rerank's
-    word-piece states over short passages (``rerank.quantize``)."""
+    word-piece states of the candidates it reads (``rerank.quantize``)."""
     if quantize == "none" or settings.provider != "onnx" or settings.quantize == quantize:
         return embedder
     if getattr(embedder, "model_name", None) != settings.model:

@@ -57,34 +57,48 @@ MAX_WINDOWS = 8
 
 
 def rerank_quantize(ctx: "RetrievalContext") -> str:
-    """The quantisation of the model whose word-piece states the rerank reads here.
+    """The quantisation of the model whose word-piece states the rerank reads the candidates
+    with here.
 
-    ``rerank.quantize = auto`` reads short passages with the int8 copy, and long documents with
-    the copy the shipped query head was trained on (its provenance's ``states``). Why: most of
-    a question's time is embedding its candidates' word pieces, and the int8 copy does that in
-    about half the CPU with the same recall on passages; inside documents the query head
-    reranks, and a head read over states of another copy than its own loses recall (the fp32
-    head over int8 states: -0.018 evidence recall at 512 tokens). Texts reranked outside any
-    graph (a bare context) have no scope to read, and keep the configured model."""
+    ``rerank.quantize = auto`` reads them with the int8 copy wherever the texts come from a
+    graph. Why: most of a question's time is embedding its candidates' word pieces, and the
+    int8 copy does that in about half the CPU; over short passages it measured the same recall
+    as fp32, and inside long documents too once the question itself is read by the copy the
+    query head was trained on (:func:`question_quantize`). Texts reranked outside any graph (a
+    bare context) keep the configured model."""
     mode = ctx.settings.rerank.quantize
     if mode != "auto":
         return mode
-    if getattr(ctx, "graph", None) is None:
-        return "none"
-    from kg_platform.retrieval.auto import scope_holds_documents
+    return "none" if getattr(ctx, "graph", None) is None else "int8"
 
-    if not scope_holds_documents(ctx):
-        return "int8"
-    from kg_platform.retrieval.query_head import head_states
 
-    return head_states()
+def question_quantize(ctx: "RetrievalContext") -> str:
+    """The quantisation of the model that reads the question: with ``rerank.quantize = auto``,
+    where the query head maps the question's word pieces (long documents), the copy the head was
+    trained on (its provenance's ``states``), else the candidates' copy.
+
+    Why apart: the head was trained on the question's states from one copy, and over another
+    copy's it lost 0.018 evidence recall at 512 tokens on ``bench/longdoc``; the candidates'
+    states only meet the head's output in MaxSim, and int8 ones there measured within 0.005 of
+    fp32 (``lab/results/2026-11-28/doc-int8-mixed/``). The question is one short text, so
+    reading it with fp32 costs next to nothing."""
+    if ctx.settings.rerank.quantize == "auto" and head_for(ctx) is not None:
+        from kg_platform.retrieval.query_head import head_states
+
+        return head_states()
+    return rerank_quantize(ctx)
 
 
 def rerank_embedder(ctx: "RetrievalContext") -> Any:
-    """The embedder whose word-piece states the rerank reads: the int8 copy of the ONNX model
-    (the same copy entity names use) where :func:`rerank_quantize` says int8, else the
-    context's."""
+    """The embedder whose word-piece states the rerank reads the candidates with: the int8 copy
+    of the ONNX model (the same copy entity names use) where :func:`rerank_quantize` says int8,
+    else the context's."""
     return quantized_embedder(ctx.embedder, ctx.settings.embedding, rerank_quantize(ctx))
+
+
+def question_embedder(ctx: "RetrievalContext") -> Any:
+    """The embedder that reads the question (:func:`question_quantize`)."""
+    return quantized_embedder(ctx.embedder, ctx.settings.embedding, question_quantize(ctx))
 
 
 def _token_states(
@@ -241,7 +255,11 @@ def late_scores(
         return empty, empty, empty
     if ids is not None:
         texts = reading_texts(ids, texts, ctx)
-    states = _token_states(rerank_embedder(ctx), [query, *texts])
+    reader, question_reader = rerank_embedder(ctx), question_embedder(ctx)
+    if question_reader is reader:
+        states = _token_states(reader, [query, *texts])
+    else:
+        states = _token_states(question_reader, [query]) + _token_states(reader, texts)
     q_vec, q_tok, q_offsets = states[0]
     if ctx.settings.rerank.query_stop_words == "drop":
         q_tok = q_tok[content_pieces(query, q_offsets)]

@@ -16,8 +16,9 @@ states, by ``kgp lab rerank train-head``. On held-out papers (``bench/longdoc``)
 rerank on long documents, and it does not on short multi-hop passages, so ``rerank.query_head =
 auto`` uses it only where the scope holds long documents (the shape ``auto`` reads); ``on`` and
 ``off`` force it. Its provenance also says which copy of the model read its training states
-(``states``: ``none`` for fp32, ``int8``); ``rerank.quantize = auto`` reads documents with that
-copy, since the head learned those numbers.
+(``states``: ``none`` for fp32, ``int8``); ``rerank.quantize = auto`` reads the question with
+that copy, since the head maps the question's states and learned those numbers (the candidates
+are read by the int8 copy either way).
 """
 
 from __future__ import annotations
@@ -79,9 +80,9 @@ def provenance(path: Path = SHIPPED_HEAD) -> dict[str, Any]:
 @lru_cache(maxsize=1)
 def head_states(path: Path = SHIPPED_HEAD) -> str:
     """Which copy of the embedding model the head at ``path`` was trained on: ``int8`` or
-    ``none`` (fp32; also a head whose provenance predates the field). The rerank reads documents
-    with that copy under ``rerank.quantize = auto``; a missing provenance file reads as ``none``
-    here and is reported when the head loads."""
+    ``none`` (fp32; also a head whose provenance predates the field). The rerank reads the
+    question with that copy where the head applies, under ``rerank.quantize = auto``; a missing
+    provenance file reads as ``none`` here and is reported when the head loads."""
     try:
         return str(provenance(path).get("states", "none"))
     except ConfigError:

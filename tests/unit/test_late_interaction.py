@@ -223,28 +223,51 @@ def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> SimpleNam
     )
 
 
-def test_auto_quantisation_reads_passages_with_int8_and_documents_with_the_heads_copy(embedder):
-    """``rerank.quantize = auto`` (the default): short passages are read by the int8 copy (as
-    good as fp32 there, half the CPU), long documents by the copy the shipped query head was
-    trained on (its provenance's ``states``), and texts outside any graph by the configured
-    model."""
-    from kg_platform.retrieval.late_interaction import rerank_embedder, rerank_quantize
+def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_heads_copy(
+    embedder,
+):
+    """``rerank.quantize = auto`` (the default): candidates from a graph are read by the int8
+    copy (half the CPU), the question by the copy the query head was trained on where the head
+    reads it (long documents; its provenance's ``states``), else by the candidates' copy; texts
+    outside any graph by the configured model, and an explicit setting reads both with one."""
+    from kg_platform.retrieval.late_interaction import (
+        question_embedder,
+        question_quantize,
+        rerank_embedder,
+        rerank_quantize,
+    )
     from kg_platform.retrieval.query_head import head_states
 
     assert Settings().rerank.quantize == "auto"
     passages = _scoped_ctx(embedder, "auto", sources=50, chunks=50)
     documents = _scoped_ctx(embedder, "auto", sources=2, chunks=60)
     bare = SimpleNamespace(settings=Settings(), embedder=embedder)
-    assert rerank_quantize(passages) == "int8"
-    assert rerank_quantize(documents) == head_states() in ("none", "int8")
-    assert rerank_quantize(bare) == "none"
-    # an explicit setting wins over the scope's shape
-    assert rerank_quantize(_scoped_ctx(embedder, "none", sources=50, chunks=50)) == "none"
-    assert rerank_quantize(_scoped_ctx(embedder, "int8", sources=2, chunks=60)) == "int8"
+    assert rerank_quantize(passages) == rerank_quantize(documents) == "int8"
+    assert question_quantize(passages) == "int8"  # no head reads passages' questions
+    assert question_quantize(documents) == head_states() in ("none", "int8")
+    assert rerank_quantize(bare) == question_quantize(bare) == "none"
+    for mode in ("none", "int8"):  # an explicit setting wins over the scope's shape
+        for sources, chunks in ((50, 50), (2, 60)):
+            ctx = _scoped_ctx(embedder, mode, sources=sources, chunks=chunks)
+            assert rerank_quantize(ctx) == question_quantize(ctx) == mode
     if getattr(embedder, "quantize", None) != "none":
         pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
-    assert getattr(rerank_embedder(passages), "quantize", None) == "int8"
-    if head_states() == "none":
-        assert rerank_embedder(documents) is embedder  # the configured model itself
-    else:
-        assert getattr(rerank_embedder(documents), "quantize", None) == head_states()
+    int8 = rerank_embedder(documents)
+    assert getattr(int8, "quantize", None) == "int8" and rerank_embedder(passages) is int8
+    if head_states() != "none":
+        pytest.skip("the shipped head was trained on int8 states: both sides read int8")
+    assert question_embedder(documents) is embedder  # the configured fp32 model itself
+    # In a document scope the cosine term pairs the fp32 question with int8 candidates. Texts
+    # no other test reads: int8's dynamic quantisation scales a call's activations by the whole
+    # call, so a text's int8 vector depends on what it was read with, and the rerank's state
+    # cache would hand back another test's reading.
+    question = "Which corpus of parsed sentences do the authors evaluate on?"
+    texts = ["Results are reported on the WSJ section of the treebank.", "We use dropout."]
+    _, cos, _ = late_scores(question, texts, documents)
+    q32 = embedder.embed_tokens([question])[0].vector
+    q8 = int8.embed_tokens([question])[0].vector
+    t8 = np.asarray([s.vector for s in int8.embed_tokens(texts)])  # read as the rerank reads
+    t32 = np.asarray([s.vector for s in embedder.embed_tokens(texts)])
+    np.testing.assert_allclose(cos, t8 @ q32, atol=1e-5)
+    assert not np.allclose(cos, t32 @ q32, atol=1e-4)  # the candidates were not read by fp32
+    assert not np.allclose(cos, t8 @ q8, atol=1e-4)  # nor the question by int8
