@@ -215,10 +215,17 @@ class OnnxEmbedder:
     def embed_tokens(self, texts: list[str]) -> list[TokenStates]:
         """Per text: its normalised vector (as :meth:`embed` gives it) and the last hidden state
         of each of its word pieces with the character span it covers (special tokens left out;
-        a text longer than the model's window keeps only the tokens the model read)."""
+        a text longer than the model's window keeps only the tokens the model read).
+
+        With a quantised model each text is read in a call of its own: dynamic quantisation
+        scales a call's activations by the whole call, so batched states would depend on the
+        texts read beside them (cosines move by ~0.005), and a reranker that caches states
+        would rank one question differently after another. Texts of a few hundred word pieces
+        cost the same CPU either way."""
         out: dict[int, TokenStates] = {}
         # not stripped: the offsets must point into the caller's text
-        for idx, encodings, feeds in self._batches(texts):
+        alone = self.quantize != "none"
+        for idx, encodings, feeds in self._batches(texts, one_per_call=alone):
             pooled, states = self._session.run(["sentence_embedding", "token_embeddings"], feeds)
             for row, (i, enc) in enumerate(zip(idx, encodings)):
                 # each Encoding attribute builds a fresh Python list: read each once
@@ -234,14 +241,21 @@ class OnnxEmbedder:
                 )
         return [out[i] for i in range(len(texts))]
 
-    def _batches(self, texts: list[str]) -> Iterator[tuple[np.ndarray, list[Any], dict[str, Any]]]:
+    def _batches(
+        self, texts: list[str], *, one_per_call: bool = False
+    ) -> Iterator[tuple[np.ndarray, list[Any], dict[str, Any]]]:
         """Texts longest first (a call pads to similar lengths), split into model calls by
-        :func:`split_batches`: each call's positions in ``texts``, their unpadded encodings and
-        the model's padded input feeds."""
+        :func:`split_batches` (or one text per call): each call's positions in ``texts``, their
+        unpadded encodings and the model's padded input feeds."""
         encodings = self._tokenizer.encode_batch(texts)
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
         lengths = [len(encodings[i].ids) for i in order]
-        for start, end in split_batches(lengths, self.batch_size, self.batch_tokens):
+        calls = (
+            [(i, i + 1) for i in range(len(lengths))]
+            if one_per_call
+            else split_batches(lengths, self.batch_size, self.batch_tokens)
+        )
+        for start, end in calls:
             idx = order[start:end]
             width = lengths[start]  # the longest of the call: its padding
             batch = [encodings[i] for i in idx]

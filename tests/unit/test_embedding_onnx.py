@@ -258,3 +258,32 @@ def test_split_batches_pads_less_than_filling_each_call() -> None:
     assert _padded(lengths, split) < 0.97 * _padded(lengths, greedy)
     # with nothing charged per call, every text alone pads nothing, which is what the split finds
     assert _padded(lengths, split_batches(lengths, 64, 1024, call_cost=0)) == sum(lengths)
+
+
+def test_int8_word_piece_states_do_not_depend_on_the_texts_read_beside_them(embedder) -> None:
+    """Dynamic quantisation scales a call's activations by the whole call, so the int8 copy
+    reads each text's states in a call of its own: a text's states are the same alone and in a
+    list (the late rerank caches them, and must not rank a question by what was read before)."""
+    from kg_platform.config import EmbeddingSettings
+    from kg_platform.embedding.base import quantized_embedder
+
+    settings = EmbeddingSettings()
+    int8 = quantized_embedder(embedder, settings, "int8")
+    if getattr(int8, "quantize", None) != "int8":
+        pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
+    target = "The treebank holds forty thousand parsed sentences from the Wall Street Journal."
+    others = ["A short one.", "Gradients were clipped at a norm of five " * 12]
+    alone = int8.embed_tokens([target])[0]
+    beside = int8.embed_tokens([others[0], target, others[1]])[1]
+    np.testing.assert_array_equal(alone.tokens, beside.tokens)
+    np.testing.assert_array_equal(alone.offsets, beside.offsets)
+    # read together in one call, the same text's int8 states move (why the rule exists)
+    encodings = int8._tokenizer.encode_batch([others[1], target])
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((2, width), dtype=np.int64)
+    mask = np.zeros((2, width), dtype=np.int64)
+    for row, enc in enumerate(encodings):
+        ids[row, : len(enc.ids)], mask[row, : len(enc.ids)] = enc.ids, 1
+    (batched,) = int8._session.run(["token_embeddings"], {"input_ids": ids, "attention_mask": mask})
+    n = len(alone.tokens)
+    assert not np.allclose(batched[1, 1 : n + 1], alone.tokens, atol=1e-6)
