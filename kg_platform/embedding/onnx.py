@@ -28,8 +28,8 @@ log = logging.getLogger(__name__)
 
 
 #: what one more model call costs, in padded word pieces: a call over fewer rows multiplies
-#: smaller matrices, less efficiently (on 2 cores, 27 calls of <= 256 pieces read 30 retrieval
-#: candidates in more CPU time than 13 calls of <= 512, though they padded fewer pieces)
+#: smaller matrices, less efficiently, so splitting down to no padding at all runs slower
+#: (lab/results/2026-11-28/retrieve-cpu-papers/)
 CALL_COST_TOKENS = 32
 
 
@@ -42,8 +42,8 @@ def split_batches(
 
     Why not fill each call to ``batch_tokens``: a call pads every text to its longest, and a
     handful of texts (the rerank's 30 candidates) fills calls with lengths far apart, so greedy
-    filling spent ~12% of the model's work on padding there. An exact split over the sorted
-    lengths (a shortest path, at most ``batch_size`` steps from each text) pads ~4%."""
+    filling spends a good part of the model's work on padding there. An exact split over the
+    sorted lengths (a shortest path, at most ``batch_size`` steps from each text) pads little."""
     n = len(lengths)
     cost = np.full(n + 1, np.inf)
     cost[0] = 0.0
@@ -219,13 +219,13 @@ class OnnxEmbedder:
 
         With a quantised model each text is read in a call of its own: dynamic quantisation
         scales a call's activations by the whole call, so batched states would depend on the
-        texts read beside them (cosines move by ~0.005), and a reranker that caches states
-        would rank one question differently after another. Texts of a few hundred word pieces
-        cost the same CPU either way."""
+        texts read beside them, and a reranker that caches states would rank one question
+        differently after another. Texts of a few hundred word pieces cost about the same CPU
+        either way (lab/results/2026-11-28/int8-alone/)."""
         out: dict[int, TokenStates] = {}
         # not stripped: the offsets must point into the caller's text
-        alone = self.quantize != "none"
-        for idx, encodings, feeds in self._batches(texts, one_per_call=alone):
+        per_call = 1 if self.quantize != "none" else self.batch_size
+        for idx, encodings, feeds in self._batches(texts, per_call):
             pooled, states = self._session.run(["sentence_embedding", "token_embeddings"], feeds)
             for row, (i, enc) in enumerate(zip(idx, encodings)):
                 # each Encoding attribute builds a fresh Python list: read each once
@@ -242,20 +242,16 @@ class OnnxEmbedder:
         return [out[i] for i in range(len(texts))]
 
     def _batches(
-        self, texts: list[str], *, one_per_call: bool = False
+        self, texts: list[str], batch_size: int | None = None
     ) -> Iterator[tuple[np.ndarray, list[Any], dict[str, Any]]]:
-        """Texts longest first (a call pads to similar lengths), split into model calls by
-        :func:`split_batches` (or one text per call): each call's positions in ``texts``, their
-        unpadded encodings and the model's padded input feeds."""
+        """Texts longest first (a call pads to similar lengths), split into model calls of at
+        most ``batch_size`` texts (default: the embedder's) by :func:`split_batches`: each
+        call's positions in ``texts``, their unpadded encodings and the model's padded input
+        feeds."""
         encodings = self._tokenizer.encode_batch(texts)
         order = np.argsort([-len(e.ids) for e in encodings], kind="stable")
         lengths = [len(encodings[i].ids) for i in order]
-        calls = (
-            [(i, i + 1) for i in range(len(lengths))]
-            if one_per_call
-            else split_batches(lengths, self.batch_size, self.batch_tokens)
-        )
-        for start, end in calls:
+        for start, end in split_batches(lengths, batch_size or self.batch_size, self.batch_tokens):
             idx = order[start:end]
             width = lengths[start]  # the longest of the call: its padding
             batch = [encodings[i] for i in idx]

@@ -78,10 +78,9 @@ def question_quantize(ctx: "RetrievalContext") -> str:
     trained on (its provenance's ``states``), else the candidates' copy.
 
     Why apart: the head was trained on the question's states from one copy, and over another
-    copy's it lost 0.018 evidence recall at 512 tokens on ``bench/longdoc``; the candidates'
-    states only meet the head's output in MaxSim, and int8 ones there measured within 0.005 of
-    fp32 (``lab/results/2026-11-28/doc-int8-mixed/``). The question is one short text, so
-    reading it with fp32 costs next to nothing."""
+    copy's it loses recall; the candidates' states only meet the head's output in MaxSim, where
+    int8 ones measured as good as fp32 (``lab/results/2026-11-28/doc-int8-mixed/``). The
+    question is one short text, so reading it with fp32 costs next to nothing."""
     if ctx.settings.rerank.quantize == "auto" and head_for(ctx) is not None:
         from kg_platform.retrieval.query_head import head_states
 
@@ -255,11 +254,9 @@ def late_scores(
         return empty, empty, empty
     if ids is not None:
         texts = reading_texts(ids, texts, ctx)
-    reader, question_reader = rerank_embedder(ctx), question_embedder(ctx)
-    if question_reader is reader:
-        states = _token_states(reader, [query, *texts])
-    else:
-        states = _token_states(question_reader, [query]) + _token_states(reader, texts)
+    states = _token_states(question_embedder(ctx), [query]) + _token_states(
+        rerank_embedder(ctx), texts
+    )
     q_vec, q_tok, q_offsets = states[0]
     if ctx.settings.rerank.query_stop_words == "drop":
         q_tok = q_tok[content_pieces(query, q_offsets)]

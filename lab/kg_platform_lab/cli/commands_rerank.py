@@ -193,7 +193,7 @@ def train_head(
         "none",
         "--states",
         help="the model copy whose word-piece states are trained on: none (fp32) or int8; the "
-        "product must read with the same one (rerank.quantize)",
+        "product reads the question with the copy the head records (rerank.quantize = auto)",
     ),
     epochs: int = typer.Option(2, "--epochs", min=1, help="passes over the training lists"),
     lr: float = typer.Option(1e-3, "--lr", min=0.0, help="Adam's learning rate"),

@@ -114,8 +114,9 @@ def collect_states(
     (``_token_states``: the batch is the rerank's), the question's content pieces marked
     (``content_pieces``). Training on other states than the rerank's would fit another reader.
     ``question``: question id -> its text, for every pool's question. ``states``: the model
-    copy that reads them (``none``: the configured fp32 model; ``int8``: its int8 copy), which
-    must be the copy the product's rerank will read with the head (``rerank.quantize``).
+    copy that reads question and candidates (``none``: the configured fp32 model; ``int8``: its
+    int8 copy); the head's provenance records it, and under ``rerank.quantize = auto`` the
+    product reads the question with that copy (its candidates with int8 either way).
     """
     from kg_platform.retrieval.late_interaction import (
         _token_states,
