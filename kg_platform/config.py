@@ -544,6 +544,13 @@ class RerankSettings(BaseModel):
         "scope holds long documents (it lifts papers and not short multi-hop passages), on, "
         "off",
     )
+    structure: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="order the candidates by the document rerank fitted on QASPER's train split "
+        "(kg_platform/models/rerank/structure-rerank.weights.json): cosine and MaxSim plus "
+        "each candidate's section-mates, neighbours, place in the document and length; auto = "
+        "where the scope holds long documents, on, off = the fixed cosine + MaxSim sum",
+    )
     query_stop_words: Literal["drop", "keep"] = Field(
         "drop",
         description="MaxSim averages over the question's word pieces minus those of English "

@@ -185,16 +185,25 @@ def late_rerank(
     weights file gives the strategy, else 30) by the late rerank's score: cosine,
     MaxSim (late interaction, :mod:`kg_platform.retrieval.late_interaction`), the strategy's own
     score and rank, weighted as fitted for ``strategy``
-    (:func:`~kg_platform.retrieval.rerank_weights.weights_for`); the rest follow in their order.
+    (:func:`~kg_platform.retrieval.rerank_weights.weights_for`); over long documents
+    (``rerank.structure``) the document rerank's model instead, which adds where each candidate
+    sits in its document (:mod:`kg_platform.retrieval.structure_rerank`). The rest follow in
+    their order.
     Keeps every item: the caller's ``k`` or token budget decides how many are used."""
     from kg_platform.retrieval.late_interaction import combine, late_scores
     from kg_platform.retrieval.rerank_weights import candidates_for, weights_for
+    from kg_platform.retrieval.structure_rerank import model_for, structure_scores
 
     n = candidates_for(strategy, ctx.settings)
     head, tail = items[:n], items[n:]
-    _, cos, sim = late_scores(query, [it.text for it in head], ctx, ids=[it.id for it in head])
-    retrieval = np.asarray([it.score for it in head], dtype=np.float64)
-    scores = combine(weights_for(strategy, ctx.settings), cos, sim, retrieval)
+    ids = [it.id for it in head]
+    _, cos, sim = late_scores(query, [it.text for it in head], ctx, ids=ids)
+    structure = model_for(ctx) if head else None
+    if structure is not None:
+        scores = structure_scores(structure, cos, sim, ids, ctx)
+    else:
+        retrieval = np.asarray([it.score for it in head], dtype=np.float64)
+        scores = combine(weights_for(strategy, ctx.settings), cos, sim, retrieval)
     order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
     out = []
     for i in order:

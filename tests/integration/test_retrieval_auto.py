@@ -206,3 +206,51 @@ def test_the_default_rerank_reads_candidates_with_int8_and_documents_questions_w
     assert passages == passages_int8
     common = set(passages) & set(passages_fp32)
     assert common and any(abs(passages[i] - passages_fp32[i]) > 1e-5 for i in common)
+
+
+def _late_reranked(kp: KnowledgePlatform, corpus: str, structure: str | None = None):
+    """``hybrid``'s candidates for :data:`QUESTION` and the late rerank of them, with
+    ``rerank.structure`` as shipped (``None``) or forced."""
+    from kg_platform.retrieval.selection import late_rerank
+
+    settings = kp.settings
+    if structure is not None:
+        rerank = settings.rerank.model_copy(update={"structure": structure})
+        settings = settings.model_copy(update={"rerank": rerank})
+    platform = KnowledgePlatform(settings, graph=kp.graph, embedder=kp.embedder)
+    ctx = platform.retrieval_context(corpus)
+    items = get_strategy("hybrid", ctx).retrieve(QUESTION, 30)
+    return ctx, items, late_rerank(QUESTION, items, ctx, "hybrid")
+
+
+def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) -> None:
+    """Over long documents the candidates are ordered by the shipped document rerank
+    (kg_platform/models/rerank/structure-rerank.weights.json): each score is the model's
+    log-odds from the candidate's cosine, MaxSim and place in its document, read from Neo4j;
+    over short passages the fixed cosine + MaxSim sum orders them."""
+    import numpy as np
+
+    from kg_platform.retrieval.late_interaction import min_max
+    from kg_platform.retrieval.structure_rerank import features, load_model, structure_scores
+
+    ctx, items, out = _late_reranked(kp, DOCS)
+    assert len(items) > 2
+    by_id = {it.id: it for it in out}
+    ids = [it.id for it in items if "late_cosine" in by_id[it.id].breakdown]
+    cos = np.array([by_id[i].breakdown["late_cosine"] for i in ids])
+    sim = np.array([by_id[i].breakdown["late_maxsim"] for i in ids])
+    expected = structure_scores(load_model(), cos, sim, ids, ctx)
+    assert [by_id[i].score for i in ids] == pytest.approx(list(expected))
+    # the places are read: the same scores without them differ
+    unplaced = load_model().scores(features(cos, sim, [None] * len(ids)))
+    assert not np.allclose(expected, unplaced)
+    _, _, fixed = _late_reranked(kp, DOCS, "off")
+    fixed_by_id = {it.id: it for it in fixed}
+    assert [fixed_by_id[i].score for i in ids] == pytest.approx(list(min_max(cos) + min_max(sim)))
+    _, p_items, passages = _late_reranked(kp, PASSAGES)
+    p_by_id = {it.id: it for it in passages}
+    p_cos = np.array([p_by_id[it.id].breakdown["late_cosine"] for it in p_items])
+    p_sim = np.array([p_by_id[it.id].breakdown["late_maxsim"] for it in p_items])
+    assert [p_by_id[it.id].score for it in p_items] == pytest.approx(
+        list(min_max(p_cos) + min_max(p_sim))
+    )

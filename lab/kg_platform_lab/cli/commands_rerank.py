@@ -16,7 +16,10 @@ import typer
 from kg_platform.cli.groups import group
 from kg_platform.cli.lazy import get_settings
 
-RERANK_HELP = "Fit the late rerank's per-strategy weights and train its query head."
+RERANK_HELP = (
+    "Fit the late rerank's per-strategy weights, train its query head and fit the document "
+    "rerank."
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -25,6 +28,9 @@ def register(app: typer.Typer) -> None:
     rerank.command("fit")(fit)
     rerank.command("score")(score)
     rerank.command("train-head")(train_head)
+    from kg_platform_lab.cli.commands_structure import fit_structure
+
+    rerank.command("fit-structure")(fit_structure)
 
 
 def collect(
