@@ -287,3 +287,23 @@ def test_int8_word_piece_states_do_not_depend_on_the_texts_read_beside_them(embe
     (batched,) = int8._session.run(["token_embeddings"], {"input_ids": ids, "attention_mask": mask})
     n = len(alone.tokens)
     assert not np.allclose(batched[1, 1 : n + 1], alone.tokens, atol=1e-6)
+
+
+def test_the_int8_copy_runs_calls_side_by_side_with_the_same_results(tmp_path_factory) -> None:
+    """The int8 copy's calls are small (one rerank candidate, a batch of names), so they run on
+    one thread each, side by side: what comes back is what the calls give one after another."""
+    cache = tmp_path_factory.mktemp("cache")
+    side = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, quantize="int8", threads=2)
+    alone = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, quantize="int8", threads=1)
+    assert side._parallel_calls == 2 and alone._parallel_calls == 1
+    fp32 = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, threads=2)
+    assert fp32._parallel_calls == 1  # large calls: one at a time, on every core
+    texts = [f"Paragraph {i} says the corpus holds {i * 7} annotated sentences." for i in range(9)]
+    texts.append("A much longer candidate about gradient clipping and warm-up schedules " * 6)
+    for a, b in zip(side.embed_tokens(texts), alone.embed_tokens(texts), strict=True):
+        np.testing.assert_allclose(a.tokens, b.tokens, atol=1e-6)
+        np.testing.assert_allclose(a.vector, b.vector, atol=1e-6)
+        np.testing.assert_array_equal(a.offsets, b.offsets)
+    names = [f"Entity number {i}" for i in range(300)]
+    side.batch_size = alone.batch_size = 16  # several calls
+    np.testing.assert_allclose(side.embed(names), alone.embed(names), atol=1e-6)

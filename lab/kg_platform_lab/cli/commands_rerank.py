@@ -17,8 +17,7 @@ from kg_platform.cli.groups import group
 from kg_platform.cli.lazy import get_settings
 
 RERANK_HELP = (
-    "Fit the late rerank's per-strategy weights, train its query head and fit the document "
-    "rerank."
+    "Fit the late rerank's per-strategy weights, train its query head and fit the document rerank."
 )
 
 

@@ -139,7 +139,8 @@ def main() -> None:
             f"{name:20s} held half {recall(sel(held_half), half)} "
             f"(shipped {recall(held_half, None)}); "
             f"bench/longdoc {recall(sel(check), full)} (shipped {recall(check, None)})",
-            "coef", full.coef_.round(2).tolist(),
+            "coef",
+            full.coef_.round(2).tolist(),
         )
 
 
