@@ -129,7 +129,10 @@ class EmbeddingSettings(BaseModel):
         "faster, vectors no longer identical to the torch model's)",
     )
     threads: int = Field(
-        0, ge=0, description="onnx provider: intra-op threads; 0 = the CPUs this process may use"
+        0,
+        ge=0,
+        description="onnx provider: the cores a model call uses (the int8 copy instead runs "
+        "this many calls side by side, one thread each); 0 = the CPUs this process may use",
     )
     base_url: str | None = Field(
         None, description="provider=openai: URL of an OpenAI-compatible embeddings endpoint"
