@@ -170,9 +170,9 @@ class OnnxEmbedder:
         cores = threads or default_threads()
         # The int8 copy reads short calls (one rerank candidate, a batch of entity names) whose
         # matrix products are too small to split well across cores: calls run side by side on
-        # one thread each instead, for about a fifth less wall time and a tenth less CPU
-        # (lab/results/2026-11-29/int8-calls/). The fp32 model keeps one call on all cores:
-        # ingestion's calls are large, and a question is one call.
+        # one thread each instead, which takes less wall time and less CPU (the lab's record,
+        # 2026-11-29/int8-calls). The fp32 model keeps one call on all cores: ingestion's calls
+        # are large, and a question is one call.
         self._parallel_calls = cores if quantize != "none" else 1
         self._call_pool: ThreadPoolExecutor | None = None
         options = ort.SessionOptions()

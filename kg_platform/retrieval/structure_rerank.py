@@ -1,8 +1,7 @@
 """The document rerank: the late scores plus where each candidate sits in its document.
 
-Inside one paper the late rerank reads most of the paper (its 30 candidates are the whole paper
-for nearly half of QASPER's questions), so what decides the answer is how the candidates are
-ordered, and cosine + MaxSim alone ignore what the graph knows about each one: which section it
+Inside one paper the late rerank reads most of the paper (its 30 candidates are often the whole
+paper), so what decides the answer is how the candidates are ordered, and cosine + MaxSim alone ignore what the graph knows about each one: which section it
 is in and whether its neighbours and section-mates also match, where the section sits in the
 paper, and how many tokens of the budget it costs. A logistic model over those features
 (:data:`FEATURES`), fitted on QASPER's train split (``kgp lab rerank fit-structure``), orders the
