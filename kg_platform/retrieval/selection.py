@@ -187,8 +187,8 @@ def late_rerank(
     score and rank, weighted as fitted for ``strategy``
     (:func:`~kg_platform.retrieval.rerank_weights.weights_for`); over long documents
     (``rerank.structure``) the document rerank's model instead, which adds where each candidate
-    sits in its document (:mod:`kg_platform.retrieval.structure_rerank`). The rest follow in
-    their order.
+    sits in its document (:mod:`kg_platform.retrieval.structure_rerank`); an item's score is
+    then the model's probability that it holds evidence. The rest follow in their order.
     Keeps every item: the caller's ``k`` or token budget decides how many are used."""
     from kg_platform.retrieval.late_interaction import combine, late_scores
     from kg_platform.retrieval.rerank_weights import candidates_for, weights_for
@@ -201,9 +201,11 @@ def late_rerank(
     structure = model_for(ctx) if head else None
     if structure is not None:
         scores = structure_scores(structure, cos, sim, ids, ctx)
+        # shown as the model's probability that the item holds evidence (same order)
+        shown = 1.0 / (1.0 + np.exp(-scores))
     else:
         retrieval = np.asarray([it.score for it in head], dtype=np.float64)
-        scores = combine(weights_for(strategy, ctx.settings), cos, sim, retrieval)
+        scores = shown = combine(weights_for(strategy, ctx.settings), cos, sim, retrieval)
     order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
     out = []
     for i in order:
@@ -214,7 +216,9 @@ def late_rerank(
             "late_cosine": float(cos[i]),
             "late_maxsim": float(sim[i]),
         }
-        out.append(replace(it, score=float(scores[i]), breakdown=breakdown))
+        if structure is not None:
+            breakdown["evidence_probability"] = float(shown[i])
+        out.append(replace(it, score=float(shown[i]), breakdown=breakdown))
     return out + tail
 
 

@@ -240,7 +240,13 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     cos = np.array([by_id[i].breakdown["late_cosine"] for i in ids])
     sim = np.array([by_id[i].breakdown["late_maxsim"] for i in ids])
     expected = structure_scores(load_model(), cos, sim, ids, ctx)
-    assert [by_id[i].score for i in ids] == pytest.approx(list(expected))
+    probability = 1.0 / (1.0 + np.exp(-expected))  # what each item's score shows
+    assert [by_id[i].score for i in ids] == pytest.approx(list(probability))
+    assert [by_id[i].breakdown["evidence_probability"] for i in ids] == pytest.approx(
+        list(probability)
+    )
+    ranked = sorted(range(len(ids)), key=lambda j: (-round(float(expected[j]), 9), j))
+    assert [it.id for it in out[: len(ids)]] == [ids[j] for j in ranked]
     # the places are read: the same scores without them differ
     unplaced = load_model().scores(features(cos, sim, [None] * len(ids)))
     assert not np.allclose(expected, unplaced)
