@@ -263,18 +263,18 @@ class OnnxEmbedder:
         call: Callable[[tuple[np.ndarray, list[Any], dict[str, Any]]], None],
         batches: Iterable[tuple[np.ndarray, list[Any], dict[str, Any]]],
     ) -> None:
-        """Run ``call`` on every batch: in turn, or on :attr:`_parallel_calls` threads side by
-        side (the int8 copy); each call writes its own rows, so the order does not matter."""
-        todo = list(batches)
-        if self._parallel_calls < 2 or len(todo) < 2:
-            for batch in todo:
+        """Run ``call`` on every batch: in turn as they are made, or on :attr:`_parallel_calls`
+        threads side by side (the int8 copy); each call writes its own rows, so the order does
+        not matter."""
+        if self._parallel_calls < 2:
+            for batch in batches:
                 call(batch)
             return
         if self._call_pool is None:
             self._call_pool = ThreadPoolExecutor(
                 self._parallel_calls, thread_name_prefix="kgp-onnx-call"
             )
-        for done in [self._call_pool.submit(call, batch) for batch in todo]:
+        for done in [self._call_pool.submit(call, batch) for batch in batches]:
             done.result()  # re-raises a call's error here
 
     def _batches(
