@@ -26,11 +26,15 @@ CANDIDATES = 30
 
 @dataclass
 class FeatureList:
-    """One pool's first candidates as the product's features, and the fixed sum's scores."""
+    """One pool's first candidates as the product's features."""
 
     pool: Pool
     x: np.ndarray
-    late: np.ndarray
+
+    @property
+    def late(self) -> np.ndarray:
+        """The fixed sum's scores (the first feature)."""
+        return self.x[:, FEATURES.index("late")]
 
 
 def feature_lists(pools: Sequence[Pool], graph: Any, n: int = CANDIDATES) -> list[FeatureList]:
@@ -47,7 +51,7 @@ def feature_lists(pools: Sequence[Pool], graph: Any, n: int = CANDIDATES) -> lis
         x = features(
             np.asarray(p.cosine[:m]), np.asarray(p.maxsim[:m]), [found[i] for i in p.ids[:m]]
         )
-        out.append(FeatureList(p, x, x[:, 0].copy()))
+        out.append(FeatureList(p, x))
     return out
 
 
