@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,6 +14,7 @@ from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval import query_head
 from kg_platform.retrieval.query_head import SHIPPED_HEAD, file_sha256, head_for, load_head
+from tests.support.contexts import known_scope_ctx
 
 #: the head trained by `kgp lab rerank train-head` (seed 0) and measured on bench/longdoc; a
 #: retrained or changed file must update this line, its provenance and the lab's record together
@@ -54,19 +54,7 @@ def test_a_changed_or_missing_head_is_refused_with_what_to_do(tmp_path) -> None:
 
 
 def _ctx(mode: str, *, sources: int, chunks: int, model: str = "all-MiniLM-L6-v2"):
-    """A context whose scope counts are already known (no database needed)."""
-    settings = Settings()
-    settings = settings.model_copy(
-        update={"rerank": settings.rerank.model_copy(update={"query_head": mode})}
-    )
-    return SimpleNamespace(
-        settings=settings,
-        graph=SimpleNamespace(),  # never read: the counts below are known
-        embedder=SimpleNamespace(model_name=model),
-        corpus="c",
-        sources=None,
-        _scope_counts={("c", None): (sources, chunks)},
-    )
+    return known_scope_ctx(sources=sources, chunks=chunks, model=model, query_head=mode)
 
 
 def test_auto_applies_the_head_over_long_documents_only() -> None:

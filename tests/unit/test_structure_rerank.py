@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -23,6 +22,7 @@ from kg_platform.retrieval.structure_rerank import (
     load_model,
     model_for,
 )
+from tests.support.contexts import known_scope_ctx
 
 #: the weights fitted by `kgp lab rerank fit-structure` on QASPER's train split and measured on
 #: bench/longdoc; refitted or changed weights must update this line, their provenance and the
@@ -88,18 +88,8 @@ def test_features_read_section_mates_neighbours_places_and_length() -> None:
     assert x["rank"] == pytest.approx([1.0, 2 / 3, 1 / 3, 0.0])
 
 
-def _ctx(mode: str, *, sources: int, chunks: int, graph: object | None = None):
-    settings = Settings()
-    settings = settings.model_copy(
-        update={"rerank": settings.rerank.model_copy(update={"structure": mode})}
-    )
-    return SimpleNamespace(
-        settings=settings,
-        graph=SimpleNamespace() if graph is None else graph,
-        corpus="c",
-        sources=None,
-        _scope_counts={("c", None): (sources, chunks)},
-    )
+def _ctx(mode: str, *, sources: int, chunks: int):
+    return known_scope_ctx(sources=sources, chunks=chunks, structure=mode)
 
 
 def test_auto_orders_long_documents_only() -> None:
