@@ -296,11 +296,11 @@ class IngestSettings(BaseModel):
 class RetrieveSettings(BaseModel):
     """Defaults of every front door that retrieves (SDK, ``kgp retrieve``, LangChain, ``ask``).
 
-    ``auto`` is the default strategy: ``hybrid`` over long documents and ``mogg`` over pools of
-    short passages, chosen per scope by its level-2 chunks per source
+    ``auto`` is the default strategy: ``propagate`` over long documents and ``mogg`` over pools
+    of short passages, chosen per scope by its level-2 chunks per source
     (:mod:`kg_platform.retrieval.auto`), and ``entity`` over passages with the distilled layer
-    for a question that names one of its entities: on multi-hop passages those lead ``hybrid``
-    given the same rerank, and inside documents no strategy leads beyond noise.
+    for a question that names one of its entities: each leads ``hybrid`` given the same rerank
+    where it runs.
     ``select = auto`` adds the late-interaction rerank, which uses only the bundled embedder and
     costs about 0.2 s per question on a small CPU.
     """
@@ -308,7 +308,7 @@ class RetrieveSettings(BaseModel):
     strategy: str = Field(
         "auto",
         description="strategy used when a caller names none (`kgp strategies` lists them); auto "
-        "= hybrid over long documents, mogg over short passages (entity for a question that "
+        "= propagate over long documents, mogg over short passages (entity for a question that "
         "names an entity of the distilled layer)",
     )
     k: int = Field(5, ge=1, description="items returned when a caller names no k")

@@ -1,4 +1,4 @@
-"""``auto``, the default strategy: ``hybrid`` over long documents, ``mogg`` over pools of
+"""``auto``, the default strategy: ``propagate`` over long documents, ``mogg`` over pools of
 short passages (``entity`` where the corpus has the distilled layer and the question names one
 of its entities), decided by the scope's level-2 chunks per source, the corpus's entities and
 the question's, against the real Neo4j."""
@@ -25,12 +25,12 @@ QUESTION = "What file formats can MarkItDown convert to Markdown?"
 
 
 def test_choose_reads_chunks_per_source():
-    assert auto.choose(sources=1, chunks=30) == "hybrid"  # one paper
+    assert auto.choose(sources=1, chunks=30) == "propagate"  # one paper
     assert auto.choose(sources=800, chunks=820) == "mogg"  # a pool of paragraphs
-    assert auto.choose(sources=2, chunks=8) == "hybrid"  # the threshold itself
-    assert auto.choose(sources=0, chunks=0) == "hybrid"  # nothing yet: the general choice
+    assert auto.choose(sources=2, chunks=8) == "propagate"  # the threshold itself
+    assert auto.choose(sources=0, chunks=0) == "propagate"  # nothing yet: the general choice
     assert auto.choose(sources=800, chunks=820, entities=True) == "entity"
-    assert auto.choose(sources=1, chunks=30, entities=True) == "hybrid"
+    assert auto.choose(sources=1, chunks=30, entities=True) == "propagate"
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,8 @@ def kp_entities(kp, graph_session, settings, embedder, tmp_path_factory):
     return platform
 
 
-def test_auto_is_hybrid_over_documents_and_mogg_over_passages(kp) -> None:
-    for corpus, expected in ((DOCS, "hybrid"), (PASSAGES, "mogg")):
+def test_auto_is_propagate_over_documents_and_mogg_over_passages(kp) -> None:
+    for corpus, expected in ((DOCS, "propagate"), (PASSAGES, "mogg")):
         ctx = kp.retrieval_context(corpus)
         strategy = get_strategy("auto", ctx)
         items = strategy.retrieve(QUESTION, 5)
@@ -74,7 +74,7 @@ def test_a_document_scope_inside_a_passage_sized_corpus_is_judged_on_its_own(kp)
     ctx = kp.retrieval_context(DOCS, scope=["MarkItDown"])
     strategy = get_strategy("auto", ctx)
     items = strategy.retrieve(QUESTION, 3)
-    assert strategy.chosen == "hybrid" and items
+    assert strategy.chosen == "propagate" and items
     assert {it.source_id for it in items} == set(ctx.sources or [])
 
 
