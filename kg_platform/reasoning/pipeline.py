@@ -363,8 +363,14 @@ class Reasoner:
         from kg_platform.retrieval.pipeline import retrieve
 
         k = self.settings.reasoning.evidence_chunks
+        # the default selection (the late rerank): the chunks `kgp retrieve` would return
         result = retrieve(
-            self._context(corpus), question, strategy=strategy, k=k, select="none", enrich=False
+            self._context(corpus),
+            question,
+            strategy=strategy,
+            k=k,
+            select=self.settings.retrieve.select,
+            enrich=False,
         )
         context = enrich(self.graph, from_items(result.items, via=strategy))
         skipped = []
