@@ -117,6 +117,15 @@ def union(ps, n_each=16):
     return ids, [cand[i]["text"] for i in ids], np.asarray(rows)
 
 
+def shipped_recall(key, p):
+    """Recall of one strategy's pool reranked as the product does (entity: 16 candidates with
+    its walk's rank; mogg: the fixed sum over 30)."""
+    w = ENTITY_W if p.strategy == "entity" else FIXED
+    m = min(16 if p.strategy == "entity" else 30, len(p.cosine))
+    sc = combine(w, np.asarray(p.cosine[:m]), np.asarray(p.maxsim[:m]), np.asarray(p.scores[:m]))
+    return recall(key, *ordered(p, sc))
+
+
 def main():
     chose = defaultdict(lambda: defaultdict(int))
     base = defaultdict(list)
@@ -129,13 +138,7 @@ def main():
         chose[d][ch] += 1
         base[d].append(recall(key, ids, texts))
         for s in ("entity", "mogg"):
-            p = ps[s]
-            w = ENTITY_W if s == "entity" else FIXED
-            m = min(16 if s == "entity" else 30, len(p.cosine))
-            sc = combine(
-                w, np.asarray(p.cosine[:m]), np.asarray(p.maxsim[:m]), np.asarray(p.scores[:m])
-            )
-            base[d + ":" + s].append(recall(key, *ordered(p, sc)))
+            base[d + ":" + s].append(shipped_recall(key, ps[s]))
         uids, utexts, X = union(ps)
         y = np.asarray([is_gold(key, i, t) for i, t in zip(uids, utexts)])
         data[d].append((key, uids, utexts, X, y))
@@ -177,15 +180,7 @@ def by_type():
                 continue
             ex = examples[key]
             typ = ex.type
-            r = {}
-            for s in ("entity", "mogg"):
-                p = ps[s]
-                w = ENTITY_W if s == "entity" else FIXED
-                m = min(16 if s == "entity" else 30, len(p.cosine))
-                sc = combine(
-                    w, np.asarray(p.cosine[:m]), np.asarray(p.maxsim[:m]), np.asarray(p.scores[:m])
-                )
-                r[s] = recall(key, *ordered(p, sc))
+            r = {s: shipped_recall(key, ps[s]) for s in ("entity", "mogg")}
             a = t[typ]
             a[0] += 1
             a[1] += r["entity"]
