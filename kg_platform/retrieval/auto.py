@@ -6,12 +6,12 @@ the corpus has the distilled layer's entities and the question names one of them
 walk over shared entities reaches the second hop, and leads ``mogg`` on the multi-hop dev sets.
 A question that names none of them (only common noun phrases match) goes to ``mogg``. Inside
 long documents ``propagate`` answers: its scores from the section and source titles find the
-right paper across a corpus of papers (every measure ahead of ``hybrid`` there), and inside one
-paper its level-1 chunks reach more evidence paragraphs for the same tokens and about the same share
-of gold sentences, at less CPU for the rerank that follows (level-1 chunks are shorter to read).
-``hybrid`` answers when the chosen strategy finds nothing. The lab's record has the
-measurements (``lab/results/2026-11-27/default-path/``, ``2026-11-28/question-keys/``,
-``2026-11-29/documents-propagate/``).
+right paper across a corpus of papers (every measure ahead of ``hybrid`` there); inside one
+paper its level-1 chunks reach more evidence paragraphs for the same tokens (``hybrid`` over
+level-1 chunks does as well) with about the same share of gold sentences, and they are shorter
+for the rerank to read. ``hybrid`` answers when the chosen strategy finds nothing. The lab's
+record has the measurements (``lab/results/2026-11-27/default-path/``,
+``2026-11-28/question-keys/``, ``2026-11-29/documents-propagate/``, ``documents-units/``).
 
 What tells the kinds apart is known before the question is read: how many level-2 chunks each
 source holds (sources of a few chunks are passages; sources of dozens are documents), and
@@ -91,9 +91,9 @@ def scope_holds_documents(ctx: RetrievalContext) -> bool:
 class AutoStrategy:
     """``auto``: ``propagate`` over long documents, ``mogg`` over short passages (``entity``
     where the corpus has the distilled layer and the question names one of its entities);
-    ``hybrid`` answers when that finds nothing (a graph without the piece graph ``mogg`` walks). The
-    strategy that ran is in :attr:`chosen`, why in :attr:`reason` (and each item's ``query``
-    names its Cypher)."""
+    ``hybrid`` answers when that finds nothing (a graph without the piece graph ``mogg``
+    walks). The strategy that ran is in :attr:`chosen`, why in :attr:`reason` (and each item's
+    ``query`` names its Cypher)."""
 
     name = "auto"
 
