@@ -10,8 +10,8 @@ late rerank), which reads the question's words against each whole chunk and rank
 than one sentence's cosine; a sentence that restates the question ("MarkItDown has optional
 dependencies for various file formats") is closer by cosine than the list that answers it. The
 rest go by cosine, since a second hop's answer ("born in Liverpool") is often not its chunk's
-first. On `bench/longdoc` the quoted sentences hold a gold evidence sentence for 63% of the
-questions, against 47% before (lab/results/2026-11-29/evidence-sentences/).
+first. The rules compared, and how often each quotes gold evidence, are in the lab's record
+(lab/results/2026-11-29/evidence-sentences/).
 """
 
 from __future__ import annotations

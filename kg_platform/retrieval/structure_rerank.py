@@ -1,11 +1,11 @@
 """The document rerank: the late scores plus where each candidate sits in its document.
 
 Inside one paper the late rerank reads most of the paper (its 30 candidates are often the whole
-paper), so what decides the answer is how the candidates are ordered, and cosine + MaxSim alone ignore what the graph knows about each one: which section it
-is in and whether its neighbours and section-mates also match, where the section sits in the
-paper, and how many tokens of the budget it costs. A logistic model over those features
-(:data:`FEATURES`), fitted on QASPER's train split (``kgp lab rerank fit-structure``), orders the
-candidates instead of the fixed sum.
+paper), so what decides the answer is how the candidates are ordered, and cosine + MaxSim alone
+ignore what the graph knows about each one: which section it is in and whether its neighbours
+and section-mates also match, where the section sits in the paper, and how many tokens of the
+budget it costs. A logistic model over those features (:data:`FEATURES`), fitted on QASPER's
+train split (``kgp lab rerank fit-structure``), orders the candidates instead of the fixed sum.
 
 Where it runs (``rerank.structure``): ``auto`` where the scope holds long documents, like the
 query head; ``on`` everywhere a graph answers; ``off`` never. A candidate the graph has no place

@@ -6,6 +6,7 @@ from pathlib import Path
 from kg_platform.graph import GraphClient
 from kg_platform.retrieval.structure_rerank import StructureModel, load_model
 from kg_platform_lab.cli.commands_rerank import _examples
+from kg_platform_lab.evaluation.harness import _seen_in_training, read_id_list
 from kg_platform_lab.rerank.fit import Scorer
 from kg_platform_lab.rerank.pools import read_pools
 from kg_platform_lab.rerank import structure_fit as sf
@@ -34,15 +35,12 @@ with GraphClient.from_settings() as g:
             {m: sf.recall(lists, scorer, mod) for m, mod in models.items()},
         )
 
-ids = {
-    line.split("#")[0].strip()
-    for line in open(HERE.parent.parent / "2026-11-24/default-routers/longdoc-trained-ids.txt")
-} - {""}
+# the questions `kgp lab eval --held-out` leaves out (their papers trained the routers)
+trained = read_id_list(HERE.parent.parent / "2026-11-24/default-routers/longdoc-trained-ids.txt")
 
 
 def seen(p):
-    e = ex[(p.dataset, p.question_id)]
-    return p.question_id in ids or e.doc_id in ids
+    return _seen_in_training(ex[(p.dataset, p.question_id)], trained)
 
 
 with GraphClient.from_settings() as g:
