@@ -64,12 +64,16 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
 
 @pytest.fixture(scope="session")
 def settings(neo4j_server: dict, tmp_path_factory: pytest.TempPathFactory):
-    """Settings that point at the session's test server."""
+    """Settings that point at the session's test server, with the NLP distilled layer off at
+    ingestion. Its default (``auto``: built over short passages) would put a spaCy child
+    process into every test that ingests a few passages; the tests of the layer ask for it
+    (``tests/support/passages.with_nlp_layer``), and ``test_nlp_layer`` tests the default."""
     from kg_platform.config import Settings
 
     return Settings(
         neo4j={"uri": neo4j_server["uri"], "password": neo4j_server["password"]},
         data_dir=tmp_path_factory.mktemp("kgp-data"),
+        distill={"nlp_on_ingest": False},
     )
 
 
@@ -100,6 +104,7 @@ def cli_env(monkeypatch, settings, graph_session):
     monkeypatch.setenv("NEO4J_URI", settings.neo4j.uri)
     monkeypatch.setenv("NEO4J_PASSWORD", settings.neo4j.password.get_secret_value())
     monkeypatch.setenv("KGP_DATA_DIR", str(settings.data_dir))
+    monkeypatch.setenv("KGP_DISTILL__NLP_ON_INGEST", "false")  # as the ``settings`` fixture
     get_settings.cache_clear()
     yield graph_session
     get_settings.cache_clear()

@@ -69,6 +69,8 @@ class IngestReport(BaseModel):
     interrupted: list[str] = Field(default_factory=list)  # earlier runs found dead and closed
     #: how this run's piece-graph sync went: "full", "incremental", or "" (nothing to do)
     piece_graph_mode: str = ""
+    #: what the NLP step did with the distilled layer's entities, in words ("" = nothing to say)
+    entities: str = ""
 
     @property
     def exit_code(self) -> int:
@@ -89,6 +91,8 @@ class IngestReport(BaseModel):
             + (f" ({self.piece_graph_mode} update)" if self.piece_graph_mode else ""),
             f"{self.tokens} tokens in {self.duration_s:.1f}s",
         ]
+        if self.entities:
+            parts.append(self.entities)
         for err in self.errors:
             parts.append(
                 f"  ! {err.path}: {err.error}: {err.reason}"

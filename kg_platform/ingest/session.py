@@ -66,6 +66,13 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: the report's word when ``distill.nlp_on_ingest = auto`` leaves the entities out
+ENTITIES_SKIPPED_FOR_DOCUMENTS = (
+    "entities: not built, the corpus holds long documents, where the default retrieval does not "
+    "read them (`kgp distill --extractor nlp` builds them; KGP_DISTILL__NLP_ON_INGEST=true at "
+    "every ingestion)"
+)
+
 Progress = Callable[[dict[str, Any]], None]
 
 __all__ = ["IngestSession", "Progress", "ingest_lock_name"]
@@ -121,6 +128,8 @@ class IngestSession:
         self._stop = threading.Event()
         self._chunker: Chunker | None = None
         self._nlp_parser: NlpParser | None = None  # started at the first new source (NLP layer)
+        self._nlp_parser_considered = False  # whether the first new source has been looked at
+        self._nlp_setting: str | None = None  # "on" | "off" | "auto", read once (_nlp_mode)
         self._started = time.perf_counter()
         if ensure_schema:
             from kg_platform.graph.schema import apply_migrations
@@ -269,7 +278,7 @@ class IngestSession:
         self._queue(plan)
 
     def _queue(self, plan: SourcePlan) -> None:
-        self._start_nlp_parser()
+        self._start_nlp_parser(plan)
         replaced = plan.source.id in self.existing
         self._pending.append((plan, replaced))
         self._pending_rows += plan.node_count
@@ -407,21 +416,47 @@ class IngestSession:
             self.emit(event="source", uri=uri, status="pruned")
         self.timings["prune"] += time.perf_counter() - started
 
-    def _nlp_on_ingest(self) -> bool:
-        from kg_platform.distilling.nlp_step import resolve_extractor
+    def _nlp_mode(self) -> str:
+        """Whether the NLP step runs at the end of this ingestion: ``on``, ``off``, or ``auto``
+        (decided by the corpus's shape once it is written; ``distill.nlp_on_ingest``). ``off``
+        whatever the setting unless the NLP extractor is the one in use (``distill.extractor``:
+        ``nlp``, or ``auto`` without an LLM and with spaCy installed)."""
+        if self._nlp_setting is None:
+            from kg_platform.distilling.nlp_step import resolve_extractor
 
-        cfg = self.settings.distill
-        return cfg.nlp_on_ingest and resolve_extractor(self.settings) == "nlp"
+            setting = self.settings.distill.nlp_on_ingest
+            if setting is False or resolve_extractor(self.settings) != "nlp":
+                self._nlp_setting = "off"
+            else:
+                self._nlp_setting = "auto" if setting == "auto" else "on"
+        return self._nlp_setting
 
-    def _start_nlp_parser(self) -> None:
+    def _start_nlp_parser(self, plan: SourcePlan) -> None:
         """At the first source with new chunks, start the NLP step's parser (a child process)
-        when the step will run, so its spaCy pipeline loads while this run still embeds."""
-        if self._nlp_parser is not None or not self._nlp_on_ingest():
+        when the step will run, so its spaCy pipeline loads while this run still embeds. Under
+        ``auto`` the step itself waits for the corpus's shape at the end; the parser starts
+        ahead when the corpus (or, for a new corpus, this first source) looks like short
+        passages, and is closed unused if the end decides otherwise."""
+        if self._nlp_parser is not None or self._nlp_parser_considered:
+            return
+        self._nlp_parser_considered = True
+        mode = self._nlp_mode()
+        if mode == "off" or (mode == "auto" and not self._looks_like_passages(plan)):
             return
         from kg_platform.distilling.nlp_parser import NlpParser
 
         cfg = self.settings.distill
         self._nlp_parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+
+    def _looks_like_passages(self, plan: SourcePlan) -> bool:
+        """The guess that starts the parser early: the shape of the corpus as it was, or for a
+        corpus new in this run, whether ``plan``'s source is a passage of a few chunks."""
+        from kg_platform.retrieval.auto import DOCUMENT_CHUNKS_PER_SOURCE, corpus_holds_passages
+
+        if self.existing:
+            return corpus_holds_passages(self.graph, self.corpus)
+        level2 = sum(1 for chunk in plan.chunks if chunk.level == 2)
+        return level2 < DOCUMENT_CHUNKS_PER_SOURCE
 
     def _close_nlp_parser(self) -> None:
         parser, self._nlp_parser = self._nlp_parser, None
@@ -429,15 +464,22 @@ class IngestSession:
             parser.close()
 
     def _distill_nlp(self) -> None:
-        """The NLP extractor over the corpus's pending chunks, when it is the extractor in use
-        (``distill.extractor``: ``nlp``, or ``auto`` without an LLM and with spaCy installed) and
-        ``distill.nlp_on_ingest`` is on. Under the corpus's distillation lock; a running
-        distillation already covers the same chunks, so a held lock skips with a log line."""
+        """The NLP extractor over the corpus's pending chunks, as :meth:`_nlp_mode` says: under
+        ``auto`` only where ``auto`` retrieval reads the corpus as short passages (its default
+        path there walks the entities; over long documents it runs ``propagate``, which does
+        not read them, and the report says how to build them anyway). Under the corpus's
+        distillation lock; a running distillation already covers the same chunks, so a held
+        lock skips with a log line."""
         from kg_platform.distilling.nlp_step import extract_entities_nlp
         from kg_platform.distilling.runner import distill_lock_name
         from kg_platform.graph.lock import JobLock
+        from kg_platform.retrieval.auto import corpus_holds_passages
 
-        if not self._nlp_on_ingest():
+        mode = self._nlp_mode()
+        if mode == "off":
+            return
+        if mode == "auto" and not corpus_holds_passages(self.graph, self.corpus):
+            self.report.entities = ENTITIES_SKIPPED_FOR_DOCUMENTS
             return
         self.emit(event="phase", name="entities")
         started = time.perf_counter()
@@ -469,6 +511,12 @@ class IngestSession:
             self.timings[f"entities_{phase}"] = seconds
         if res.failed:
             self.counts["entity_chunks_failed"] = len(res.failed)
+        if res.chunks or res.failed:
+            self.report.entities = (
+                f"entities (NLP extractor): {res.chunks} chunks read, {res.written} mentions, "
+                f"{res.relations} relations"
+                + (f", {len(res.failed)} chunks failed (see the log)" if res.failed else "")
+            )
 
     def finish(self, fatal: BaseException | None = None) -> IngestReport:
         """Sync the piece graph (unless the run failed), record the run, return the report."""

@@ -24,6 +24,7 @@ between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from kg_platform.retrieval.base import (
     RetrievalContext,
@@ -32,6 +33,9 @@ from kg_platform.retrieval.base import (
     get_strategy,
     register_strategy,
 )
+
+if TYPE_CHECKING:
+    from kg_platform.graph import GraphClient
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +59,15 @@ def choose(sources: int, chunks: int, entities: bool = False) -> str:
     if sources == 0 or chunks / sources >= DOCUMENT_CHUNKS_PER_SOURCE:
         return FOR_DOCUMENTS
     return FOR_PASSAGES_WITH_ENTITIES if entities else FOR_PASSAGES
+
+
+def corpus_holds_passages(graph: GraphClient, corpus: str) -> bool:
+    """Whether ``auto`` reads ``corpus`` as short passages (its default path there walks the
+    distilled layer's entities), from the same sample of sources :func:`scope_counts` reads.
+    An empty corpus holds none."""
+    rows = graph.read("retrieval/scope_shape_corpus", corpus=corpus, sample=SHAPE_SAMPLE)
+    n_sources, n_chunks = (int(rows[0]["sources"]), int(rows[0]["chunks"])) if rows else (0, 0)
+    return n_sources > 0 and choose(n_sources, n_chunks) != FOR_DOCUMENTS
 
 
 def scope_key(ctx: RetrievalContext) -> tuple[str | None, tuple[str, ...] | None]:

@@ -25,6 +25,7 @@ def kgp_env(settings: Any, **extra: str) -> dict[str, str]:
         KGP_DATA_DIR=str(settings.data_dir),
         HF_HUB_OFFLINE="1",
         TOKENIZERS_PARALLELISM="false",
+        KGP_DISTILL__NLP_ON_INGEST="false",  # as the ``settings`` fixture; a test may ask for it
     )
     env.pop("KGP_FAULT_KILL", None)
     env.update(extra)

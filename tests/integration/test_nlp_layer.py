@@ -1,7 +1,8 @@
 """The distilled layer without an LLM (issue 32): the NLP extractor's output on a small text,
 ingestion writing Entity / MENTIONED_IN / RELATES with ``by: 'nlp'``, a changed source losing the
-mentions it no longer has, one node per normalised name on real documents, ``kgp distill
---extractor nlp`` filling a corpus ingested without the layer, and the ``entity`` strategy
+mentions it no longer has, the layer built by default over short passages and not over long
+documents, one node per normalised name on real documents, ``kgp distill --extractor nlp``
+filling a corpus ingested without the layer, and the ``entity`` strategy
 finding a paragraph that only a shared entity leads to. Real Neo4j, real spaCy pipeline."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 from kg_platform.distilling.nlp import extract_texts, load_pipeline, query_mentions
 from kg_platform.errors import ConfigError
 from tests.support.data import DOCUMENTS
+from tests.support.passages import ENTITY_PASSAGES
 
 pytestmark = pytest.mark.integration
 
@@ -143,6 +145,55 @@ def test_ingestion_writes_nlp_entities_and_a_changed_source_loses_stale_mentions
         )
         == 0
     )
+
+
+def test_auto_builds_the_layer_over_passages_and_skips_long_documents(
+    clean_graph, settings, embedder, tmp_path
+):
+    """``distill.nlp_on_ingest = auto`` (the default): a pool of short passages gets the
+    entities the default retrieval walks there; a long document, where the default path does
+    not read them, gets none, and the report says how to build them."""
+    from kg_platform.ingest import ingest_paths
+    from kg_platform.ingest.session import ENTITIES_SKIPPED_FOR_DOCUMENTS
+
+    assert type(settings.distill).model_fields["nlp_on_ingest"].default == "auto"
+    s = settings.model_copy(
+        update={
+            "distill": settings.distill.model_copy(
+                update={"extractor": "nlp", "nlp_on_ingest": "auto"}
+            )
+        }
+    )
+    passages, document = tmp_path / "passages", tmp_path / "document"
+    passages.mkdir()
+    document.mkdir()
+    for i, line in enumerate(ENTITY_PASSAGES):
+        (passages / f"p{i}.txt").write_text(line + "\n")
+    report = ingest_paths(clean_graph, s, [passages], "nlp-passages", embedder=embedder)
+    assert report.counts.get("entity_mentions", 0) > 0, report.summary()
+    assert report.entities.startswith("entities (NLP extractor): 3 chunks read")
+    assert report.entities in report.summary()
+    assert _count(
+        clean_graph, "MATCH (e:Entity {corpus: 'nlp-passages', key: 'liverpool'}) RETURN count(e)"
+    )
+    # one source of many paragraphs, each naming people and places the layer would find
+    paragraphs = [
+        f"Marie Curie wrote letter {i} in Warsaw to Pierre Curie, who was working in Paris on "
+        f"radioactivity; the letter describes experiment {i} at the University of Paris and "
+        f"the polonium samples they measured together during that year."
+        for i in range(40)
+    ]
+    (document / "letters.md").write_text("# Letters\n\n" + "\n\n".join(paragraphs) + "\n")
+    report = ingest_paths(clean_graph, s, [document], "nlp-document", embedder=embedder)
+    assert report.status == "completed", report.summary()
+    assert report.entities == ENTITIES_SKIPPED_FOR_DOCUMENTS
+    assert ENTITIES_SKIPPED_FOR_DOCUMENTS in report.summary()
+    assert "entity_mentions" not in report.counts
+    assert _count(clean_graph, "MATCH (e:Entity {corpus: 'nlp-document'}) RETURN count(e)") == 0
+    # the setting's word is final: on builds them for the document too
+    on = s.model_copy(update={"distill": s.distill.model_copy(update={"nlp_on_ingest": True})})
+    report = ingest_paths(clean_graph, on, [document], "nlp-document", embedder=embedder)
+    assert report.counts.get("entity_mentions", 0) > 0, report.summary()
 
 
 def test_distill_extractor_nlp_fills_a_corpus_and_names_are_unique(clean_graph, settings, embedder):

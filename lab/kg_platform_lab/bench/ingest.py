@@ -37,6 +37,7 @@ from kg_platform.errors import ConfigError
 from kg_platform.graph.client import GraphClient, resolve_connection
 from kg_platform_lab.bench.cpu import CpuClock, self_cpu_s
 from kg_platform_lab.bench.ingest_peer import corpus_graph_size, run_langchain_peer
+from kg_platform_lab.bench.layer import with_entity_layer, without_entity_layer
 from kg_platform.ingest.embed import late_chunks, texts_to_embed
 from kg_platform.ingest.pipeline import ingest_paths
 from kg_platform.ingest.plan import SourceInput, SourcePlan, plan_source
@@ -149,7 +150,9 @@ def run_ingest_bench(
     entities: bool = False,
 ) -> dict[str, Any]:
     """Embed-only baselines run before AND after the pipeline (the mean is used), because the
-    machine's load drifts during a run."""
+    machine's load drifts during a run. The pipeline runs without the NLP layer (``--entities``
+    times it separately)."""
+    settings = without_entity_layer(settings)
     qa_file = Path(qa_file or default_qa_file())
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
@@ -272,8 +275,7 @@ def _with_entity_layer(
             f"--entities needs spaCy and the pipeline {settings.distill.nlp_model!r}",
             hint="pip install 'kg-platform[nlp]'",
         )
-    layer = settings.distill.model_copy(update={"nlp_on_ingest": True, "extractor": "nlp"})
-    with_layer = settings.model_copy(update={"distill": layer})
+    with_layer = with_entity_layer(settings)
 
     def timed(run_settings: Settings, name: str) -> tuple[float, Any]:
         try:

@@ -22,6 +22,7 @@ from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
 from kg_platform.ingest.pipeline import discover, ingest_paths
 from kg_platform.ingest.writer import drop_corpus
+from kg_platform_lab.bench.layer import without_entity_layer
 
 __all__ = ["format_engine_bench", "run_engine_bench"]
 
@@ -39,6 +40,7 @@ def run_engine_bench(
     limit: int | None = None,
     workers: int | None = None,
 ) -> dict[str, Any]:
+    settings = without_entity_layer(settings)  # the engines' pipelines, without the NLP step
     files = discover(paths).files[: limit or None]
     if not files:
         raise ValueError("no files to ingest under the given paths")

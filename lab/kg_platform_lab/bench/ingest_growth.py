@@ -33,6 +33,7 @@ from kg_platform.corpus_name import corpus_key
 from kg_platform.embedding import get_embedder
 from kg_platform.graph.client import GraphClient
 from kg_platform_lab.bench.ingest import default_qa_file
+from kg_platform_lab.bench.layer import without_entity_layer
 from kg_platform.ingest.pipeline import ingest_paths
 from kg_platform_lab.qa_ingest import ingest_qa, read_questions
 from kg_platform.granularity.piece_graph import build_full
@@ -145,6 +146,7 @@ def run_growth_bench(
 ) -> dict[str, Any]:
     from kg_platform_lab.bench.retrieval import _copy, _read_corpus
 
+    settings = without_entity_layer(settings)  # the pipeline's cost per source, as measured
     qa_file = Path(qa_file or default_qa_file())
     embedder = get_embedder(settings.embedding)
     embedder.embed(["warm up the model"])
