@@ -668,9 +668,9 @@ class DistillSettings(BaseModel):
         "auto",
         description="run the NLP extractor over pending chunks at the end of an ingestion: "
         "true (every time), false (never: `kgp distill --extractor nlp` fills a corpus on "
-        "demand), or auto: where the corpus holds short passages, the scope whose default "
-        "retrieval walks the entities; long documents, which it does not read them for, skip "
-        "it (about 1.5-1.7x ingestion time on 2 cores)",
+        "demand), or auto: only where the corpus holds short passages, whose default retrieval "
+        "walks the entities (long documents skip it: their default path does not read them); "
+        "it costs about 1.5-1.7x ingestion time on 2 cores",
     )
     nlp_min_concept_mentions: int = Field(
         2,
