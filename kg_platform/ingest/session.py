@@ -451,12 +451,11 @@ class IngestSession:
     def _looks_like_passages(self, plan: SourcePlan) -> bool:
         """The guess that starts the parser early: the shape of the corpus as it was, or for a
         corpus new in this run, whether ``plan``'s source is a passage of a few chunks."""
-        from kg_platform.retrieval.auto import DOCUMENT_CHUNKS_PER_SOURCE, corpus_holds_passages
+        from kg_platform.graph.corpus_shape import corpus_holds_passages, holds_documents
 
         if self.existing:
             return corpus_holds_passages(self.graph, self.corpus)
-        level2 = sum(1 for chunk in plan.chunks if chunk.level == 2)
-        return level2 < DOCUMENT_CHUNKS_PER_SOURCE
+        return not holds_documents(1, sum(1 for chunk in plan.chunks if chunk.level == 2))
 
     def _close_nlp_parser(self) -> None:
         parser, self._nlp_parser = self._nlp_parser, None
@@ -473,7 +472,7 @@ class IngestSession:
         from kg_platform.distilling.nlp_step import extract_entities_nlp
         from kg_platform.distilling.runner import distill_lock_name
         from kg_platform.graph.lock import JobLock
-        from kg_platform.retrieval.auto import corpus_holds_passages
+        from kg_platform.graph.corpus_shape import corpus_holds_passages
 
         mode = self._nlp_mode()
         if mode == "off":

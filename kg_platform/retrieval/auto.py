@@ -14,18 +14,19 @@ record has the measurements (``lab/results/2026-11-27/default-path/``,
 ``2026-11-28/question-keys/``, ``2026-11-29/documents-propagate/``, ``documents-units/``).
 
 What tells the kinds apart is known before the question is read: how many level-2 chunks each
-source holds (sources of a few chunks are passages; sources of dozens are documents), and
-whether the corpus has entities. One count over at most :data:`SHAPE_SAMPLE` sources and one
-existence check decide (kept per retrieval context), so the cost does not grow with the corpus;
-for passages with entities, the read of the question's seeds the walk needs anyway decides
-between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
+source holds (sources of a few chunks are passages; sources of dozens are documents;
+:mod:`kg_platform.graph.corpus_shape`, which ingestion reads too, to build the entities where
+this walks them), and whether the corpus has entities. One count over at most
+:data:`SHAPE_SAMPLE` sources and one existence check decide (kept per retrieval context), so the
+cost does not grow with the corpus; for passages with entities, the read of the question's seeds
+the walk needs anyway decides between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
+from kg_platform.graph.corpus_shape import SHAPE_SAMPLE, corpus_counts, holds_documents
 from kg_platform.retrieval.base import (
     RetrievalContext,
     RetrievedItem,
@@ -34,16 +35,8 @@ from kg_platform.retrieval.base import (
     register_strategy,
 )
 
-if TYPE_CHECKING:
-    from kg_platform.graph import GraphClient
-
 log = logging.getLogger(__name__)
 
-#: level-2 chunks per source from which a scope counts as long documents (a QASPER paper holds
-#: ~30, a HotpotQA paragraph 1)
-DOCUMENT_CHUNKS_PER_SOURCE = 4.0
-#: sources counted to tell passages from documents (a flat cost, whatever the corpus size)
-SHAPE_SAMPLE = 50
 FOR_DOCUMENTS = "propagate"
 FOR_PASSAGES = "mogg"
 #: passages of a corpus with the distilled layer's entities (``entity`` has no document scope)
@@ -56,18 +49,9 @@ FALLBACK = "hybrid"
 def choose(sources: int, chunks: int, entities: bool = False) -> str:
     """The strategy for a scope of ``sources`` holding ``chunks`` level-2 chunks; ``entities``:
     the scope is a whole corpus with the distilled layer's entities, and spaCy is installed."""
-    if sources == 0 or chunks / sources >= DOCUMENT_CHUNKS_PER_SOURCE:
+    if holds_documents(sources, chunks):
         return FOR_DOCUMENTS
     return FOR_PASSAGES_WITH_ENTITIES if entities else FOR_PASSAGES
-
-
-def corpus_holds_passages(graph: GraphClient, corpus: str) -> bool:
-    """Whether ``auto`` reads ``corpus`` as short passages (its default path there walks the
-    distilled layer's entities), from the same sample of sources :func:`scope_counts` reads.
-    An empty corpus holds none."""
-    rows = graph.read("retrieval/scope_shape_corpus", corpus=corpus, sample=SHAPE_SAMPLE)
-    n_sources, n_chunks = (int(rows[0]["sources"]), int(rows[0]["chunks"])) if rows else (0, 0)
-    return n_sources > 0 and choose(n_sources, n_chunks) != FOR_DOCUMENTS
 
 
 def scope_key(ctx: RetrievalContext) -> tuple[str | None, tuple[str, ...] | None]:
@@ -82,15 +66,13 @@ def scope_counts(ctx: RetrievalContext) -> tuple[int, int]:
     key = scope_key(ctx)
     if key not in ctx._scope_counts:
         if key[1] is None:
-            rows = ctx.graph.read(
-                "retrieval/scope_shape_corpus", corpus=ctx.corpus, sample=SHAPE_SAMPLE
-            )
+            ctx._scope_counts[key] = corpus_counts(ctx.graph, ctx.corpus)
         else:
             rows = ctx.graph.read(
                 "retrieval/scope_shape_sources", sources=list(key[1]), sample=SHAPE_SAMPLE
             )
-        row = rows[0] if rows else {"sources": 0, "chunks": 0}
-        ctx._scope_counts[key] = (int(row["sources"]), int(row["chunks"]))
+            row = rows[0] if rows else {"sources": 0, "chunks": 0}
+            ctx._scope_counts[key] = (int(row["sources"]), int(row["chunks"]))
     return ctx._scope_counts[key]
 
 
