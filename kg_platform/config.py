@@ -670,7 +670,7 @@ class DistillSettings(BaseModel):
         "true (every time), false (never: `kgp distill --extractor nlp` fills a corpus on "
         "demand), or auto: only where the corpus holds short passages, whose default retrieval "
         "walks the entities (long documents skip it: their default path does not read them); "
-        "it costs about 1.5-1.7x ingestion time on 2 cores",
+        "it costs about 1.5-1.8x ingestion time on 2 cores",
     )
     nlp_min_concept_mentions: int = Field(
         2,
