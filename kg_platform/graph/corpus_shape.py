@@ -10,6 +10,8 @@ corpus grows; the kind of corpus shows in any few dozen of its sources.
 
 from __future__ import annotations
 
+from neo4j import Record
+
 from kg_platform.graph.client import GraphClient
 
 #: level-2 chunks per source from which a scope counts as long documents
@@ -27,7 +29,18 @@ def holds_documents(sources: int, chunks: int) -> bool:
 def corpus_counts(graph: GraphClient, corpus: str | None) -> tuple[int, int]:
     """``(sources, level-2 chunks)`` over a sample of ``corpus``'s sources (every corpus when
     None)."""
-    rows = graph.read("retrieval/scope_shape_corpus", corpus=corpus, sample=SHAPE_SAMPLE)
+    return _counts(graph.read("retrieval/scope_shape_corpus", corpus=corpus, sample=SHAPE_SAMPLE))
+
+
+def sources_counts(graph: GraphClient, source_ids: list[str]) -> tuple[int, int]:
+    """``(sources, level-2 chunks)`` over a sample of the sources ``source_ids`` (a document
+    scope)."""
+    return _counts(
+        graph.read("retrieval/scope_shape_sources", sources=source_ids, sample=SHAPE_SAMPLE)
+    )
+
+
+def _counts(rows: list[Record]) -> tuple[int, int]:
     return (int(rows[0]["sources"]), int(rows[0]["chunks"])) if rows else (0, 0)
 
 

@@ -471,8 +471,8 @@ class IngestSession:
         lock skips with a log line."""
         from kg_platform.distilling.nlp_step import extract_entities_nlp
         from kg_platform.distilling.runner import distill_lock_name
-        from kg_platform.graph.lock import JobLock
         from kg_platform.graph.corpus_shape import corpus_holds_passages
+        from kg_platform.graph.lock import JobLock
 
         mode = self._nlp_mode()
         if mode == "off":

@@ -16,17 +16,17 @@ record has the measurements (``lab/results/2026-11-27/default-path/``,
 What tells the kinds apart is known before the question is read: how many level-2 chunks each
 source holds (sources of a few chunks are passages; sources of dozens are documents;
 :mod:`kg_platform.graph.corpus_shape`, which ingestion reads too, to build the entities where
-this walks them), and whether the corpus has entities. One count over at most
-:data:`SHAPE_SAMPLE` sources and one existence check decide (kept per retrieval context), so the
-cost does not grow with the corpus; for passages with entities, the read of the question's seeds
-the walk needs anyway decides between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
+this walks them), and whether the corpus has entities. One count over a sample of sources and
+one existence check decide (kept per retrieval context), so the cost does not grow with the
+corpus; for passages with entities, the read of the question's seeds the walk needs anyway
+decides between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
 """
 
 from __future__ import annotations
 
 import logging
 
-from kg_platform.graph.corpus_shape import SHAPE_SAMPLE, corpus_counts, holds_documents
+from kg_platform.graph.corpus_shape import corpus_counts, holds_documents, sources_counts
 from kg_platform.retrieval.base import (
     RetrievalContext,
     RetrievedItem,
@@ -61,18 +61,16 @@ def scope_key(ctx: RetrievalContext) -> tuple[str | None, tuple[str, ...] | None
 
 def scope_counts(ctx: RetrievalContext) -> tuple[int, int]:
     """``(sources, level-2 chunks)`` of the context's scope (its document scope, else its
-    corpus, else the whole graph), counted over at most :data:`SHAPE_SAMPLE` sources and kept
-    on the context: one small read per scope, whoever asks first (``auto``, the late rerank)."""
+    corpus, else the whole graph), counted over a sample of its sources
+    (:mod:`kg_platform.graph.corpus_shape`) and kept on the context: one small read per scope,
+    whoever asks first (``auto``, the late rerank)."""
     key = scope_key(ctx)
     if key not in ctx._scope_counts:
-        if key[1] is None:
-            ctx._scope_counts[key] = corpus_counts(ctx.graph, ctx.corpus)
-        else:
-            rows = ctx.graph.read(
-                "retrieval/scope_shape_sources", sources=list(key[1]), sample=SHAPE_SAMPLE
-            )
-            row = rows[0] if rows else {"sources": 0, "chunks": 0}
-            ctx._scope_counts[key] = (int(row["sources"]), int(row["chunks"]))
+        ctx._scope_counts[key] = (
+            corpus_counts(ctx.graph, ctx.corpus)
+            if key[1] is None
+            else sources_counts(ctx.graph, list(key[1]))
+        )
     return ctx._scope_counts[key]
 
 
