@@ -32,6 +32,13 @@ def retrieve(
         help="a registered strategy (default: KGP_RETRIEVE__STRATEGY, auto)",
     ),
     k: int | None = typer.Option(None, "--k", "-k", help="results to return (default: 5)"),
+    budget_tokens: int | None = typer.Option(
+        None,
+        "--budget-tokens",
+        min=1,
+        help="return the ranking's first chunks within N tokens (the last one cut to fit) "
+        "instead of --k: what fits a context window",
+    ),
     select: str | None = typer.Option(
         None,
         "--select",
@@ -68,6 +75,7 @@ def retrieve(
             corpus=corpus,
             scope=scope,
             record=record,
+            max_tokens=budget_tokens,
         )
     items = found.items
     if as_json:

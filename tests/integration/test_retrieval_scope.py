@@ -139,6 +139,24 @@ def test_cli_scoped_retrieve_finds_the_markitdown_format_list(kp, cli_env) -> No
     assert not missing, f"top 3 lack {missing}:\n{top3}"
 
 
+def test_cli_retrieve_fills_a_token_budget_as_the_sdk_does(kp, cli_env) -> None:
+    """``--budget-tokens N``: the SDK's ``max_tokens`` cut, the last chunk truncated to fit."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+    from kg_platform.tokens import count_tokens
+
+    args = ["retrieve", FORMATS_QUESTION, "--corpus", CORPUS, "--budget-tokens", "300", "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    items = json.loads(res.output)["items"]
+    assert sum(count_tokens(it["text"]) for it in items) == 300
+    sdk = kp.search(FORMATS_QUESTION, corpus=CORPUS, max_tokens=300).items
+    assert [it["id"] for it in items] == [it.id for it in sdk]
+
+
 def test_cli_explain_says_which_selection_ran(kp, cli_env) -> None:
     from typer.testing import CliRunner
 
