@@ -701,6 +701,13 @@ class ReasoningSettings(BaseModel):
         None, description="retrieval strategy of the factual pipeline (unset: retrieve.strategy)"
     )
     feedback_bias: bool = Field(False, description="SAGE feedback prompt's 60/40 shrink bias")
+    context_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="evidence tokens the LLM reads: unset = SAGE's gradient cut decides how many "
+        "chunks; N = the default path's chunks within N tokens, what `kgp retrieve "
+        "--budget-tokens N` returns (a small context window, or a fixed cost per question)",
+    )
     max_passage_tokens: int = Field(400, description="longest passage shown to the LLM")
     evidence_chunks: int = Field(5, description="chunks searched for evidence without an LLM")
     evidence_sentences: int = Field(3, description="sentences returned without an LLM")

@@ -4,6 +4,9 @@ Modes:
 
 * ``factual``: retrieve N candidates with a strategy, rerank, SAGE gradient cut (min_k, g),
   answer from the cut with numbered citations; ``feedback`` adds SAGE's self-feedback loop.
+  With ``context_tokens`` the LLM reads the default path's chunks within that many tokens
+  instead of SAGE's cut (what ``kgp retrieve --budget-tokens`` returns), and self-feedback moves
+  by whole chunks inside them.
 * ``decompose``: PIKE-RAG Algorithm 1 (knowledge-aware decomposition over atomic questions),
   then the answer from the chosen chunks; the run is stored as a ``(:Trajectory)``.
 * ``auto``: the LLM classifies the question (PIKE-RAG paper): factual -> ``factual``;
@@ -18,7 +21,8 @@ lists the skipped steps (:mod:`kg_platform.reasoning.fallback`).
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from kg_platform.errors import ConfigError
@@ -52,19 +56,25 @@ L3_L4_NOTE = (
 
 @dataclass
 class Ranked:
-    """The reranked candidates of one question and the cut over them."""
+    """The reranked candidates of one question and the cut over them: SAGE's gradient cut
+    (keep ``min_k``, then while the scores fall gently). Under a token budget (``budget_tokens``)
+    the items are already the chunks within it, and a cut is their first ``min_k``, so nothing
+    (self-feedback included) reads past the budget."""
 
     items: list[Evidence]
     scores: list[float]
     scorer: str
     min_k: int
-    gradient: float
+    gradient: float | None = None
+    budget_tokens: int | None = None
 
     def cut(self, min_k: int) -> list[Evidence]:
         from kg_platform.retrieval.selection import gradient_cut
 
         if not self.items:
             return []
+        if self.gradient is None:
+            return self.items[:min_k]
         return self.items[: gradient_cut(self.scores, min_k, self.gradient)]
 
 
@@ -82,6 +92,8 @@ class Reasoner:
     llm: "LLMClient | None" = None
     steps: ReasoningSteps | None = None
     sources: list[str] | None = None  # document scope (resolved source ids); None = whole corpus
+    #: the evidence budget of the question being answered (None: SAGE's cut); set by :meth:`ask`
+    _budget: int | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.steps is None and self.llm is not None:
@@ -101,12 +113,24 @@ class Reasoner:
         strategy: str | None = None,
         mode: str = "auto",
         feedback: bool = False,
+        context_tokens: int | None = None,
     ) -> Answer:
+        """Answer ``question``; ``context_tokens`` overrides ``reasoning.context_tokens`` (the
+        LLM reads the default path's chunks within that many tokens instead of SAGE's cut)."""
         question = " ".join(question.split())
         if not question:
             raise ConfigError("the question is empty", hint='kgp ask "your question"')
         if mode not in MODES:
             raise ConfigError(f"unknown mode {mode!r}", hint=f"use one of: {', '.join(MODES)}")
+        if context_tokens is not None and context_tokens < 1:
+            raise ConfigError(
+                f"context_tokens must be at least 1, got {context_tokens}",
+                hint="give the LLM at least one token of evidence, e.g. --context-tokens 1280, "
+                "or leave it unset for SAGE's cut",
+            )
+        self._budget = (
+            context_tokens if context_tokens is not None else self.settings.reasoning.context_tokens
+        )
         corpus = corpus if corpus is not None else self.settings.corpus
         strategy = strategy or self.settings.reasoning.strategy or self.settings.retrieve.strategy
         if self.steps is None:
@@ -144,10 +168,13 @@ class Reasoner:
     def _ranked(self, question: str, corpus: str | None, strategy: str) -> Ranked:
         """SAGE's pool for one question: ``sage.n_candidates`` candidates reranked through the
         retrieval pipeline's ``sage`` selection, kept whole (not cut) with their scores, so the
-        factual answer takes the gradient cut and self-feedback can widen it."""
+        factual answer takes the gradient cut and self-feedback can widen it. With a token
+        budget, the default path's ranking instead (:meth:`_budgeted`)."""
         from kg_platform.retrieval.pipeline import retrieve
         from kg_platform.retrieval.selection import sage_gradient, sage_scorer
 
+        if self._budget is not None:
+            return self._budgeted(question, corpus, strategy, self._budget)
         cfg = self.settings.sage
         ctx = self._context(corpus)
         result = retrieve(ctx, question, strategy=strategy, k=cfg.n_candidates, select="sage")
@@ -159,6 +186,30 @@ class Reasoner:
             scorer,
             cfg.min_k,
             sage_gradient(self.settings, scorer),
+        )
+
+    def _budgeted(self, question: str, corpus: str | None, strategy: str, tokens: int) -> Ranked:
+        """The default path's chunks within ``tokens`` (``retrieve.select``: what ``kgp retrieve
+        --budget-tokens`` returns, in its order, the last one truncated to fit). Why a budget
+        beside SAGE's cut: a model with a small context window, or a fixed cost per question,
+        needs a bound on what it reads that a gradient cut does not give."""
+        from kg_platform.retrieval.pipeline import retrieve
+
+        result = retrieve(
+            self._context(corpus),
+            question,
+            strategy=strategy,
+            k=self.settings.retrieve.k,
+            select=self.settings.retrieve.select,
+            max_tokens=tokens,
+            enrich=False,
+        )
+        return Ranked(
+            enrich(self.graph, from_items(result.items, via=strategy)),
+            [float(it.score) for it in result.items],
+            result.select,
+            min_k=len(result.items),
+            budget_tokens=tokens,
         )
 
     def _context(self, corpus: str | None) -> "RetrievalContext":
@@ -179,6 +230,11 @@ class Reasoner:
         assert self.steps is not None
         ranked = self._ranked(question, corpus, strategy)
         selected = ranked.cut(ranked.min_k)
+        cut = (
+            {"context_tokens": ranked.budget_tokens}
+            if ranked.budget_tokens is not None
+            else {"min_k": ranked.min_k, "g": ranked.gradient}
+        )
         trace.append(
             TraceEvent(
                 "retrieve",
@@ -186,8 +242,7 @@ class Reasoner:
                     "strategy": strategy,
                     "candidates": len(ranked.items),
                     "reranker": ranked.scorer,
-                    "min_k": ranked.min_k,
-                    "g": ranked.gradient,
+                    **cut,
                     "selected": len(selected),
                     "scores": [round(s, 4) for s in ranked.scores],
                 },
@@ -310,7 +365,7 @@ class Reasoner:
         question: str,
         pool: list[Evidence],
         min_k: int,
-        select,
+        select: Callable[[int], list[Evidence]],
         first: tuple[list[Evidence], Draft],
         trace: list[TraceEvent],
     ) -> None:

@@ -551,11 +551,15 @@ class KnowledgePlatform:
         mode: str = "auto",
         feedback: bool = False,
         scope: Sequence[str] | None = None,
+        context_tokens: int | None = None,
     ) -> "Answer":
         """Answer with citations (LLM when configured; otherwise the best evidence sentences).
 
         ``mode``: ``auto`` (classify, then factual or decompose), ``factual``, ``decompose``.
         ``scope``: answer from these documents only (as in :meth:`search`).
+        ``context_tokens``: the LLM reads the default path's chunks within this many tokens
+        (what :meth:`search` returns with ``max_tokens``) instead of SAGE's gradient cut
+        (default: ``reasoning.context_tokens``, unset = SAGE's cut).
         """
         from kg_platform.llm.session import open_llm
         from kg_platform.reasoning import Reasoner
@@ -573,5 +577,10 @@ class KnowledgePlatform:
                 sources=sources,
             )
             return reasoner.ask(
-                question, corpus=corpus, strategy=strategy, mode=mode, feedback=feedback
+                question,
+                corpus=corpus,
+                strategy=strategy,
+                mode=mode,
+                feedback=feedback,
+                context_tokens=context_tokens,
             )

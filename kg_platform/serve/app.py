@@ -84,6 +84,12 @@ class AskRequest(_Request):
     strategy: str | None = None
     mode: Literal["auto", "factual", "decompose"] = "auto"
     scope: list[str] | None = None
+    context_tokens: int | None = Field(
+        None,
+        ge=1,
+        description="the LLM reads the default path's chunks within this many tokens instead "
+        "of SAGE's cut (default: the server's reasoning.context_tokens)",
+    )
 
 
 class IngestRequest(_Request):
@@ -231,6 +237,7 @@ def _add_routes(app: FastAPI, service: Service) -> None:
             strategy=body.strategy,
             mode=body.mode,
             scope=body.scope,
+            context_tokens=body.context_tokens,
         )
 
     @app.get("/v1/strategies", tags=["retrieval"])

@@ -80,10 +80,16 @@ def build_mcp(service: Service) -> MCPServer[Any]:
         corpus: str | None = None,
         mode: Literal["auto", "factual", "decompose"] = "auto",
         scope: list[str] | None = None,
+        context_tokens: int | None = None,
     ) -> dict[str, Any]:
         """An answer with numbered citations (by the platform's configured LLM), or the best
-        evidence sentences when the platform has no LLM."""
-        return await _tool(service.ask(question, corpus=corpus, mode=mode, scope=scope))
+        evidence sentences when the platform has no LLM. context_tokens: the LLM reads the
+        best chunks within this many tokens instead of the platform's adaptive cut."""
+        return await _tool(
+            service.ask(
+                question, corpus=corpus, mode=mode, scope=scope, context_tokens=context_tokens
+            )
+        )
 
     @server.tool()
     async def list_corpora() -> dict[str, Any]:

@@ -146,6 +146,7 @@ class Service:
         strategy: str | None = None,
         mode: str = "auto",
         scope: Sequence[str] | None = None,
+        context_tokens: int | None = None,
     ) -> dict[str, Any]:
         answer = await self.call(
             self.platform.ask,
@@ -154,6 +155,7 @@ class Service:
             strategy=strategy,
             mode=mode,
             scope=list(scope) if scope else None,
+            context_tokens=context_tokens,
         )
         return answer.to_dict()
 

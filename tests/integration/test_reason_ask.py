@@ -11,6 +11,7 @@ from collections import defaultdict
 
 import pytest
 
+from kg_platform.errors import ConfigError
 from kg_platform.reasoning import NO_LLM_MARK, Reasoner
 from kg_platform.reasoning.trajectory import load_trajectory
 from support.fake_openai import FakeOpenAI, fake_llm, llm_settings_for  # noqa: F401
@@ -255,6 +256,53 @@ def test_factual_mode_with_self_feedback_rounds(kb, embedder, fake_llm, tmp_path
     fb = next(e for e in ans.trace if e.step == "self_feedback").detail
     assert fb["accepted"] and [x["score"] for x in fb["rounds"]] == [4, 9]
     assert ans.trajectory_id is None  # factual runs store none
+
+
+def test_a_token_budget_gives_the_llm_the_default_paths_chunks_within_it(
+    kb, embedder, fake_llm, tmp_path
+):
+    """``context_tokens``: the LLM reads what ``kgp retrieve --budget-tokens N`` returns, in its
+    order, the last chunk truncated to fit; self-feedback then moves by whole chunks."""
+    from kg_platform.config import SageSelectSettings
+    from kg_platform.retrieval.pipeline import retrieve
+    from kg_platform.tokens import count_tokens
+
+    script = Script(
+        answer=[j(rationale="[1]", answer="Liverpool"), j(rationale="[1]", answer="Liverpool")],
+        self_feedback=[
+            "Evaluation Score: 4\nContext Adjustment: -1",
+            "Evaluation Score: 9\nContext Adjustment: 1",
+        ],
+    )
+    # SAGE's settings would keep all four chunks whole: the budget, not SAGE, must decide
+    r = reasoner(
+        kb, embedder, fake_llm, tmp_path, script, sage=SageSelectSettings(min_k=4, n_candidates=4)
+    )
+    budget = 45
+    ans = r.ask(QUESTION, mode="factual", feedback=True, context_tokens=budget)
+
+    expected = retrieve(
+        r._context(CORPUS),
+        QUESTION,
+        strategy=r.settings.retrieve.strategy,
+        k=4,
+        select=r.settings.retrieve.select,
+        max_tokens=budget,
+    ).items
+    assert len(expected) == 2 and sum(count_tokens(it.text) for it in expected) == budget
+    first_prompt = script.seen["answer"][0]
+    assert len(re.findall(r"^\[\d+\] ", first_prompt, re.M)) == 2
+    assert expected[1].text.strip() in first_prompt  # the crossing chunk, truncated to fit
+    assert "1966" not in first_prompt  # its rest is not read
+    retrieved = next(e for e in ans.trace if e.step == "retrieve").detail
+    assert retrieved["context_tokens"] == budget and "g" not in retrieved
+    assert retrieved["selected"] == 2
+    # feedback asked for one chunk fewer: the second answer read the first chunk alone
+    assert len(re.findall(r"^\[\d+\] ", script.seen["answer"][1], re.M)) == 1
+    assert [c.chunk_id for c in ans.citations] == [expected[0].id]
+
+    with pytest.raises(ConfigError, match="context_tokens must be at least 1"):
+        r.ask(QUESTION, mode="factual", context_tokens=0)
 
 
 def test_auto_mode_routes_by_task_class(kb, embedder, fake_llm, tmp_path):

@@ -148,6 +148,10 @@ def test_a_bad_strategy_is_a_422_problem_with_the_platforms_hint(api) -> None:
     assert "budget" in unknown["detail"]
     gone = _problem(api.post("/v1/search", json={"query": "x", "corpus": ""}, headers=AUTH), 422)
     assert "empty" in gone["detail"]
+    no_room = _problem(
+        api.post("/v1/ask", json={"question": "x", "context_tokens": 0}, headers=AUTH), 422
+    )
+    assert "context_tokens" in no_room["detail"]
     _problem(api.get("/v1/no-such-endpoint", headers=AUTH), 404)
 
 
