@@ -6,7 +6,7 @@ Modes:
   answer from the cut with numbered citations; ``feedback`` adds SAGE's self-feedback loop.
   With ``context_tokens`` the LLM reads the default path's chunks within that many tokens
   instead of SAGE's cut (what ``kgp retrieve --budget-tokens`` returns), and self-feedback moves
-  by whole chunks inside them.
+  by whole chunks inside them; in ``decompose`` the chosen chunks are cut to the budget too.
 * ``decompose``: PIKE-RAG Algorithm 1 (knowledge-aware decomposition over atomic questions),
   then the answer from the chosen chunks; the run is stored as a ``(:Trajectory)``.
 * ``auto``: the LLM classifies the question (PIKE-RAG paper): factual -> ``factual``;
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from kg_platform.errors import ConfigError
@@ -212,6 +212,16 @@ class Reasoner:
             budget_tokens=tokens,
         )
 
+    def _within_budget(self, evidence: list[Evidence]) -> list[Evidence]:
+        """``evidence`` in its order, cut to the question's token budget (the last one
+        truncated to fit); all of it when there is none."""
+        if self._budget is None:
+            return evidence
+        from kg_platform.retrieval.budget import prefix_within
+
+        kept = prefix_within([ev.text for ev in evidence], self._budget)
+        return [replace(ev, text=text) for ev, text in zip(evidence, kept)]
+
     def _context(self, corpus: str | None) -> "RetrievalContext":
         from kg_platform.retrieval.base import RetrievalContext
 
@@ -292,7 +302,7 @@ class Reasoner:
                 },
             )
         )
-        context = run.context
+        context = self._within_budget(run.context)
         ranked: Ranked | None = None
         if not context:
             # Nothing was chosen (e.g. the atomic layer is empty): answer from direct retrieval
@@ -310,7 +320,10 @@ class Reasoner:
             if ranked is None:
                 ranked = self._ranked(question, corpus, strategy)
             chosen_ids = {e.chunk_id for e in context}
-            pool = list(context) + [e for e in ranked.items if e.chunk_id not in chosen_ids]
+            # under a token budget the whole pool is cut to it, so widening stays inside it
+            pool = self._within_budget(
+                list(context) + [e for e in ranked.items if e.chunk_id not in chosen_ids]
+            )
             self._feedback(
                 answer, question, pool, len(context), lambda m: pool[:m], (context, draft), trace
             )

@@ -14,7 +14,7 @@ from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.tokens import count_tokens, truncate_tokens
 
-__all__ = ["cut_to_budget", "items_for_budget"]
+__all__ = ["cut_to_budget", "items_for_budget", "prefix_within"]
 
 #: the shortest item a strategy returns is about a sentence piece; asking for budget / this
 #: many items leaves enough candidates to fill the budget
@@ -32,19 +32,29 @@ def items_for_budget(k: int, max_tokens: int) -> int:
     return min(MAX_ITEMS, max(k, -(-max_tokens // TOKENS_PER_ITEM_FLOOR)))
 
 
-def cut_to_budget(items: Sequence[RetrievedItem], max_tokens: int) -> list[RetrievedItem]:
-    """The longest prefix of ``items`` within ``max_tokens``; the crossing item cut to fit."""
-    out: list[RetrievedItem] = []
+def prefix_within(texts: Sequence[str], max_tokens: int) -> list[str]:
+    """The texts of the longest prefix of ``texts`` within ``max_tokens``, the one that crosses
+    it truncated to the tokens left: the one budget rule, for retrieved items and for the
+    reasoner's evidence alike."""
+    out: list[str] = []
     left = max_tokens
-    for item in items:
-        n = count_tokens(item.text)
+    for text in texts:
+        n = count_tokens(text)
         if n <= left:
-            out.append(item)
+            out.append(text)
             left -= n
         else:
-            text = truncate_tokens(item.text, left)
-            out.append(dataclasses.replace(item, text=text, tokens=count_tokens(text)))
+            out.append(truncate_tokens(text, left))
             left = 0
         if left == 0:
             break
     return out
+
+
+def cut_to_budget(items: Sequence[RetrievedItem], max_tokens: int) -> list[RetrievedItem]:
+    """The longest prefix of ``items`` within ``max_tokens``; the crossing item cut to fit."""
+    kept = prefix_within([it.text for it in items], max_tokens)
+    return [
+        it if text == it.text else dataclasses.replace(it, text=text, tokens=count_tokens(text))
+        for it, text in zip(items, kept)
+    ]

@@ -305,6 +305,32 @@ def test_a_token_budget_gives_the_llm_the_default_paths_chunks_within_it(
         r.ask(QUESTION, mode="factual", context_tokens=0)
 
 
+def test_a_token_budget_cuts_the_decompositions_chunks_too(kb, embedder, fake_llm, tmp_path):
+    """``context_tokens`` is a cap whichever mode answers: the chunks Algorithm 1 chose are cut
+    to it in their order, the last one truncated."""
+    from kg_platform.tokens import count_tokens
+
+    script = Script(
+        propose=[
+            j(thinking="need the director", sub_questions=["Who directed Sweetgrass?"]),
+            j(thinking="need birthplace", sub_questions=["Where was Lucien Castaing-Taylor born?"]),
+            j(thinking="enough", sub_questions=[]),
+        ],
+        select=[j(thinking="", question_idx=1), j(thinking="", question_idx=1)],
+        answer=[j(rationale="[1], [2]", answer="Liverpool")],
+    )
+    r = reasoner(kb, embedder, fake_llm, tmp_path, script)
+    first = DOCS[0][1]
+    budget = count_tokens(first) + 8
+    ans = r.ask(QUESTION, mode="decompose", context_tokens=budget)
+
+    prompt = script.seen["answer"][0]
+    assert len(re.findall(r"^\[\d+\] ", prompt, re.M)) == 2
+    assert first in prompt and "Content: Lucien Castaing-Taylor" in prompt
+    assert "1966" not in prompt  # the second chunk stops after its first 8 word pieces
+    assert [c.chunk_id for c in ans.citations] == ["c1-0", "c1-1"]
+
+
 def test_auto_mode_routes_by_task_class(kb, embedder, fake_llm, tmp_path):
     script = Script(
         classify=[j(task_class="factual"), j(task_class="predictive")],
