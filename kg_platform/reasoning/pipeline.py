@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from kg_platform.errors import ConfigError
@@ -73,9 +73,21 @@ class Ranked:
 
         if not self.items:
             return []
-        if self.gradient is None:
+        if self.budget_tokens is not None:
             return self.items[:min_k]
+        assert self.gradient is not None, "SAGE's cut needs its gradient"
         return self.items[: gradient_cut(self.scores, min_k, self.gradient)]
+
+
+def within_budget(evidence: list[Evidence], budget: int | None) -> list[Evidence]:
+    """``evidence`` in its order, cut to ``budget`` tokens (the last one truncated to fit, by
+    the same rule as retrieval's budget cut); all of it when there is no budget."""
+    if budget is None:
+        return evidence
+    from kg_platform.retrieval.budget import prefix_within
+
+    kept = prefix_within([ev.text for ev in evidence], budget)
+    return [replace(ev, text=text) for ev, text in zip(evidence, kept)]
 
 
 @dataclass
@@ -92,8 +104,6 @@ class Reasoner:
     llm: "LLMClient | None" = None
     steps: ReasoningSteps | None = None
     sources: list[str] | None = None  # document scope (resolved source ids); None = whole corpus
-    #: the evidence budget of the question being answered (None: SAGE's cut); set by :meth:`ask`
-    _budget: int | None = field(default=None, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.steps is None and self.llm is not None:
@@ -128,7 +138,7 @@ class Reasoner:
                 hint="give the LLM at least one token of evidence, e.g. --context-tokens 1280, "
                 "or leave it unset for SAGE's cut",
             )
-        self._budget = (
+        budget = (
             context_tokens if context_tokens is not None else self.settings.reasoning.context_tokens
         )
         corpus = corpus if corpus is not None else self.settings.corpus
@@ -153,9 +163,11 @@ class Reasoner:
             )
         run = None
         if chosen_mode == "factual":
-            result = self._factual(question, corpus, strategy, feedback, trace)
+            result = self._factual(question, corpus, strategy, feedback, trace, budget)
         else:
-            result, run = self._decompose(question, corpus, strategy, feedback, trace, notes)
+            result, run = self._decompose(
+                question, corpus, strategy, feedback, trace, notes, budget
+            )
         result.task_class = task_class
         result.notes = notes + result.notes
         result.trace = trace
@@ -165,7 +177,9 @@ class Reasoner:
         return result
 
     # ------------------------------------------------------------------ pipelines
-    def _ranked(self, question: str, corpus: str | None, strategy: str) -> Ranked:
+    def _ranked(
+        self, question: str, corpus: str | None, strategy: str, budget: int | None
+    ) -> Ranked:
         """SAGE's pool for one question: ``sage.n_candidates`` candidates reranked through the
         retrieval pipeline's ``sage`` selection, kept whole (not cut) with their scores, so the
         factual answer takes the gradient cut and self-feedback can widen it. With a token
@@ -173,8 +187,8 @@ class Reasoner:
         from kg_platform.retrieval.pipeline import retrieve
         from kg_platform.retrieval.selection import sage_gradient, sage_scorer
 
-        if self._budget is not None:
-            return self._budgeted(question, corpus, strategy, self._budget)
+        if budget is not None:
+            return self._budgeted(question, corpus, strategy, budget)
         cfg = self.settings.sage
         ctx = self._context(corpus)
         result = retrieve(ctx, question, strategy=strategy, k=cfg.n_candidates, select="sage")
@@ -212,16 +226,6 @@ class Reasoner:
             budget_tokens=tokens,
         )
 
-    def _within_budget(self, evidence: list[Evidence]) -> list[Evidence]:
-        """``evidence`` in its order, cut to the question's token budget (the last one
-        truncated to fit); all of it when there is none."""
-        if self._budget is None:
-            return evidence
-        from kg_platform.retrieval.budget import prefix_within
-
-        kept = prefix_within([ev.text for ev in evidence], self._budget)
-        return [replace(ev, text=text) for ev, text in zip(evidence, kept)]
-
     def _context(self, corpus: str | None) -> "RetrievalContext":
         from kg_platform.retrieval.base import RetrievalContext
 
@@ -236,9 +240,10 @@ class Reasoner:
         strategy: str,
         feedback: bool,
         trace: list[TraceEvent],
+        budget: int | None,
     ) -> Answer:
         assert self.steps is not None
-        ranked = self._ranked(question, corpus, strategy)
+        ranked = self._ranked(question, corpus, strategy, budget)
         selected = ranked.cut(ranked.min_k)
         cut = (
             {"context_tokens": ranked.budget_tokens}
@@ -274,6 +279,7 @@ class Reasoner:
         feedback: bool,
         trace: list[TraceEvent],
         notes: list[str],
+        budget: int | None,
     ) -> tuple[Answer, DecompositionRun]:
         assert self.steps is not None
         dcfg = self.settings.decomposition
@@ -302,12 +308,12 @@ class Reasoner:
                 },
             )
         )
-        context = self._within_budget(run.context)
+        context = within_budget(run.context, budget)
         ranked: Ranked | None = None
         if not context:
             # Nothing was chosen (e.g. the atomic layer is empty): answer from direct retrieval
             # rather than from the model's memory, and say so.
-            ranked = self._ranked(question, corpus, strategy)
+            ranked = self._ranked(question, corpus, strategy, budget)
             context = ranked.cut(ranked.min_k)
             notes.append(
                 f"decomposition chose no chunk ({run.stop_reason}); answered from "
@@ -318,11 +324,11 @@ class Reasoner:
         answer = self._answer(question, "decompose", context, draft, trace)
         if feedback:
             if ranked is None:
-                ranked = self._ranked(question, corpus, strategy)
+                ranked = self._ranked(question, corpus, strategy, budget)
             chosen_ids = {e.chunk_id for e in context}
             # under a token budget the whole pool is cut to it, so widening stays inside it
-            pool = self._within_budget(
-                list(context) + [e for e in ranked.items if e.chunk_id not in chosen_ids]
+            pool = within_budget(
+                list(context) + [e for e in ranked.items if e.chunk_id not in chosen_ids], budget
             )
             self._feedback(
                 answer, question, pool, len(context), lambda m: pool[:m], (context, draft), trace
