@@ -1,5 +1,11 @@
-"""Shared fixtures: one real Neo4j 5.26 server per test session, started by the project's own
-``LocalNeo4j`` (ephemeral home, free ports) and stopped at the end. No database mocks.
+"""The suite's shared fixtures and hooks (loaded by the repository's root ``conftest.py``, so
+that ``tests/`` and the lab's ``lab/tests/`` share them): one real Neo4j 5.26 server per test
+session, started by the project's own ``LocalNeo4j`` (ephemeral home, free ports) and stopped at
+the end. No database mocks.
+
+Without the shared bench data (``../shared``, or ``KGP_SHARED_DIR``), the unit tier
+(``tests/unit/``, ``make test-unit``) still runs: its tests that read the data skip themselves
+with a reason; every other test is skipped with the reason below.
 
 Set ``KGP_TEST_NEO4J_URI`` (+ ``KGP_TEST_NEO4J_PASSWORD``) to run against an existing server
 instead; its database is WIPED by the ``clean_graph`` fixture, so never point it at real data.
@@ -18,17 +24,26 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 from tests.support.data import BENCH, DEV, DOCUMENTS, REPO, SHARED  # noqa: F401 (re-exported)
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    """One clear error instead of dozens of missing-file failures when the data is elsewhere."""
-    if not DOCUMENTS.is_dir():
-        pytest.exit(
-            f"the shared bench data is not at {SHARED} (no {DOCUMENTS}): run the tests from a "
-            "clone next to shared/, or set KGP_SHARED_DIR to the folder that holds bench/",
-            returncode=4,
-        )
+UNIT_TIER = REPO / "tests" / "unit"
+
+
+def in_unit_tier(item: pytest.Item) -> bool:
+    """Whether ``item`` is a test of the unit tier (no Neo4j, no Java, no shared data)."""
+    return UNIT_TIER in item.path.parents
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not DOCUMENTS.is_dir():
+        # One reason on every test beyond the unit tier, instead of dozens of missing-file
+        # failures: they ingest the bench documents or read the dev sets.
+        no_data = pytest.mark.skip(
+            reason=f"needs the shared bench data, not at {SHARED} (no {DOCUMENTS}): run the "
+            "tests from a clone next to shared/, or set KGP_SHARED_DIR to the folder that holds "
+            "bench/ (`make test-unit` runs without it)"
+        )
+        for item in items:
+            if not in_unit_tier(item):
+                item.add_marker(no_data)
     if os.environ.get("KGP_RUN_LOCAL_LLM"):
         return
     skip = pytest.mark.skip(reason="needs the local llama.cpp server: set KGP_RUN_LOCAL_LLM=1")
