@@ -50,8 +50,8 @@ demo: install java
 
 # Lint first: a style or typing error fails in seconds, before the 15-minute suite.
 lint: install-test
-	$(VENV)/bin/ruff check kg_platform lab tests
-	$(VENV)/bin/ruff format --check kg_platform lab tests
+	$(VENV)/bin/ruff check kg_platform lab tests conftest.py
+	$(VENV)/bin/ruff format --check kg_platform lab tests conftest.py
 	$(VENV)/bin/mypy
 
 test: install-test java lint
