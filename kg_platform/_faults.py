@@ -8,8 +8,11 @@ it needs a process held at a known point while it kills Neo4j or starts a rival 
   (e.g. ``write:3``).
 - ``KGP_FAULT_PAUSE=<phase>:<n>:<gate>``: the nth time, create ``<gate>.reached`` and wait until
   the file ``<gate>`` exists (at most 15 min), then go on.
+- ``KGP_FAULT_TRACE=<file>``: append each phase reached to ``<file>``, one line each (a test waits
+  on it for a point the process has passed instead of sleeping).
 
-Phases: parse, embed, write, piece_graph (ingestion), retrieve (``kgp retrieve``).
+Phases: parse, embed, write, piece_graph (ingestion), retrieve (``kgp retrieve``), sigterm (the
+SIGTERM handler of a long command ran in the main thread, ``kg_platform/cli/signals.py``).
 """
 
 from __future__ import annotations
@@ -28,8 +31,12 @@ def fault_point(phase: str) -> None:
     """Count a call of ``phase``; kill or pause this process when a fault variable says so."""
     kill = os.environ.get("KGP_FAULT_KILL")
     pause = os.environ.get("KGP_FAULT_PAUSE")
-    if not kill and not pause:
+    trace = os.environ.get("KGP_FAULT_TRACE")
+    if not kill and not pause and not trace:
         return
+    if trace:
+        with open(trace, "a", encoding="utf-8") as out:
+            out.write(phase + "\n")
     _counts[phase] = _counts.get(phase, 0) + 1
     if kill:
         target, _, nth = kill.partition(":")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import subprocess
 
 
 def free_port() -> int:
@@ -34,3 +35,14 @@ def pid_alive(pid: int) -> bool:
             return fh.read().rsplit(")", 1)[-1].split()[0] != "Z"
     except OSError:
         return True
+
+
+def stop_child(proc: subprocess.Popen[bytes] | subprocess.Popen[str], timeout: float) -> None:
+    """Stop a child this process started: SIGTERM, then SIGKILL if it is still running after
+    ``timeout`` seconds; reaped either way."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=timeout)

@@ -307,7 +307,8 @@ class RetrieveSettings(BaseModel):
 
     strategy: str = Field(
         "auto",
-        description="strategy used when a caller names none (`kgp strategies` lists them); auto "
+        description="strategy used when a caller names none (`KnowledgePlatform.strategies()` "
+        "lists them, as `kgp lab eval --list` does with the lab); auto "
         "= propagate over long documents, mogg over short passages (entity for a question that "
         "names an entity of the distilled layer)",
     )

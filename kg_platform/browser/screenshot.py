@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from kg_platform._process import stop_child
 from kg_platform.errors import ConfigError, KGPError
 
 
@@ -212,10 +213,6 @@ def take_screenshot(
             )
         )
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_child(proc, timeout=10)
         shutil.rmtree(profile, ignore_errors=True)
     return out

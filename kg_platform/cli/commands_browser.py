@@ -98,9 +98,14 @@ def write(
         typer.echo(str(path))
 
 
+#: `kgp browser serve`'s default port: not `kgp serve`'s (8765) nor `kgp mcp --http`'s (8766), so
+#: the guide can be served beside the HTTP API and the MCP server
+GUIDE_PORT = 8767
+
+
 @app.command("serve")
 def serve(
-    port: int = typer.Option(8765, help="port on 127.0.0.1"),
+    port: int = typer.Option(GUIDE_PORT, help="port on 127.0.0.1"),
     host: str = typer.Option("127.0.0.1", help="interface to listen on"),
 ) -> None:
     """Serve the guide with CORS so any Neo4j Browser (e.g. Docker's) can `:play` it."""

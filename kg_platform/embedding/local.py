@@ -55,7 +55,7 @@ class SentenceTransformerEmbedder:
         except ImportError as exc:
             raise EmbeddingError(
                 "embedding provider 'sentence-transformers' needs torch and sentence-transformers",
-                hint="pip install 'kg-platform[train]', or use the default "
+                hint="pip install -e '.[train]' in the kg-platform repository, or use the default "
                 "KGP_EMBEDDING__PROVIDER=onnx (same model, same vectors, no torch)",
             ) from exc
         if not sys.stderr.isatty():

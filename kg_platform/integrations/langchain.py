@@ -1,6 +1,6 @@
 """LangChain adapter: :class:`KGPlatformRetriever`, a ``BaseRetriever`` over every strategy.
 
-Install with ``pip install 'kg-platform[langchain]'``. Each retrieved item becomes a
+Install with ``pip install -e '.[langchain]'`` (from the repository). Each retrieved item becomes a
 ``Document`` whose ``page_content`` is the item's text and whose ``metadata`` carries where it
 came from and why it was chosen::
 

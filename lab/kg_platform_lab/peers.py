@@ -18,7 +18,7 @@ Known differences, on purpose:
   the fulltext side receives the question with Lucene syntax escaped, while the vector side gets
   the embedding of the original question (passed as ``query_vector``).
 
-Needs the optional extra: ``pip install 'kg-platform[peers]'``.
+Needs neo4j-graphrag, one of the lab's dependencies (``pip install -e lab/``).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def _require_graphrag() -> Any:
     except ModuleNotFoundError as exc:
         raise RetrievalError(
             "peer strategies need the neo4j-graphrag package",
-            hint="pip install 'kg-platform[peers]'",
+            hint="pip install -e lab/ (neo4j-graphrag is one of the lab's dependencies)",
         ) from exc
     return GraphragEmbedder
 

@@ -89,14 +89,8 @@ class LabSettings(BaseSettings):
     decomposer: DecomposerCollectSettings = DecomposerCollectSettings()
 
     @classmethod
-    def settings_customise_sources(
-        cls,
-        settings_cls: type[BaseSettings],
-        init_settings: PydanticBaseSettingsSource,
-        env_settings: PydanticBaseSettingsSource,
-        dotenv_settings: PydanticBaseSettingsSource,
-        file_secret_settings: PydanticBaseSettingsSource,
-    ) -> tuple[PydanticBaseSettingsSource, ...]:
+    def settings_customise_sources(cls, settings_cls, init_settings, env_settings, **_unread):
+        # pydantic-settings' hook; the dotenv and secrets-file sources (``_unread``) are not read
         return (init_settings, env_settings, _LabTableOfConfigFile(settings_cls))
 
 

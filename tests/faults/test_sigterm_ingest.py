@@ -3,8 +3,14 @@ batch already handed to the writer lands, the run is recorded as failed with the
 `running`), the corpus lock is released at once, the exit code is 143, and the next run resumes
 to the same graph as a clean ingest of the same files.
 
-The process is held at its first write (``KGP_FAULT_PAUSE``) when the signal is sent, so the
-signal lands while a batch is in flight on every run."""
+The process is held at a write (``KGP_FAULT_PAUSE``) when the signal is sent, so the signal lands
+while a batch is in flight on every run; the writer is let go only once the SIGTERM handler has
+run in the main thread (it records the ``sigterm`` fault point in ``KGP_FAULT_TRACE``): no
+sleep decides the order, however loaded the machine.
+
+A SIGTERM that lands during the last batch is honoured too (the ``last batch`` case): every
+source has then landed, and the run is still recorded as failed and exits 143; the next run
+skips every source and completes."""
 
 from __future__ import annotations
 
@@ -38,8 +44,22 @@ def _wait_for(path, proc: subprocess.Popen, timeout: float = 300) -> None:
         time.sleep(0.05)
 
 
+def _wait_for_line(path, line: str, proc: subprocess.Popen, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not (path.exists() and line in path.read_text().split()):
+        if proc.poll() is not None:
+            pytest.fail(f"kgp ingest ended ({proc.returncode}) before its {line} point")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"kgp ingest never reached its {line} point")
+        time.sleep(0.05)
+
+
+# fault_point("write") is reached twice a batch (before and after its transaction): write:1 holds
+# the first of the three batches before it writes, write:5 the third and last.
+@pytest.mark.parametrize("held", ["write:1", "write:5"], ids=["first batch", "last batch"])
 def test_sigterm_mid_ingest_records_the_run_and_the_next_run_resumes(
-    graph_session, settings, embedder, tmp_path
+    graph_session, settings, embedder, tmp_path, held
 ) -> None:
     folder = tmp_path / "docs"
     folder.mkdir()
@@ -51,17 +71,17 @@ def test_sigterm_mid_ingest_records_the_run_and_the_next_run_resumes(
     assert clean.status == "completed", clean.errors
 
     env = {**kgp_env(settings), "KGP_INGEST__TRANSACTION_ROWS": "1"}  # one source per batch
-    gate = tmp_path / "gate"
+    gate, trace = tmp_path / "gate", tmp_path / "trace"
     proc = subprocess.Popen(
         [str(KGP), "ingest", str(folder), "--corpus", "t-term", "--json"],
-        env={**env, "KGP_FAULT_PAUSE": f"write:1:{gate}"},
+        env={**env, "KGP_FAULT_PAUSE": f"{held}:{gate}", "KGP_FAULT_TRACE": str(trace)},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     _wait_for(gate.with_name("gate.reached"), proc)
     proc.send_signal(signal.SIGTERM)
-    time.sleep(0.5)  # the handler runs in the main thread while the writer is held
+    _wait_for_line(trace, "sigterm", proc)  # the handler ran while the writer is held
     gate.touch()
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 143, (proc.returncode, err[-2000:])
@@ -78,6 +98,8 @@ def test_sigterm_mid_ingest_records_the_run_and_the_next_run_resumes(
         "MATCH (s:Source {corpus: $c}) RETURN count(s) AS n", c="t-term"
     )[0]["n"]
     assert landed >= 1  # the batch held at the writer was let through, not abandoned
+    if held == "write:5":
+        assert landed == len(FILES)  # the two before it, and the held last one
 
     # the lock was released: the next run starts at once (no wait) and resumes
     again = run_kgp(

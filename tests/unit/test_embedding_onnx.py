@@ -32,7 +32,7 @@ def _bench_texts(limit: int = 160) -> list[str]:
             p.strip() for p in md.read_text(encoding="utf-8").split("\n\n")[:20] if p.strip()
         )
     if not texts:
-        pytest.skip("needs the shared bench data (/work/shared/bench)")
+        pytest.skip(f"needs the shared bench data, not at {BENCH} (set KGP_SHARED_DIR)")
     # Edge cases: empty, whitespace only, one character, far beyond the 256 word-piece limit.
     return texts[:limit] + ["", "   ", "a", "token " * 600]
 

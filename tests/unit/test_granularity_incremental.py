@@ -98,7 +98,7 @@ def _assert_equal(store: Store, stats: BM25Stats) -> None:
 @pytest.fixture(scope="module")
 def sentences() -> list[tuple[str, str]]:
     if not (SHARED / "bench").is_dir():
-        pytest.skip("needs ../shared/bench")
+        pytest.skip(f"needs the shared bench data, not at {SHARED / 'bench'} (set KGP_SHARED_DIR)")
     return _sentences(600)
 
 

@@ -70,11 +70,11 @@ def test_every_product_module_imports_without_the_lab() -> None:
 
 def test_the_product_test_suite_collects_without_the_lab() -> None:
     """Every product test module imports without the lab, and no lab test is collected: the
-    product's suite runs in a venv that lacks ``kg-platform-lab`` (tests/lab/ is skipped)."""
+    product's suite runs in a venv that lacks ``kg-platform-lab`` (lab/tests/ is skipped)."""
     repo = PACKAGE.parent
     child = BLOCKED_CHILD.split("import kg_platform\n", 1)[0] + (
         "import pytest\n"
-        "sys.exit(pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'tests']))\n"
+        "sys.exit(pytest.main(['--collect-only', '-q', '-p', 'no:cacheprovider', 'tests', 'lab/tests']))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", child], capture_output=True, text=True, timeout=300, cwd=repo
@@ -82,7 +82,7 @@ def test_the_product_test_suite_collects_without_the_lab() -> None:
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     collected = [line for line in out.stdout.splitlines() if "::" in line]
     assert len(collected) > 300
-    assert not [line for line in collected if line.startswith("tests/lab/")]
+    assert not [line for line in collected if line.startswith("lab/tests/")]
 
 
 def test_the_lab_adds_its_commands_and_peers_when_installed() -> None:

@@ -76,7 +76,8 @@ def run_langchain_peer(
         from langchain_neo4j import Neo4jVector
     except ImportError as exc:
         raise ConfigError(
-            "the ingestion peer needs langchain-neo4j", hint="pip install 'kg-platform[peers]'"
+            "the ingestion peer needs langchain-neo4j",
+            hint="pip install -e lab/ (langchain-neo4j is one of the lab's dependencies)",
         ) from exc
     from kg_platform.integrations.langchain import KGPlatformEmbeddings
 

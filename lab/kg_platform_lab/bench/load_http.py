@@ -39,7 +39,7 @@ def started_server(env: dict[str, str] | None = None) -> Iterator[str]:
     limit is lifted (the load measures the server, not the limiter)."""
     import httpx
 
-    from kg_platform._process import free_port
+    from kg_platform._process import free_port, stop_child
 
     port = free_port()
     kgp = Path(sys.executable).with_name("kgp")
@@ -73,12 +73,7 @@ def started_server(env: dict[str, str] | None = None) -> Iterator[str]:
             time.sleep(0.3)
         yield base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=30)
+        stop_child(proc, timeout=30)
 
 
 def run_http_load(

@@ -1,8 +1,9 @@
 """Recall against context tokens per strategy: the picture people use to choose a strategy.
 
 Each strategy is a line through its cut points (k = 1..k, or budget/8..budget) from the report's
-``curve``; the marker at the end is the reported operating point. matplotlib is an optional extra
-(``kg-platform[plot]``) and is imported only here, with the non-interactive Agg backend.
+``curve``; the marker at the end is the reported operating point. matplotlib (one of the lab's
+dependencies, ``pip install -e lab/``) is imported only here, with the non-interactive Agg
+backend.
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ def plot_report(report: dict[str, Any], path: str | Path, *, title: str | None =
         import matplotlib.pyplot as plt
     except ModuleNotFoundError as exc:
         raise EvaluationError(
-            "--plot needs matplotlib", hint="pip install 'kg-platform[plot]'"
+            "--plot needs matplotlib",
+            hint="pip install -e lab/ (matplotlib is one of the lab's dependencies)",
         ) from exc
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -195,7 +195,8 @@ class TextTilingSegmenter:
             from kg_platform.errors import ConfigError
 
             raise ConfigError(
-                "the TextTiling baseline needs NLTK", hint="pip install 'kg-platform[segment]'"
+                "the TextTiling baseline needs NLTK",
+                hint="pip install -e lab/ (NLTK is one of the lab's dependencies)",
             ) from exc
 
         sentences = [" ".join(s.split()) for s in sentences]

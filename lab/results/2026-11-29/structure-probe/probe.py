@@ -10,19 +10,24 @@ order on the train split (fit half / held half, split by paper) and on bench/lon
 
 Run from the repo root with the local Neo4j up (the corpora doc-ldtrain250, doc-ldtrain-rest,
 doc-longdoc): python lab/results/2026-11-29/structure-probe/probe.py
+
+The features are the product's own (``kg_platform.retrieval.structure_rerank.features`` over the
+rows of ``places``), which this probe's first version computed itself before the document rerank
+shipped (git history of this file has that version, whose figures the README quotes; the shipped
+function reads the same 13 features, with a section's chunks counted at the chunk's own level).
 """
 
 from __future__ import annotations
 
 import sys
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 from sklearn.linear_model import LogisticRegression
 
 from kg_platform.graph import GraphClient
-from kg_platform.retrieval.late_interaction import min_max
+from kg_platform.retrieval.structure_rerank import features as structure_features
+from kg_platform.retrieval.structure_rerank import places
 from kg_platform_lab.cli.commands_rerank import _examples
 from kg_platform_lab.rerank.fit import Scorer, order_by_score
 from kg_platform_lab.rerank.pools import read_pools
@@ -37,54 +42,11 @@ SETS = [
 N = 30
 
 
-def chunk_rows(g: GraphClient, ids: list[str]) -> dict[str, dict]:
-    """Per level-2 chunk: its section, its place in the section and the section's in the paper,
-    its length."""
-    rows = g.read_raw(
-        "MATCH (c:Chunk) WHERE c.id IN $ids "
-        "MATCH (s:Section {id: c.section_id}) "
-        "CALL (s) { MATCH (s)-[:HAS_CHUNK]->(x:Chunk {level: 2}) RETURN count(x) AS sn } "
-        "CALL (c) { MATCH (t:Section {source_id: c.source_id}) RETURN max(t.ord) AS slast } "
-        "RETURN c.id AS id, c.ord AS ord, c.section_id AS sec, c.tokens AS tokens, "
-        "s.ord AS sord, sn, slast",
-        ids=ids,
-    )
-    return {r["id"]: dict(r) for r in rows}
-
-
 def features(pool, info) -> tuple[np.ndarray, np.ndarray]:
+    """The document rerank's features of a pool's first N candidates, and their late score."""
     m = min(N, len(pool.cosine))
-    cos = min_max(np.asarray(pool.cosine[:m]))
-    ms = min_max(np.asarray(pool.maxsim[:m]))
-    base = cos + ms
-    rows = [info.get(i, {}) for i in pool.ids[:m]]
-    at = {(r.get("sec"), r.get("ord")): k for k, r in enumerate(rows) if r}
-    by_sec = defaultdict(list)
-    for k, r in enumerate(rows):
-        by_sec[r.get("sec")].append(k)
-    feats = []
-    for k, r in enumerate(rows):
-        o, sec = r.get("ord") or 0, r.get("sec")
-        nbs = [base[j] for d in (-1, 1) if (j := at.get((sec, o + d))) is not None]
-        same = [base[j] for j in by_sec[sec] if j != k]
-        feats.append(
-            [
-                base[k],
-                cos[k],
-                ms[k],
-                max(nbs) if nbs else 0.0,
-                len(nbs) / 2,
-                max(same) if same else 0.0,
-                float(np.mean(same)) if same else 0.0,
-                len(same) / 10,
-                (r.get("sord") or 0) / max(r.get("slast") or 1, 1),
-                float(o == 0),
-                o / max((r.get("sn") or 1) - 1, 1),
-                min((r.get("tokens") or 0) / 300, 2.0),
-                1 - k / max(m - 1, 1),
-            ]
-        )
-    return np.asarray(feats), base
+    f = structure_features(pool.cosine[:m], pool.maxsim[:m], [info.get(i) for i in pool.ids[:m]])
+    return f, f[:, 0]
 
 
 def main() -> None:
@@ -96,7 +58,8 @@ def main() -> None:
             ids = sorted({i for p in pools for i in p.ids[:N]})
             info = {}
             for a in range(0, len(ids), 2000):
-                info.update(chunk_rows(g, ids[a : a + 2000]))
+                batch = ids[a : a + 2000]
+                info.update(zip(batch, places(batch, g)))
             data[fname] = [(p, *features(p, info)) for p in pools]
             print(fname, len(pools), "pools", file=sys.stderr)
     scorer = Scorer(examples, (512, 1024))
