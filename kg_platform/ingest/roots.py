@@ -68,8 +68,8 @@ class PathGuard:
     def resolve(self, given: str | Path) -> Path | None:
         """The real location of ``given`` (relative: to the first root) when it exists and is
         allowed; ``None`` when it is missing or not allowed, alike."""
-        if not self.roots:
-            return None
+        if not self.roots or not str(given).strip():
+            return None  # no roots; or "" (which would name the whole first root)
         path = Path(given)
         if not path.is_absolute():
             path = self.given_roots[0] / path

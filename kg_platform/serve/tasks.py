@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kg_platform.errors import KGPError
 from kg_platform.serve.problems import problem_for
 
 if TYPE_CHECKING:
@@ -174,7 +175,10 @@ class IngestTasks:
         task.on_event(event)
         # the run is recorded now: a cancel asked for while it waited for its corpus applies
         if event.get("event") == "start" and task.cancel_pending and task.run_id:
-            self._platform.cancel_run(task.run_id)
+            try:
+                self._platform.cancel_run(task.run_id)
+            except KGPError as exc:  # the run goes on; the caller may ask again
+                log.warning("could not cancel run %s: %s", task.run_id, exc)
 
     def cancel_queued(self, task: IngestTask) -> bool:
         """Cancel ``task`` if it has not started (it then never runs); whether it had not."""
