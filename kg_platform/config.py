@@ -768,6 +768,19 @@ class ServeSettings(BaseModel):
     rate_burst: int = Field(40, ge=1, description="token bucket size: requests a client may burst")
     threads: int = Field(8, ge=1, description="threads that run SDK calls (the SDK is synchronous)")
     ingest_workers: int = Field(1, ge=1, description="background ingestion runs at once")
+    ingest_roots: list[Path] = Field(
+        default_factory=list,
+        description="folders `POST /v1/ingest` may read (empty: ingestion by path is refused, "
+        "uploads still work); every path and every file of a folder walk must resolve, links "
+        "followed, inside one of them; relative paths are taken relative to the first; "
+        "data_dir and cache_dir are refused even under a root",
+    )
+    upload_quota_bytes: int = Field(
+        1_000_000_000,
+        ge=1,
+        description="bytes of uploaded files kept per corpus under data_dir/serve/uploads "
+        "(an upload that would exceed it is refused with 413 and nothing is stored)",
+    )
 
 
 class Settings(BaseSettings):

@@ -24,6 +24,8 @@ from kg_platform.graph.client import GraphClient
 from kg_platform.ingest.files import Candidate, Parser, default_parser, read_document
 from kg_platform.ingest.plan import document_input
 from kg_platform.ingest.report import IngestReport
+from kg_platform.ingest.roots import PathGuard
+from kg_platform.ingest.runs import RunCancelled
 from kg_platform.ingest.session import IngestSession, Progress
 
 log = logging.getLogger(__name__)
@@ -57,11 +59,16 @@ def discover(
     paths: Iterable[str | Path],
     include: Sequence[str] | None = None,
     exclude: Sequence[str] | None = None,
+    guard: PathGuard | None = None,
 ) -> Discovery:
     """Walk ``paths``. Folders are walked recursively in name order; hidden files and folders
     are skipped; ``include``/``exclude`` are globs matched against the file name and the path
     relative to the folder given. A folder that cannot be listed is returned in ``unreadable``
-    (``os.walk`` would otherwise skip it without a word)."""
+    (``os.walk`` would otherwise skip it without a word).
+
+    With a ``guard`` (a server's ingest roots), a given path it does not allow is returned in
+    ``missing`` as it was given (like one that does not exist), and a file or folder of the
+    walk it does not allow (a link leading out of the roots, ``data_dir``) is skipped."""
     files: list[Path] = []
     missing: list[Path] = []
     unreadable: list[tuple[Path, str]] = []
@@ -71,7 +78,14 @@ def discover(
         unreadable.append((Path(exc.filename or "?"), exc.strerror or str(exc)))
 
     for raw in paths:
-        root = Path(raw).expanduser().resolve()
+        if guard is not None:
+            allowed = guard.resolve(raw)
+            if allowed is None:
+                missing.append(Path(raw))
+                continue
+            root = allowed
+        else:
+            root = Path(raw).expanduser().resolve()
         if not root.exists():
             missing.append(root)
             continue
@@ -82,6 +96,8 @@ def discover(
             candidates = []
             for dirpath, dirnames, filenames in os.walk(root, onerror=walk_error):
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+                if guard is not None:
+                    dirnames[:] = [d for d in dirnames if guard.allows(Path(dirpath) / d)]
                 candidates.extend(
                     Path(dirpath) / f for f in sorted(filenames) if not f.startswith(".")
                 )
@@ -90,6 +106,8 @@ def discover(
             if include and not _matches(path, base, include):
                 continue
             if exclude and _matches(path, base, exclude):
+                continue
+            if guard is not None and not guard.allows(path):
                 continue
             if path not in seen:
                 seen.add(path)
@@ -127,6 +145,7 @@ def _changed_files(
     """Size check (stat only, so a huge file is refused unread), sha256, skip-by-hash; what is
     left is yielded. Errors are recorded on the session as they are met."""
     for path in files:
+        session.check_cancelled()
         uri = str(path)
         try:
             size = path.stat().st_size
@@ -163,14 +182,17 @@ def ingest_paths(
     *,
     embedder: Embedder | None = None,
     parser: Parser | None = None,
+    guard: PathGuard | None = None,
 ) -> IngestReport:
     """Ingest files and folders into ``corpus``; see the module docstring for the order of work.
 
-    Returns the run's :class:`IngestReport` (status ``completed``, ``completed_with_errors`` or
-    ``failed``); bad inputs are listed in ``report.errors`` and never stop the batch.
+    Returns the run's :class:`IngestReport` (status ``completed``, ``completed_with_errors``,
+    ``failed``, or ``cancelled`` when :func:`kg_platform.ingest.runs.request_cancel` asked it
+    to stop: checked before each file); bad inputs are listed in ``report.errors`` and never
+    stop the batch. ``guard`` (a server's ingest roots) limits what the walk may read.
     """
     parse = parser or default_parser()
-    files, missing, unreadable = discover(paths, include, exclude)
+    files, missing, unreadable = discover(paths, include, exclude, guard)
     session = IngestSession(
         graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(p) for p in paths]
     )
@@ -180,6 +202,12 @@ def ingest_paths(
             session.error(
                 str(path),
                 IngestionError(
+                    f"{path}: no such file or folder under the ingest roots",
+                    hint="name a file or folder inside serve.ingest_roots (relative paths are "
+                    "taken relative to the first root)",
+                )
+                if guard is not None
+                else IngestionError(
                     f"{path} does not exist",
                     hint="check the path (relative paths are resolved "
                     "against the working directory)",
@@ -214,6 +242,9 @@ def ingest_paths(
         if prune:
             session.prune(_keeper([folder for folder, _ in unreadable]))
     except BaseException as exc:  # noqa: BLE001 - recorded as a failed run (re-raised if ^C)
-        log.error("ingestion run %s failed: %s", session.run_id, exc)
+        if isinstance(exc, RunCancelled):
+            log.info("ingestion run %s cancelled", session.run_id)
+        else:
+            log.error("ingestion run %s failed: %s", session.run_id, exc)
         return session.finish(exc)
     return session.finish()

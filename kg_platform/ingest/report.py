@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 log = logging.getLogger(__name__)
 
-RunStatus = Literal["completed", "completed_with_errors", "failed"]
+RunStatus = Literal["completed", "completed_with_errors", "failed", "cancelled"]
 
 
 class FileError(BaseModel):
@@ -74,8 +74,10 @@ class IngestReport(BaseModel):
 
     @property
     def exit_code(self) -> int:
-        """CLI convention: 0 ok, 1 completed with errors, 2 failed."""
-        return {"completed": 0, "completed_with_errors": 1, "failed": 2}[self.status]
+        """CLI convention: 0 ok, 1 completed with errors, 2 failed or cancelled."""
+        return {"completed": 0, "completed_with_errors": 1, "failed": 2, "cancelled": 2}[
+            self.status
+        ]
 
     def summary(self) -> str:
         c = self.counts

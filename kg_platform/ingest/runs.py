@@ -15,21 +15,38 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from kg_platform._process import pid_alive
-from kg_platform.errors import KGPError
+from kg_platform.errors import IngestionError, KGPError
 from kg_platform.graph.client import GraphClient
 from kg_platform.ingest.report import FileError, FileWarning
 
 log = logging.getLogger(__name__)
 
-__all__ = ["RunNotFound", "RunRecord", "RunState", "close_dead_runs", "get_run", "list_runs"]
+__all__ = [
+    "RunCancelled",
+    "RunNotFound",
+    "RunRecord",
+    "RunState",
+    "close_dead_runs",
+    "get_run",
+    "list_runs",
+    "request_cancel",
+]
 
-RunState = Literal["running", "completed", "completed_with_errors", "failed", "interrupted"]
+RunState = Literal[
+    "running", "completed", "completed_with_errors", "failed", "interrupted", "cancelled"
+]
 
 
 class RunNotFound(KGPError):
     """No ingestion run has the id asked for."""
 
     hint = "list the recorded runs with `kgp runs list` (or KnowledgePlatform.runs())"
+
+
+class RunCancelled(IngestionError):
+    """The run stopped because someone asked it to (:func:`request_cancel`)."""
+
+    hint = "ingest the same paths again to finish it: sources already written are skipped"
 
 
 class RunRecord(BaseModel):
@@ -135,3 +152,16 @@ def get_run(graph: GraphClient, run_id: str) -> RunRecord:
     if not rows:
         raise RunNotFound(f"no ingestion run {run_id!r}")
     return RunRecord.from_row(rows[0])
+
+
+def request_cancel(graph: GraphClient, run_id: str) -> RunRecord:
+    """Ask the running run ``run_id`` to stop, from any process on the same Neo4j: the request
+    is a ``cancel_requested`` time on its ``(:IngestRun)`` node, which the run reads between
+    files (:meth:`kg_platform.ingest.session.IngestSession.check_cancelled`) and then ends as
+    ``cancelled``; every source is written whole or not at all. Returns the run's record as it
+    is now (still ``running`` until the run notices). Raises :class:`RunNotFound` for an
+    unknown id; a run that already ended is returned unchanged (check its ``status``)."""
+    rows = graph.write("ingest/run_cancel", id=run_id)
+    if not rows:
+        raise RunNotFound(f"no ingestion run {run_id!r}")
+    return get_run(graph, run_id)

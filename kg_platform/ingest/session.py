@@ -56,7 +56,7 @@ from kg_platform.ingest.plan import (
     plan_with_settings,
 )
 from kg_platform.ingest.report import FileError, FileWarning, IngestReport, file_error
-from kg_platform.ingest.runs import close_dead_runs
+from kg_platform.ingest.runs import RunCancelled, close_dead_runs
 from kg_platform.ingest.similar import sync_piece_graph
 from kg_platform.ingest.writer import delete_sources, write_plans
 from kg_platform.segmenting.chunker import Chunker, get_chunker
@@ -76,6 +76,10 @@ ENTITIES_SKIPPED_FOR_DOCUMENTS = (
 Progress = Callable[[dict[str, Any]], None]
 
 __all__ = ["IngestSession", "Progress", "ingest_lock_name"]
+
+
+#: how often (seconds) a run reads whether it was asked to stop (one small read per poll)
+CANCEL_POLL_S = 0.5
 
 
 def ingest_lock_name(corpus: str) -> str:
@@ -131,6 +135,7 @@ class IngestSession:
         self._nlp_parser_considered = False  # whether the first new source has been looked at
         self._nlp_setting: str | None = None  # "on" | "off" | "auto", read once (_nlp_mode)
         self._started = time.perf_counter()
+        self._cancel_polled = float("-inf")  # when check_cancelled last read the run's node
         if ensure_schema:
             from kg_platform.graph.schema import apply_migrations
 
@@ -216,6 +221,19 @@ class IngestSession:
         lock, self._lock = getattr(self, "_lock", None), None
         if lock is not None:
             lock.release()
+
+    def check_cancelled(self) -> None:
+        """Raise :class:`~kg_platform.ingest.runs.RunCancelled` once the run's node says it was
+        asked to stop (``ingest/run_cancel``, from any process); reads it at most every
+        :data:`CANCEL_POLL_S`. Called between sources: batches already queued land whole (each
+        is one transaction of whole sources), the pending ones are dropped (:meth:`finish`)."""
+        now = time.monotonic()
+        if now - self._cancel_polled < CANCEL_POLL_S:
+            return
+        self._cancel_polled = now
+        rows = self.graph.read("ingest/run_cancel_requested", id=self.run_id)
+        if rows and rows[0]["requested"]:
+            raise RunCancelled(f"run {self.run_id} was cancelled on request")
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -554,7 +572,7 @@ class IngestSession:
                 self._drain_after_failure()
             finally:
                 self._unlock()
-            rep.status = "failed"
+            rep.status = "cancelled" if isinstance(fatal, RunCancelled) else "failed"
             rep.fatal = f"{type(fatal).__name__}: {fatal}"
         else:
             rep.status = "completed_with_errors" if rep.errors else "completed"

@@ -100,6 +100,9 @@ def parse_file(path: Path | str) -> ParsedDocument:
             + ", ".join(supported_extensions())
             + "; convert the file to one of them (plain text: rename it to .txt)",
         )
+    from kg_platform.parsing.containers import check_container  # zip bombs, before any read
+
+    check_container(path)
     return parser(open_raw(path))
 
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kg_platform.embedding import Embedder
     from kg_platform.graph import GraphClient
     from kg_platform.ingest import IngestReport
+    from kg_platform.ingest.roots import PathGuard
     from kg_platform.ingest.runs import RunRecord
     from kg_platform.ingest.similar import PieceGraphSync
     from kg_platform.jobs import JobRunResult, JobSpec
@@ -156,6 +157,17 @@ class KnowledgePlatform:
             return get_run(self.graph, run_id)
         return first
 
+    def cancel_run(self, run_id: str) -> "RunRecord":
+        """Ask the running ingestion ``run_id`` to stop, whichever process runs it (the request
+        is recorded on its ``(:IngestRun)`` node; the run reads it between files and ends as
+        ``cancelled``, every source written whole or not at all). Returns the record as it is
+        now: ``running`` until the run notices (within a second or one file), or the status of
+        a run that had already ended, unchanged. Raises
+        :class:`~kg_platform.ingest.runs.RunNotFound` for an unknown id."""
+        from kg_platform.ingest.runs import request_cancel
+
+        return request_cancel(self.graph, run_id)
+
     def retrieval_context(
         self, corpus: str | None = None, scope: Sequence[str] | None = None
     ) -> "RetrievalContext":
@@ -208,6 +220,7 @@ class KnowledgePlatform:
         engine: Literal["local", "ray"] | None = None,
         ray_address: str | None = None,
         ray_workers: int | None = None,
+        guard: "PathGuard | None" = None,
     ) -> "IngestReport":
         """Ingest files and folders into ``corpus`` (default: ``settings.corpus``).
 
@@ -218,7 +231,9 @@ class KnowledgePlatform:
         ``engine="ray"`` parses, plans and embeds on Ray workers (``ray_address``: the cluster,
         unset starts Ray here; ``ray_workers``: how many, default one per CPU); the writes, and
         so the graph, are those of the default in-process engine. Unset arguments keep
-        ``settings.ingest``.
+        ``settings.ingest``. ``guard`` (:class:`~kg_platform.ingest.roots.PathGuard`, what a
+        server passes) limits the paths and every file of a folder walk to its roots; without
+        one, whatever this process can read is read.
         """
         from kg_platform.config import with_values
         from kg_platform.ingest import ingest_paths
@@ -238,6 +253,7 @@ class KnowledgePlatform:
             prune=prune,
             progress=progress,
             embedder=self._embedder,
+            guard=guard,
         )
         if distill:
             from kg_platform.distilling import record_distillation
@@ -262,7 +278,8 @@ class KnowledgePlatform:
         facts), its run records and piece-graph statistics, its ``Corpus`` node, and its trained
         routers (``(:Router)``, so a corpus ingested again under that name starts without a
         router trained on the old data; the artifact folders under ``data_dir/routers`` stay).
-        Recorded retrievals and answers (``(:Trajectory)``) are kept. Raises
+        Recorded retrievals and answers (``(:Trajectory)``) are kept. The files ``kgp serve``
+        kept of the corpus's uploads (``data_dir/serve/uploads/<corpus key>``) are deleted. Raises
         :class:`~kg_platform.errors.CorpusNotFound` when the graph has no such corpus, and
         :class:`~kg_platform.errors.JobLocked` while an ingestion or distillation of it runs.
         """
@@ -291,7 +308,11 @@ class KnowledgePlatform:
                         "and a crashed holder's lock expires after KGP_JOBS__LEASE_S",
                     )
                 locks.append(lock)
-            return drop_corpus(graph, corpus)
+            dropped = drop_corpus(graph, corpus)
+            from kg_platform.serve.uploads import remove_upload_folder
+
+            remove_upload_folder(self.settings, corpus)
+            return dropped
         finally:
             for lock in reversed(locks):
                 lock.release()

@@ -270,29 +270,28 @@ def _add_routes(app: FastAPI, service: Service) -> None:
         task = await service.ingest_paths(
             body.paths, body.corpus, include=body.include, exclude=body.exclude
         )
-        return _accepted(task.to_dict())
+        return _accepted(service.view(task))
 
     @app.post(UPLOAD_PREFIX, status_code=202, tags=["ingestion"])
     async def ingest_upload(
+        request: Request,
         files: Annotated[list[UploadFile], File(description="the documents")],
         corpus: Annotated[
             str | None, Form(description="target corpus (default: KGP_CORPUS)")
         ] = None,
     ) -> dict[str, Any]:
-        """Upload documents and ingest them in the background; returns the run id."""
+        """Upload documents and ingest them in the background; returns the run id. Files
+        that are refused (corrupt, too large, unsupported) are deleted when the run ends; the
+        files kept per corpus are limited by serve.upload_quota_bytes."""
+        _no_empty_fields(await request.form())
         name = service.platform.corpus_name(corpus)
-        stored = []
-        for upload in files:
-            stored.append(
-                await service.call(
-                    service.store_upload,
-                    name,
-                    upload.filename or "",
-                    lambda f=upload: f.file.read(1 << 20),
-                )
-            )
+        stored = await service.call(
+            service.store_uploads,
+            name,
+            [(u.filename or "", lambda f=u: f.file.read(1 << 20)) for u in files],
+        )
         task = await service.ingest_uploaded(stored, name)
-        return _accepted(task.to_dict())
+        return _accepted(service.view(task))
 
     @app.get("/v1/runs", tags=["ingestion"])
     async def runs(
@@ -305,6 +304,28 @@ def _add_routes(app: FastAPI, service: Service) -> None:
     async def run(run_id: str) -> dict[str, Any]:
         """One run: status, progress, errors (a run id or the task id the ingest returned)."""
         return await service.run(run_id)
+
+    @app.delete("/v1/runs/{run_id}", status_code=202, tags=["ingestion"])
+    async def cancel_run(run_id: str) -> dict[str, Any]:
+        """Cancel a run (a run id or a task id; started by this server or another on the same
+        Neo4j): it stops at its next file as 'cancelled', every source written whole or not at
+        all; 409 when it has already ended."""
+        # (rights: a write check on the run's corpus belongs here)
+        return await service.cancel_run(run_id)
+
+
+def _no_empty_fields(form: Any) -> None:
+    """An empty form field is a mistake, not "the default" (FastAPI reads "" as absent)."""
+    empty = sorted(
+        {key for key, value in form.multi_items() if isinstance(value, str) and not value}
+    )
+    if empty:
+        raise Problem(
+            422,
+            f"empty form field(s): {', '.join(empty)}",
+            kind="invalid-request",
+            hint="leave a field out to use its default, or give it a value",
+        )
 
 
 def _accepted(task: dict[str, Any]) -> dict[str, Any]:

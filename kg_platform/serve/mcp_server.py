@@ -1,7 +1,7 @@
 """The MCP server of ``kgp mcp``: the platform's read verbs as MCP tools and its corpora as
 resources, for LLM agents (Claude Desktop, IDEs, agent frameworks).
 
-Tools: ``search``, ``ask``, ``list_corpora``, ``get_source``, ``explain``; resources:
+Tools: ``search``, ``ask``, ``list_corpora``, ``get_source``, ``explain``, ``cancel_run``; resources:
 ``kgp://corpora`` (every corpus) and ``kgp://corpora/{name}`` (one). Each is one call of the
 same :class:`~kg_platform.serve.service.Service` the HTTP API uses. Over stdio the client that
 spawned the process is trusted (as with any local tool); over streamable HTTP the same gate as
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["TOOLS", "build_mcp", "mcp_http_app"]
 
-TOOLS = ("search", "ask", "list_corpora", "get_source", "explain")
+TOOLS = ("search", "ask", "list_corpora", "get_source", "explain", "cancel_run")
 T = TypeVar("T")
 
 INSTRUCTIONS = (
@@ -115,6 +115,14 @@ def build_mcp(service: Service) -> MCPServer[Any]:
         return await _tool(
             service.explain(query, corpus=corpus, k=k, strategy=strategy, item_id=item_id)
         )
+
+    @server.tool()
+    async def cancel_run(run_id: str) -> dict[str, Any]:
+        """Stop an ingestion run (its run id, or the task id an upload returned): it ends as
+        'cancelled' at its next file, every document written whole or not at all; an error
+        when it has already ended."""
+        # (rights: a write check on the run's corpus belongs here)
+        return await _tool(service.cancel_run(run_id))
 
     @server.resource("kgp://corpora", mime_type="application/json")
     async def corpora_resource() -> list[dict[str, Any]]:

@@ -9,19 +9,25 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.to_thread
 
-from kg_platform.corpus_name import corpus_key
 from kg_platform.errors import KGPError
+from kg_platform.ingest.roots import PathGuard
+from kg_platform.ingest.runs import RunNotFound
+from kg_platform.serve.paths import PublicPaths
 from kg_platform.serve.problems import Problem
 from kg_platform.serve.tasks import IngestTask, IngestTasks
+from kg_platform.serve.uploads import (
+    StoredUpload,
+    UploadStore,
+    clean_after_run,
+    upload_folder,
+    uploads_root,
+)
 
 if TYPE_CHECKING:
     from kg_platform.sdk.platform import KnowledgePlatform
@@ -43,7 +49,12 @@ class Service:
         self._limiter = anyio.CapacityLimiter(cfg.threads)
         self._health_limiter = anyio.CapacityLimiter(2)
         self.tasks = IngestTasks(platform, cfg.ingest_workers)
-        self.upload_root = platform.settings.data_dir / "serve" / "uploads"
+        self.upload_root = uploads_root(platform.settings)
+        #: what ingestion by path may read (serve.ingest_roots, never data_dir or cache_dir)
+        self.guard = PathGuard.from_settings(platform.settings)
+        #: answers show paths relative to their root, uploads by file name
+        self.public = PublicPaths(platform.settings)
+        self.uploads = UploadStore(platform.settings)
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` in the SDK thread pool."""
@@ -79,7 +90,7 @@ class Service:
             record=record,
             max_tokens=max_tokens,
         )
-        return found.to_dict()
+        return self.public.answer(found.to_dict())
 
     async def explain(
         self,
@@ -157,7 +168,7 @@ class Service:
             scope=list(scope) if scope else None,
             context_tokens=context_tokens,
         )
-        return answer.to_dict()
+        return self.public.answer(answer.to_dict())
 
     async def corpora(self) -> list[dict[str, Any]]:
         return [c.to_dict() for c in await self.call(self.platform.corpora)]
@@ -166,7 +177,7 @@ class Service:
         self, source: str, corpus: str | None = None, level: int = 1
     ) -> dict[str, Any]:
         outline = await self.call(self.platform.source_outline, source, corpus, level=level)
-        return outline.to_dict()
+        return self.public.answer(outline.to_dict())
 
     async def strategies(self) -> dict[str, str]:
         return await self.call(self.platform.strategies)
@@ -184,48 +195,69 @@ class Service:
         include: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
     ) -> IngestTask:
-        """Start ingesting server-side files or folders; return once the run has its id."""
+        """Start ingesting server-side files or folders; return once the run has its id.
+
+        Only inside ``serve.ingest_roots``: each path is resolved (links followed; relative
+        paths against the first root) and checked here, cheaply; the folder walk, and its check
+        of every file it finds, happen in the worker. A path that is missing and one that is
+        not allowed get the same answer."""
         name = self.platform.corpus_name(corpus)
-        missing = [p for p in paths if not Path(p).exists()]
-        if not paths or missing:
+        if not self.guard:
+            raise Problem(
+                403,
+                "ingestion by path is off: this server has no ingest roots "
+                "(serve.ingest_roots is empty)",
+                kind="ingest-roots-unset",
+                title="Forbidden",
+                hint="upload the files to /v1/ingest/upload, or list the folders the server "
+                "may read in serve.ingest_roots (KGP_SERVE__INGEST_ROOTS='[\"/srv/docs\"]')",
+            )
+        resolved = [self.guard.resolve(p) for p in paths]
+        refused = [p for p, real in zip(paths, resolved, strict=True) if real is None]
+        if not paths or refused:
             raise Problem(
                 422,
-                f"no such file or folder on the server: {', '.join(missing) or '(none given)'}",
-                hint="name paths that exist on the server's machine (absolute paths), or "
-                "upload the files to /v1/ingest/upload",
+                "no such file or folder under the server's ingest roots: "
+                + (", ".join(repr(p) for p in refused) or "(none given)"),
+                hint="name files or folders inside serve.ingest_roots (relative paths are "
+                "taken relative to the first root), or upload the files to /v1/ingest/upload",
             )
-        task = self.tasks.submit(list(paths), name, include=include, exclude=exclude)
+        task = self.tasks.submit(
+            [str(p) for p in resolved if p is not None],
+            name,
+            include=include,
+            exclude=exclude,
+            guard=self.guard,
+        )
         return await self._started(task)
 
-    def upload_dir(self, corpus: str) -> Path:
-        """Where uploads of ``corpus`` are kept: one stable folder per corpus, so a file uploaded
-        again under the same name is the same source (skipped when unchanged, else replaced)."""
-        folder = self.upload_root / corpus_key(corpus)
-        folder.mkdir(parents=True, exist_ok=True)
-        return folder
+    def store_uploads(
+        self, corpus: str, files: Sequence[tuple[str, Callable[[], bytes]]]
+    ) -> list[StoredUpload]:
+        """Keep the uploaded files (each ``(name, read)``, read until b"") in the corpus's
+        upload folder, all or none (422 for an unusable name, 413 over the quota)."""
+        return self.uploads.store(corpus, files)
 
-    def store_upload(self, corpus: str, filename: str, chunks: Callable[[], bytes]) -> Path:
-        """Write one uploaded file (read with ``chunks`` until it returns b"") into the
-        corpus's upload folder, atomically (a reader never sees half a file)."""
-        name = Path(filename.replace("\\", "/")).name.replace("\x00", "")
-        if name in ("", ".", ".."):
-            raise Problem(422, f"unusable upload file name {filename!r}", hint="name the file")
-        folder = self.upload_dir(corpus)
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".upload-")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                while block := chunks():
-                    out.write(block)
-            target = folder / name
-            os.replace(tmp, target)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-        return target
+    async def ingest_uploaded(self, files: Sequence[StoredUpload], corpus: str) -> IngestTask:
+        """Ingest stored uploads; when the run ends, those that did not land are deleted."""
+        stored = list(files)
 
-    async def ingest_uploaded(self, files: Sequence[Path], corpus: str) -> IngestTask:
-        task = self.tasks.submit([str(f) for f in files], corpus)
+        def cleanup(task: IngestTask) -> None:
+            report = task.report or {}
+            landed = [u for key in ("added", "replaced", "skipped") for u in report.get(key, [])]
+            clean_after_run(stored, landed)
+
+        task = self.tasks.submit(
+            [str(f.path) for f in stored],
+            corpus,
+            cleanup=cleanup,
+            guard=PathGuard([upload_folder(self.settings, corpus)]),
+        )
         return await self._started(task)
+
+    def view(self, task: IngestTask) -> dict[str, Any]:
+        """A task as answers show it (no server paths)."""
+        return self.public.run(task.to_dict())
 
     async def _started(self, task: IngestTask, wait_s: float = 60.0) -> IngestTask:
         """Wait (without holding a thread) until the run has an id or has failed."""
@@ -236,9 +268,9 @@ class Service:
             status = int(task.problem.get("status", 500))
             raise Problem(
                 status,
-                str(task.problem.get("detail", "the ingestion failed to start")),
+                self.public.text(str(task.problem.get("detail", "the ingestion failed to start"))),
                 kind=str(task.problem.get("type", "")).rsplit(":", 1)[-1] or None,
-                hint=str(task.problem.get("hint", "")),
+                hint=self.public.text(str(task.problem.get("hint", ""))),
             )
         return task
 
@@ -247,26 +279,51 @@ class Service:
         """The server's own runs (with live progress) first, then the graph's newest records
         of every other run (ad-hoc ``kgp ingest``, jobs)."""
         mine = [t for t in self.tasks.all() if corpus is None or t.corpus == corpus]
-        listed = [t.to_dict() for t in mine]
+        listed = [self.view(t) for t in mine]
         known = {t.run_id for t in mine if t.run_id}
         rows = await self.call(
             self.platform.graph.read, "serve/runs_recent", corpus=corpus, limit=limit
         )
-        listed.extend(_run_record(r) for r in rows if r["id"] not in known)
+        listed.extend(self.public.run(_run_record(r)) for r in rows if r["id"] not in known)
         return listed[: max(limit, len(mine))]
 
     async def run(self, run_id: str) -> dict[str, Any]:
         task = self.tasks.find(run_id)
         if task is not None:
-            return task.to_dict()
+            return self.view(task)
+        return self.public.run(await self._recorded_run(run_id))
+
+    async def _recorded_run(self, run_id: str) -> dict[str, Any]:
         rows = await self.call(self.platform.graph.read, "serve/run", id=run_id)
         if not rows:
-            raise Problem(
-                404,
-                f"there is no ingestion run {run_id!r}",
-                hint="GET /v1/runs lists the runs (ids look like run-YYYYMMDDTHHMMSS-xxxxxxxx)",
-            )
+            raise _no_run(run_id)
         return _run_record(rows[0])
+
+    async def cancel_run(self, run_id: str) -> dict[str, Any]:
+        """Ask a run (a task id or a run id; started by this server or any other on the same
+        Neo4j) to stop; it ends as ``cancelled`` at its next file, every source whole or not at
+        all. Answers the run as it is now; 409 when it had already ended."""
+        task = self.tasks.find(run_id)
+        if task is not None:
+            if self.tasks.cancel_queued(task):
+                return self.view(task)
+            if task.finished:
+                raise _ended(run_id, task.status)
+            task.cancel_pending = True  # applied at its start if it is not recorded yet
+            if task.run_id is not None:
+                try:
+                    await self.call(self.platform.cancel_run, task.run_id)
+                except RunNotFound:
+                    pass  # waiting for its corpus: not recorded yet
+            return self.view(task)
+        try:
+            await self.call(self.platform.cancel_run, run_id)
+        except RunNotFound:
+            raise _no_run(run_id) from None
+        record = await self._recorded_run(run_id)
+        if record["status"] != "running":
+            raise _ended(run_id, str(record["status"]))
+        return self.public.run(record)
 
     # --------------------------------------------------------------- health
     async def health(self) -> tuple[bool, dict[str, Any]]:
@@ -354,5 +411,23 @@ def _run_record(row: Any) -> dict[str, Any]:
         "errors": parsed(row["errors"]) or [],
         "tokens": row["tokens"],
         "paths": list(row["paths"] or []),
+        "cancel_requested": bool(row.get("cancel_requested")),
         "source": "graph",
     }
+
+
+def _no_run(run_id: str) -> Problem:
+    return Problem(
+        404,
+        f"there is no ingestion run {run_id!r}",
+        hint="GET /v1/runs lists the runs (ids look like run-YYYYMMDDTHHMMSS-xxxxxxxx)",
+    )
+
+
+def _ended(run_id: str, status: str) -> Problem:
+    return Problem(
+        409,
+        f"ingestion run {run_id!r} has already ended ({status}); there is nothing to cancel",
+        kind="run-ended",
+        hint="GET /v1/runs/{id} shows how it ended",
+    )

@@ -16,9 +16,11 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kg_platform.errors import KGPError
 from kg_platform.serve.problems import problem_for
 
 if TYPE_CHECKING:
+    from kg_platform.ingest.roots import PathGuard
     from kg_platform.sdk.platform import KnowledgePlatform
 
 __all__ = ["IngestTask", "IngestTasks"]
@@ -35,7 +37,8 @@ class IngestTask:
     paths: list[str]
     submitted: str
     run_id: str | None = None
-    #: queued, running, then the report's status (completed, completed_with_errors, failed)
+    #: queued, running, then the report's status (completed, completed_with_errors, failed,
+    #: cancelled)
     status: str = "queued"
     phase: str = ""
     total: int | None = None
@@ -43,7 +46,12 @@ class IngestTask:
     errors: list[dict[str, Any]] = field(default_factory=list)
     report: dict[str, Any] | None = None
     problem: dict[str, Any] | None = None
-    cleanup: Callable[[], None] | None = field(default=None, repr=False)
+    #: run once the run has ended, with the task (an upload's cleanup of its refused files)
+    cleanup: Callable[["IngestTask"], None] | None = field(default=None, repr=False)
+    #: what the run may read (a server's ingest roots, or the upload's folder)
+    guard: "PathGuard | None" = field(default=None, repr=False)
+    #: a cancel asked for before the run was recorded in the graph: applied at its start
+    cancel_pending: bool = False
     started_event: threading.Event = field(default_factory=threading.Event, repr=False)
 
     @property
@@ -63,6 +71,7 @@ class IngestTask:
             "errors": list(self.errors),
             "report": self.report,
             "problem": self.problem,
+            "cancel_requested": self.cancel_pending,
             "source": "server",
         }
 
@@ -105,7 +114,8 @@ class IngestTasks:
         *,
         include: Sequence[str] | None = None,
         exclude: Sequence[str] | None = None,
-        cleanup: Callable[[], None] | None = None,
+        cleanup: Callable[[IngestTask], None] | None = None,
+        guard: "PathGuard | None" = None,
     ) -> IngestTask:
         task = IngestTask(
             task_id=uuid.uuid4().hex[:12],
@@ -113,6 +123,7 @@ class IngestTasks:
             paths=list(paths),
             submitted=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             cleanup=cleanup,
+            guard=guard,
         )
         with self._lock:
             self._tasks[task.task_id] = task
@@ -128,10 +139,20 @@ class IngestTasks:
         include: Sequence[str] | None,
         exclude: Sequence[str] | None,
     ) -> None:
-        task.status = "running"
+        with self._lock:
+            if task.status == "cancelled":  # cancelled while queued: never started
+                task.started_event.set()
+                self._cleanup(task)
+                return
+            task.status = "running"
         try:
             report = self._platform.ingest(
-                task.paths, task.corpus, include=include, exclude=exclude, progress=task.on_event
+                task.paths,
+                task.corpus,
+                include=include,
+                exclude=exclude,
+                progress=lambda event: self._progress(task, event),
+                guard=task.guard,
             )
             task.run_id = report.run_id
             task.report = report.model_dump()
@@ -141,11 +162,32 @@ class IngestTasks:
             task.status = "failed"
         finally:
             task.started_event.set()
-            if task.cleanup is not None:
-                try:
-                    task.cleanup()
-                except OSError as exc:
-                    log.warning("could not remove the uploads of task %s: %s", task.task_id, exc)
+            self._cleanup(task)
+
+    def _cleanup(self, task: IngestTask) -> None:
+        if task.cleanup is not None:
+            try:
+                task.cleanup(task)
+            except OSError as exc:
+                log.warning("could not remove the uploads of task %s: %s", task.task_id, exc)
+
+    def _progress(self, task: IngestTask, event: dict[str, Any]) -> None:
+        task.on_event(event)
+        # the run is recorded now: a cancel asked for while it waited for its corpus applies
+        if event.get("event") == "start" and task.cancel_pending and task.run_id:
+            try:
+                self._platform.cancel_run(task.run_id)
+            except KGPError as exc:  # the run goes on; the caller may ask again
+                log.warning("could not cancel run %s: %s", task.run_id, exc)
+
+    def cancel_queued(self, task: IngestTask) -> bool:
+        """Cancel ``task`` if it has not started (it then never runs); whether it had not."""
+        with self._lock:
+            if task.status != "queued":
+                return False
+            task.status = "cancelled"
+            task.cancel_pending = True
+            return True
 
     def find(self, run_or_task_id: str) -> IngestTask | None:
         with self._lock:

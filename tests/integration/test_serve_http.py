@@ -43,9 +43,17 @@ def sdk(graph_session, settings, embedder):
 
 
 @pytest.fixture(scope="module")
-def api(sdk, settings, embedder):
+def ingest_root(tmp_path_factory) -> Path:
+    """The folder the server may ingest by path (serve.ingest_roots)."""
+    return tmp_path_factory.mktemp("serve-root")
+
+
+@pytest.fixture(scope="module")
+def api(sdk, settings, embedder, ingest_root):
     """A real uvicorn server over its own platform object (its own driver), as `kgp serve`."""
-    served = settings.model_copy(update={"serve": ServeSettings(rate_per_s=50, rate_burst=200)})
+    served = settings.model_copy(
+        update={"serve": ServeSettings(rate_per_s=50, rate_burst=200, ingest_roots=[ingest_root])}
+    )
     app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
     with uvicorn_thread(app) as base:
         with httpx.Client(base_url=base, timeout=120) as client:
@@ -188,7 +196,9 @@ def test_explain_ask_corpora_and_sources(api) -> None:
     _problem(api.delete("/v1/corpora/no-such-corpus", headers=AUTH), 404)
 
 
-def test_an_upload_is_ingested_in_the_background_and_runs_show_it(api, tmp_path) -> None:
+def test_an_upload_is_ingested_in_the_background_and_runs_show_it(
+    api, tmp_path, ingest_root
+) -> None:
     corpus = "serve-upload"
     note = "The zebra-crossing protocol of Quillfeather Labs uses seven amber lanterns."
     response = api.post(
@@ -222,7 +232,7 @@ def test_an_upload_is_ingested_in_the_background_and_runs_show_it(api, tmp_path)
     assert "seven amber lanterns" in found[0]["text"]
 
     # a server-side folder, then dropping the corpus
-    folder = tmp_path / "docs"
+    folder = ingest_root / "docs"
     folder.mkdir()
     (folder / "b.md").write_text("# B\n\nBasalt columns cool into hexagons.\n")
     started = api.post("/v1/ingest", json={"paths": [str(folder)], "corpus": corpus}, headers=AUTH)

@@ -76,6 +76,9 @@ async def _exercise(client: Any, expected: list[tuple[str, str]]) -> None:
     message = " ".join(c.text for c in bad.content)
     assert "no-such-strategy" in message and "hint:" in message and "hybrid" in message
 
+    gone = await client.call_tool("cancel_run", {"run_id": "run-00000000T000000-deadbeef"})
+    assert gone.is_error and "no ingestion run" in " ".join(c.text for c in gone.content)
+
     resources = await client.list_resources()
     assert "kgp://corpora" in [str(r.uri) for r in resources.resources]
     read = await client.read_resource("kgp://corpora")

@@ -1,0 +1,251 @@
+"""Issue 54, High: ``POST /v1/ingest`` read any file the server's user could read. Now: no
+ingest roots, no ingestion by path; with roots, a path outside them (``/etc/passwd``, ``../``,
+a link leading out, ``DATA_DIR``) gets the same answer as a missing file; a folder holding such
+links ingests only its own files (the walk is checked by the ingestion itself); answers show
+paths relative to their root; and a run started on one server is seen and cancelled from a
+second server on the same Neo4j, leaving only whole sources.
+
+Each server here is a real uvicorn over its own platform object (own driver) on the test Neo4j.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kg_platform import _faults
+from kg_platform.config import ServeSettings
+from kg_platform.ingest.roots import PathGuard
+from kg_platform.sdk import KnowledgePlatform
+from kg_platform.serve.app import build_app
+from tests.support.serving import uvicorn_thread
+
+pytestmark = pytest.mark.integration
+
+KEY = "test-key-security-ingest-roots-0123456789"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+SECRET = "SECRET-API-KEY-must-never-reach-the-graph"
+PROBLEM_FIELDS = {"type", "title", "status", "detail"}
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory):
+    """A data_dir holding a key file, an ingest root with a folder of own files and links
+    leading out of the root, and a file next to (outside) the root."""
+    base = tmp_path_factory.mktemp("roots")
+    holder = base / "holder"  # a second root: data_dir lies under it and is refused anyway
+    data_dir = holder / "kgp-data"
+    (data_dir / "serve").mkdir(parents=True)
+    key_file = data_dir / "serve" / "api-key"
+    key_file.write_text(f"{SECRET}\n")
+    root = base / "root"
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    (docs / "own.md").write_text("# Own\n\nThe ostrich lays the largest eggs of any bird.\n")
+    (docs / "key.txt").symlink_to(key_file)
+    (docs / "pw.md").symlink_to("/etc/passwd")
+    (docs / "data").symlink_to(data_dir, target_is_directory=True)
+    (root / "key-link.txt").symlink_to(key_file)
+    (base / "outside.md").write_text("# Outside\n\nNot under the root.\n")
+    return {
+        "base": base,
+        "holder": holder,
+        "data_dir": data_dir,
+        "root": root,
+        "docs": docs,
+        "key": key_file,
+    }
+
+
+def _served(settings, data_dir: Path, **serve):
+    return settings.model_copy(
+        update={
+            "data_dir": data_dir,
+            "serve": ServeSettings(rate_per_s=100, rate_burst=400, **serve),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def api(settings, embedder, graph_session, tree):
+    """A server whose one root is ``root``, plus (to show data_dir is refused even under a
+    root) the folder holding data_dir."""
+    served = _served(settings, tree["data_dir"], ingest_roots=[tree["root"], tree["holder"]])
+    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
+    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
+        yield client
+
+
+def _problem(response: httpx.Response, status: int) -> dict:
+    assert response.status_code == status, response.text[:2000]
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert PROBLEM_FIELDS <= set(body) and body["status"] == status, body
+    return body
+
+
+def _wait(client: httpx.Client, ref: str, timeout: float = 300) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        run = client.get(f"/v1/runs/{ref}", headers=AUTH).json()
+        if run["status"] not in ("queued", "running"):
+            return run
+        assert time.monotonic() < deadline, run
+        time.sleep(0.3)
+
+
+def test_without_ingest_roots_every_path_is_refused(settings, embedder, tree) -> None:
+    served = _served(settings, tree["data_dir"])
+    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
+    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+        for path in [str(tree["docs"]), str(tree["docs"] / "own.md"), "/etc/passwd", "nothing"]:
+            body = _problem(client.post("/v1/ingest", json={"paths": [path]}, headers=AUTH), 403)
+            assert "serve.ingest_roots" in body["detail"], body
+            assert "upload" in body["hint"]
+
+
+def test_paths_outside_the_roots_get_the_same_answer_as_a_missing_file(api, tree) -> None:
+    root = tree["root"]
+    missing = str(root / "docs" / "no-such-file.md")
+    outside = [
+        "/etc/passwd",
+        "../outside.md",  # relative to the first root: base/outside.md, which exists
+        str(root / "docs" / ".." / ".." / "outside.md"),
+        str(root / "key-link.txt"),  # a link inside the root to DATA_DIR/serve/api-key
+        str(tree["data_dir"]),  # under the second root, and refused all the same
+        str(tree["key"]),
+        str(tree["docs"] / "data"),  # a link to data_dir
+    ]
+    assert all(os.path.exists(p if p.startswith("/") else root / p) for p in outside)
+
+    def answer(path: str) -> tuple[int, dict]:
+        response = api.post("/v1/ingest", json={"paths": [path]}, headers=AUTH)
+        body = _problem(response, 422)
+        assert repr(path) in body["detail"], body
+        shape = dict(body, detail=body["detail"].replace(repr(path), "<path>"))
+        return response.status_code, shape
+
+    expected = answer(missing)
+    for path in outside:
+        assert answer(path) == expected, path
+    # the allowed sibling of those answers is accepted (relative paths: to the first root)
+    started = api.post(
+        "/v1/ingest", json={"paths": ["docs/own.md"], "corpus": "roots-one"}, headers=AUTH
+    )
+    assert started.status_code == 202, started.text
+    assert _wait(api, started.json()["task_id"])["status"] == "completed"
+
+
+def test_a_folder_holding_links_out_ingests_only_its_own_files(api, tree) -> None:
+    corpus = "roots-folder"
+    started = api.post(
+        "/v1/ingest", json={"paths": [str(tree["docs"])], "corpus": corpus}, headers=AUTH
+    )
+    assert started.status_code == 202, started.text
+    run = _wait(api, started.json()["task_id"])
+    assert run["status"] == "completed", run
+    # answers name the file relative to its root, never the server's path
+    assert run["report"]["added"] == ["docs/own.md"], run["report"]
+    assert run["paths"] == ["docs"], run
+    assert str(tree["base"]) not in str(run)
+    corpora = {c["name"]: c for c in api.get("/v1/corpora", headers=AUTH).json()["corpora"]}
+    assert corpora[corpus]["sources"] == 1
+    found = api.post(
+        "/v1/search", json={"query": SECRET, "corpus": corpus, "k": 5}, headers=AUTH
+    ).json()["items"]
+    assert found and all(SECRET not in it["text"] for it in found)
+    assert {it["source_uri"] for it in found} == {"docs/own.md"}
+    recorded = api.get("/v1/runs", params={"corpus": corpus}, headers=AUTH).json()["runs"]
+    assert recorded and str(tree["base"]) not in str(recorded)
+
+
+def test_the_walk_is_checked_by_the_ingestion_itself(
+    settings, embedder, graph_session, tree
+) -> None:
+    """The SDK given a guard (what the server passes) skips the links while it walks, so a
+    path swapped for a link after the request's check cannot leak either."""
+    platform = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
+    guard = PathGuard([tree["root"]], [tree["data_dir"]])
+    report = platform.ingest([tree["docs"]], corpus="roots-sdk", guard=guard)
+    assert [Path(u).name for u in report.added] == ["own.md"], report.summary()
+    refused = platform.ingest([tree["root"] / "key-link.txt"], corpus="roots-sdk", guard=guard)
+    assert not refused.added and len(refused.errors) == 1
+    assert "no such file or folder under the ingest roots" in refused.errors[0].reason
+    assert str(tree["key"]) not in refused.errors[0].reason
+    # without a guard (a local `kgp ingest`) the user reads what they can read
+    free = platform.ingest([tree["docs"]], corpus="roots-sdk-local")
+    assert {"own.md", "pw.md", "key.txt"} <= {Path(u).name for u in free.added}, free.summary()
+
+
+def test_a_run_is_seen_and_cancelled_from_a_second_server(
+    settings, embedder, graph_session, tree, tmp_path, monkeypatch
+) -> None:
+    folder = tree["root"] / "many"
+    folder.mkdir()
+    for i in range(6):
+        (folder / f"f{i}.md").write_text(
+            f"# Note {i}\n\nThe lighthouse keeper number {i} logs the ships at dawn. "
+            "Every entry names the ship, its flag and its cargo.\n"
+        )
+    ref = KnowledgePlatform(settings, graph=graph_session, embedder=embedder).ingest(
+        [folder / "f0.md"], corpus="cancel-ref"
+    )
+    per_source = ref.counts["chunks"]
+    assert ref.status == "completed" and per_source > 0
+
+    served = _served(settings, tree["data_dir"], ingest_roots=[tree["root"]])
+    one_per_batch = served.model_copy(
+        update={"ingest": served.ingest.model_copy(update={"transaction_rows": 1})}
+    )
+    gate = tmp_path / "gate"
+    _faults._counts.clear()
+    monkeypatch.setenv("KGP_FAULT_PAUSE", f"parse:3:{gate}")
+    app_a = build_app(KnowledgePlatform(one_per_batch, embedder=embedder), key=KEY)
+    app_b = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
+    corpus = "cancel-me"
+    try:
+        with (
+            uvicorn_thread(app_a) as base_a,
+            uvicorn_thread(app_b) as base_b,
+            httpx.Client(base_url=base_a, timeout=120) as a,
+            httpx.Client(base_url=base_b, timeout=120) as b,
+        ):
+            started = a.post("/v1/ingest", json={"paths": ["many"], "corpus": corpus}, headers=AUTH)
+            assert started.status_code == 202, started.text
+            run_id = started.json()["run_id"]
+            deadline = time.monotonic() + 300
+            while not Path(f"{gate}.reached").exists():  # the run holds in its third file
+                assert time.monotonic() < deadline, a.get(f"/v1/runs/{run_id}", headers=AUTH).text
+                time.sleep(0.1)
+            listed = b.get("/v1/runs", params={"corpus": corpus}, headers=AUTH).json()["runs"]
+            assert [(r["id"], r["status"]) for r in listed] == [(run_id, "running")], listed
+            asked = b.delete(f"/v1/runs/{run_id}", headers=AUTH)
+            assert asked.status_code == 202, asked.text
+            assert asked.json()["cancel_requested"] is True
+            time.sleep(0.6)  # past the run's poll interval
+            gate.touch()
+            deadline = time.monotonic() + 300
+            while (run := b.get(f"/v1/runs/{run_id}", headers=AUTH).json())["status"] == "running":
+                assert time.monotonic() < deadline, run
+                time.sleep(0.2)
+            assert run["status"] == "cancelled", run
+            assert _wait(a, run_id)["status"] == "cancelled"
+            # an ended run cannot be cancelled again
+            _problem(b.delete(f"/v1/runs/{run_id}", headers=AUTH), 409)
+            _problem(b.delete("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
+    finally:
+        gate.touch()
+        monkeypatch.delenv("KGP_FAULT_PAUSE")
+        _faults._counts.clear()
+    # only whole sources: each one written has all its chunks; not every file was written
+    rows = graph_session.read_raw(
+        "MATCH (s:Source {corpus: $corpus}) OPTIONAL MATCH (c:Chunk {source_id: s.id}) "
+        "RETURN s.uri AS uri, count(c) AS n",
+        corpus=corpus,
+    )
+    assert len(rows) < 6, rows
+    assert all(r["n"] == per_source for r in rows), rows

@@ -1,0 +1,250 @@
+"""Issue 54, Medium and Low: uploads were never cleaned (refused and corrupt files stayed, a
+dropped corpus kept its folder, no quota), a zip container's uncompressed size was never checked
+(a 306 KB ``.docx`` took the server 600 MB up and "completed"), and a 255-byte file name or an
+empty ``corpus`` field answered a 500 / went to the default corpus.
+
+The server is a real uvicorn in this process over the test Neo4j, so its resident memory is this
+process's (read from /proc/self/status).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+import zipfile
+from pathlib import Path
+
+import httpx
+import pytest
+
+from kg_platform.config import ServeSettings
+from kg_platform.errors import CorruptDocument
+from kg_platform.parsing import parse_file
+from kg_platform.parsing.containers import check_container
+from kg_platform.sdk import KnowledgePlatform
+from kg_platform.serve.app import build_app
+from kg_platform.serve.problems import Problem
+from kg_platform.serve.uploads import UploadStore, upload_folder
+from tests.support.serving import uvicorn_thread
+
+pytestmark = pytest.mark.integration
+
+KEY = "test-key-security-uploads-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {KEY}"}
+PROBLEM_FIELDS = {"type", "title", "status", "detail"}
+QUOTA = 1_000_000
+GOOD = b"# Lanterns\n\nThe harbour of Quillmere keeps seven amber lanterns lit at night.\n"
+
+
+def _text(size: int, word: str) -> bytes:
+    """``size`` bytes of a Markdown document (sentences about ``word``)."""
+    body = (f"The {word} glows amber over the quiet harbour. ").encode() * (size // 40 + 1)
+    return (b"# Notes\n\n" + body)[:size]
+
+
+def _rss_bytes() -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS in /proc/self/status")
+
+
+def _docx(members: dict[str, bytes], big: tuple[str, int] | None = None) -> bytes:
+    """A minimal .docx; ``big`` adds a member of that many zero bytes, streamed (deflated)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+        zf.writestr(
+            "[Content_Types].xml",
+            '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/'
+            '2006/content-types"/>',
+        )
+        for name, data in members.items():
+            zf.writestr(name, data)
+        if big is not None:
+            name, size = big
+            block = b"\0" * 1_000_000
+            with zf.open(name, "w", force_zip64=True) as out:
+                for _ in range(size // len(block)):
+                    out.write(block)
+    return buf.getvalue()
+
+
+DOCUMENT = (
+    b'<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/'
+    b'wordprocessingml/2006/main"><w:body><w:p><w:r><w:t>Hello</w:t></w:r></w:p></w:body>'
+    b"</w:document>"
+)
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory) -> Path:
+    """The report's bomb: a ~300 KB .docx whose docProps/core.xml unpacks to 300 MB."""
+    path = tmp_path_factory.mktemp("bomb") / "bomb.docx"
+    path.write_bytes(_docx({"word/document.xml": DOCUMENT}, big=("docProps/core.xml", 300_000_000)))
+    assert path.stat().st_size < 1_000_000
+    return path
+
+
+@pytest.fixture(scope="module")
+def served(settings, tmp_path_factory):
+    return settings.model_copy(
+        update={
+            "data_dir": tmp_path_factory.mktemp("uploads-data"),
+            "serve": ServeSettings(rate_per_s=100, rate_burst=400, upload_quota_bytes=QUOTA),
+        }
+    )
+
+
+@pytest.fixture(scope="module")
+def api(served, embedder, graph_session):
+    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
+    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
+        yield client
+
+
+def _problem(response: httpx.Response, status: int) -> dict:
+    assert response.status_code == status, response.text[:2000]
+    assert response.headers["content-type"].startswith("application/problem+json")
+    body = response.json()
+    assert PROBLEM_FIELDS <= set(body) and body["status"] == status, body
+    assert "Traceback" not in response.text
+    return body
+
+
+def _upload(api: httpx.Client, corpus: str | None, files: list[tuple[str, bytes]]):
+    return api.post(
+        "/v1/ingest/upload",
+        data={} if corpus is None else {"corpus": corpus},
+        files=[("files", (name, data, "application/octet-stream")) for name, data in files],
+        headers=AUTH,
+    )
+
+
+def _finished(api: httpx.Client, response: httpx.Response, timeout: float = 300) -> dict:
+    assert response.status_code == 202, response.text[:2000]
+    ref = response.json()["task_id"]
+    deadline = time.monotonic() + timeout
+    while True:
+        run = api.get(f"/v1/runs/{ref}", headers=AUTH).json()
+        if run["status"] not in ("queued", "running"):
+            return run
+        assert time.monotonic() < deadline, run
+        time.sleep(0.3)
+
+
+def _kept(served, corpus: str) -> list[str]:
+    folder = upload_folder(served, corpus)
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+def test_refused_and_corrupt_uploads_are_deleted_when_their_run_ends(api, served) -> None:
+    corpus = "up-refused"
+    run = _finished(
+        api,
+        _upload(
+            api,
+            corpus,
+            [
+                ("good.md", GOOD),
+                ("corrupt.docx", b"this is not a zip package at all" * 10),
+                ("empty.md", b""),
+                ("binary.txt", bytes(range(256)) * 20),
+            ],
+        ),
+    )
+    assert run["status"] == "completed_with_errors", run
+    assert {e["path"] for e in run["errors"]} == {"corrupt.docx", "empty.md", "binary.txt"}
+    assert run["report"]["added"] == ["good.md"]
+    # no server path in the answer: uploads are named by their file name
+    assert str(served.data_dir) not in str(run)
+    assert _kept(served, corpus) == ["good.md"]
+
+
+def test_dropping_a_corpus_removes_its_upload_folder(api, served, embedder) -> None:
+    corpus = "up-drop"
+    assert _finished(api, _upload(api, corpus, [("good.md", GOOD)]))["status"] == "completed"
+    assert _kept(served, corpus) == ["good.md"]
+    assert api.delete(f"/v1/corpora/{corpus}", headers=AUTH).status_code == 200
+    assert not upload_folder(served, corpus).exists()
+    # and through the SDK (kgp corpus drop): the folder rule is derived from the settings
+    corpus = "up-drop-sdk"
+    assert _finished(api, _upload(api, corpus, [("good.md", GOOD)]))["status"] == "completed"
+    assert upload_folder(served, corpus).exists()
+    with KnowledgePlatform(served, embedder=embedder) as platform:
+        assert platform.drop_corpus(corpus) == 1
+    assert not upload_folder(served, corpus).exists()
+
+
+def test_an_upload_over_the_quota_is_refused_and_nothing_is_stored(api, served, tmp_path) -> None:
+    corpus = "up-quota"
+    first = _finished(api, _upload(api, corpus, [("a.md", _text(5_000, "lamp"))]))
+    assert first["status"] == "completed", first
+    before = _kept(served, corpus)
+    body = _problem(
+        _upload(api, corpus, [("b.md", _text(5_000, "buoy")), ("c.md", _text(QUOTA, "mast"))]),
+        413,
+    )
+    assert "serve.upload_quota_bytes" in body["detail"], body
+    assert _kept(served, corpus) == before == ["a.md"]
+    assert not [p for p in upload_folder(served, corpus).iterdir() if p.name.startswith(".")]
+    # the store itself: replacing a kept file counts its new size, not both
+    small = served.model_copy(
+        update={"data_dir": tmp_path, "serve": ServeSettings(upload_quota_bytes=1_000)}
+    )
+    store = UploadStore(small)
+    store.store("q", [("x.md", iter([b"x" * 700, b""]).__next__)])
+    store.store("q", [("x.md", iter([b"y" * 900, b""]).__next__)])
+    assert store.usage("q") == 900
+    with pytest.raises(Problem) as over:
+        store.store("q", [("z.md", iter([b"z" * 200, b""]).__next__)])
+    assert over.value.status == 413 and store.usage("q") == 900
+
+
+def test_long_file_names_and_empty_fields_are_422(api, served) -> None:
+    long_name = "n" * 253 + ".md"  # 256 bytes
+    body = _problem(_upload(api, "up-names", [(long_name, GOOD)]), 422)
+    assert "255" in body["detail"]
+    accented = "é" * 126 + ".md"  # 255 bytes of UTF-8: kept
+    run = _finished(api, _upload(api, "up-names", [(accented, GOOD)]))
+    assert run["status"] == "completed", run
+    body = _problem(_upload(api, "", [("good.md", GOOD)]), 422)
+    assert "corpus" in body["detail"]
+    assert not upload_folder(served, "default").exists()  # not sent to the default corpus
+
+
+def test_a_docx_bomb_is_refused_before_any_member_is_read(bomb, monkeypatch) -> None:
+    def no_reading(*args, **kwargs):
+        raise AssertionError("a member of the container was read")
+
+    monkeypatch.setattr(zipfile.ZipFile, "open", no_reading)
+    rss = _rss_bytes()
+    started = time.perf_counter()
+    with pytest.raises(CorruptDocument) as refused:
+        parse_file(bomb)
+    elapsed = time.perf_counter() - started
+    message = str(refused.value)
+    assert "declares 300 MB uncompressed in docProps/core.xml" in message, message
+    assert _rss_bytes() - rss < 100_000_000
+    assert elapsed < 1.0, elapsed  # the issue's acceptance bound (a product requirement)
+
+
+def test_a_high_ratio_member_is_refused_and_an_ordinary_docx_is_not(tmp_path) -> None:
+    dense = tmp_path / "dense.docx"  # the report's second: a 30 MB document.xml in ~50 KB
+    dense.write_bytes(_docx({}, big=("word/document.xml", 30_000_000)))
+    with pytest.raises(CorruptDocument, match="word/document.xml"):
+        parse_file(dense)
+    ordinary = tmp_path / "ordinary.docx"
+    ordinary.write_bytes(_docx({"word/document.xml": DOCUMENT * 2000}))  # ~330 KB of XML
+    check_container(ordinary)  # passes: no exception
+
+
+def test_the_bomb_uploaded_is_refused_with_memory_flat_and_deleted(api, served, bomb) -> None:
+    corpus = "up-bomb"
+    rss = _rss_bytes()
+    run = _finished(api, _upload(api, corpus, [("bomb.docx", bomb.read_bytes())]))
+    assert _rss_bytes() - rss < 100_000_000
+    assert run["status"] == "completed_with_errors", run
+    (error,) = run["errors"]
+    assert error["path"] == "bomb.docx" and error["error"] == "CorruptDocument", error
+    assert "docProps/core.xml" in error["reason"] and str(served.data_dir) not in error["reason"]
+    assert _kept(served, corpus) == []
