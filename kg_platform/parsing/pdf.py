@@ -46,6 +46,7 @@ _PAGE_NUMBER = re.compile(
     r"^(page\s*)?[\divxlc]{1,6}([\-–/.]\s*[\divxlc]{1,6})?(\s*of\s*\d+)?$", re.IGNORECASE
 )
 _WS = re.compile(r"\s+")
+_LETTERS = re.compile(r"[^\W\d_]{2}")  # two letters of any script (Hangul, Arabic, Latin...)
 
 
 @lru_cache(maxsize=1)
@@ -137,31 +138,78 @@ def _cell_text(words: list[tuple]) -> str:
     return text.replace("|", "\\|")
 
 
+def _visual_lines(words: list[tuple]) -> list[list[tuple]]:
+    """Words grouped into text lines by their vertical centre (top to bottom)."""
+    if not words:
+        return []
+    heights = sorted(w[3] - w[1] for w in words)
+    tol = 0.5 * heights[len(heights) // 2]
+    lines: list[list[tuple]] = []
+    last = -math.inf
+    for w in sorted(words, key=lambda w: (w[1] + w[3]) / 2):
+        cy = (w[1] + w[3]) / 2
+        if lines and cy - last <= tol:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+        last = cy
+    return lines
+
+
+def _split_visual_rows(cells: list[list[tuple]]) -> list[list[list[tuple]]]:
+    """One ruled row holding several text lines that line up across most of its columns (rules
+    every few records, as in shaded bands) is that many rows; a row where only some cells wrap
+    stays one row."""
+    lines = _visual_lines([w for cell in cells for w in cell])
+    filled = sum(1 for cell in cells if cell)
+    if len(lines) < 2 or filled < 2:
+        return [cells]
+    line_of = {id(w): k for k, line in enumerate(lines) for w in line}
+    full = sum(1 for cell in cells if cell and len({line_of[id(w)] for w in cell}) == len(lines))
+    if full < 2 or 2 * full <= filled:
+        return [cells]
+    return [[[w for w in cell if line_of[id(w)] == k] for cell in cells] for k in range(len(lines))]
+
+
 def _table_markdown(table: Any, words: list[tuple]) -> str | None:
-    """Render one detected table as Markdown (first row as header); None if it is not a table."""
+    """Render one detected table as Markdown (first row as header); None if it is not a table.
+
+    Columns are the cells of the row that has the most of them (a cell merged across columns
+    elsewhere does not swallow the words of the columns it covers); each word goes to the ruled
+    row and the column holding its centre, and a ruled row that holds several aligned text
+    lines is split into one row per line."""
     bbox = tuple(table.bbox)
     inside = [w for w in words if _inside((w[0] + w[2]) / 2, (w[1] + w[3]) / 2, bbox)]
     table_rows = table.rows  # a property that is recomputed on every access
-    grid: list[list[list[tuple]]] = [[[] for _ in row.cells] for row in table_rows]
+    widest = max(table_rows, key=lambda row: sum(1 for c in row.cells if c is not None))
+    columns = sorted((c[0], c[2]) for c in widest.cells if c is not None)
+    if not columns:
+        return None
+    grid: list[list[list[tuple]]] = [[[] for _ in columns] for _ in table_rows]
     for w in inside:
         x, y = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
-        placed = False
         for r, row in enumerate(table_rows):  # rows may overlap where cells span rows
-            if not (row.bbox[1] - 1 <= y <= row.bbox[3] + 1):
-                continue
-            for c, cell in enumerate(row.cells):
-                if cell is not None and _inside(x, y, cell):
-                    grid[r][c].append(w)
-                    placed = True
+            if row.bbox[1] - 1 <= y <= row.bbox[3] + 1:
+                if sum(1 for cell in row.cells if cell is not None) == 1:
+                    grid[r][0].append(w)  # one cell across the table: a caption row
                     break
-            if placed:
+                c = min(
+                    range(len(columns)),
+                    key=lambda k: (
+                        0.0
+                        if columns[k][0] - 1 <= x <= columns[k][1] + 1
+                        else min(abs(x - columns[k][0]), abs(x - columns[k][1]))
+                    ),
+                )
+                grid[r][c].append(w)
                 break
-    rows = [[_cell_text(cell) for cell in row] for row in grid]
+    split = [part for cells in grid for part in _split_visual_rows(cells)]
+    rows = [[_cell_text(cell) for cell in row] for row in split]
+    rows = [row for row in rows if any(row)]
     filled = sum(1 for row in rows for cell in row if cell)
-    if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2 or filled < 2:
+    if len(rows) < 2 or len(columns) < 2 or filled < 2:
         return None
-    ncols = max(len(r) for r in rows)
-    rows = [r + [""] * (ncols - len(r)) for r in rows]
+    ncols = len(columns)
     out = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * ncols]
     out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
     return "\n".join(out)
@@ -385,7 +433,7 @@ def _heading_like(it: _Item, body: float) -> bool:
     text = it.text.strip()
     if it.kind != "text" or len(text) > 200 or len(text.split()) > 20 or it.lines > 3:
         return False
-    if not re.search(r"[A-Za-z]{2}", text) or text[-1] in ".,;:" or _PAGE_NUMBER.match(text):
+    if not _LETTERS.search(text) or text[-1] in ".,;:" or _PAGE_NUMBER.match(text):
         return False
     bigger = it.lead >= body + max(1.0, 0.12 * body)
     return bigger or (it.bold and it.lead >= body - 0.5)
