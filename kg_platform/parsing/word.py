@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kg_platform.errors import CorruptDocument
+from kg_platform.parsing._tables import expand_spans
 
 # Office's automatic alt text ("A picture containing text Description automatically generated",
 # newer versions: "A cartoon duck ... AI-generated content may be incorrect.")
@@ -132,6 +133,11 @@ def docx_markdown(path: Path, warnings: list[str]) -> str:
     except Exception as exc:  # noqa: BLE001 - whatever mammoth chokes on, try the plain reader
         first = f"{type(exc).__name__}: {exc}"
     else:
+        from bs4 import BeautifulSoup
+
+        soup = BeautifulSoup(html, "html.parser")
+        if expand_spans(soup):  # merged cells repeated where they span
+            html = str(soup)
         return HtmlConverter().convert_string(html).markdown or ""
     try:
         text = _fallback_markdown(path)

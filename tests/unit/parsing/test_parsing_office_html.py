@@ -451,3 +451,23 @@ def test_office_zip_that_python_pptx_cannot_read_is_corrupt_with_a_diagnosis(tmp
         zf.writestr("ppt/presentation.xml", "<not-a-presentation/>")
     with pytest.raises(CorruptDocument, match="python-pptx cannot read its presentation"):
         parse_file(bad)
+
+
+def test_html_merged_cells_are_repeated_so_later_cells_do_not_shift(tmp_path):
+    page = tmp_path / "spans.html"
+    page.write_text(
+        "<html><body><table>"
+        "<tr><th>State</th><th colspan='2'>Checks</th></tr>"
+        "<tr><td rowspan='2'>Texas</td><td>Nov</td><td>146,982</td></tr>"
+        "<tr><td>Dec</td><td>150,001</td></tr>"
+        "<tr><td>Utah</td><td>Nov</td><td>10,429</td></tr>"
+        "</table></body></html>",
+        encoding="utf-8",
+    )
+    table = blocks(parse_file(page), "table")[0].text.splitlines()
+    assert table[0] == "| State | Checks | Checks |"
+    assert table[2:] == [
+        "| Texas | Nov | 146,982 |",
+        "| Texas | Dec | 150,001 |",
+        "| Utah | Nov | 10,429 |",
+    ]
