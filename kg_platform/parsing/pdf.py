@@ -254,18 +254,34 @@ def _split_visual_rows(cells: list[list[tuple]]) -> list[list[list[tuple]]]:
     return [[[w for w in cell if line_of[id(w)] == k] for cell in cells] for k in range(len(lines))]
 
 
+def _table_columns(table_rows: list[Any], bbox: tuple[float, ...]) -> list[tuple[float, float]]:
+    """The table's column slots: column k starts where any row has a cell in slot k and ends
+    where slot k + 1 starts (a cell merged across slots in one row does not hide the slots the
+    other rows have)."""
+    ncols = max((len(row.cells) for row in table_rows), default=0)
+    starts: list[float | None] = []
+    for k in range(ncols):
+        xs = [row.cells[k][0] for row in table_rows if k < len(row.cells) and row.cells[k]]
+        starts.append(min(xs) if xs else None)
+    known = [(k, x) for k, x in enumerate(starts) if x is not None]
+    columns = []
+    for i, (_, x0) in enumerate(known):
+        x1 = known[i + 1][1] if i + 1 < len(known) else bbox[2]
+        columns.append((x0, x1))
+    return columns
+
+
 def _table_markdown(table: Any, words: list[tuple]) -> str | None:
     """Render one detected table as Markdown (first row as header); None if it is not a table.
 
-    Columns are the cells of the row that has the most of them (a cell merged across columns
-    elsewhere does not swallow the words of the columns it covers); each word goes to the ruled
-    row and the column holding its centre, and a ruled row that holds several aligned text
-    lines is split into one row per line."""
+    Columns are the table's slots (a cell merged across columns in one row does not swallow
+    the words of the columns it covers); each word goes to the ruled row and the column holding
+    its centre, and a ruled row that holds several aligned text lines is split into one row per
+    line."""
     bbox = tuple(table.bbox)
     inside = [w for w in words if _inside((w[0] + w[2]) / 2, (w[1] + w[3]) / 2, bbox)]
     table_rows = table.rows  # a property that is recomputed on every access
-    widest = max(table_rows, key=lambda row: sum(1 for c in row.cells if c is not None))
-    columns = sorted((c[0], c[2]) for c in widest.cells if c is not None)
+    columns = _table_columns(table_rows, bbox)
     if not columns:
         return None
     grid: list[list[list[tuple]]] = [[[] for _ in columns] for _ in table_rows]

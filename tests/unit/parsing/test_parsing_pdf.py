@@ -144,6 +144,16 @@ def test_tables_are_markdown_blocks_and_removed_from_text(docs):
     assert cost.page == 5 and "AFM revisions" in cost.text
 
 
+def test_table_ruled_every_five_states_has_one_row_per_state(docs):
+    nics = parsed(docs, "nics-background-checks-2015-11.pdf")
+    rows = block_with(nics, "Alabama", "table").text.splitlines()
+    states = [r.split("|")[1].strip() for r in rows[3:]]
+    assert states[:5] == ["Alabama", "Alaska", "Arizona", "Arkansas", "California"]
+    texas = next(r for r in rows if r.startswith("| Texas |"))
+    assert texas.startswith("| Texas | 21,550 | 56,941 |") and "<br>" not in texas
+    assert len({r.count("|") for r in rows[1:]}) == 1  # every row has every column
+
+
 def test_links_are_collected(docs):
     doc = parsed(docs, "federal-register-2020-17221.pdf")
     assert "https://www.myboeingfleet.com" in doc.links
