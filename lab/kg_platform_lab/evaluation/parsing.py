@@ -149,19 +149,30 @@ def lis_length(seq: list[int]) -> int:
 
 
 def reading_order(ref: Flat, cand: Flat) -> float | None:
-    """Share of the located reference blocks that appear in the parse in reference order."""
-    index: dict[tuple[str, ...], list[int]] = {}
+    """Share of the located reference blocks that appear in the parse in reference order.
+
+    A reference block is looked up by its first words at the start of a parsed block first
+    (repeated boilerplate such as "Lorem ipsum" also occurs inside paragraphs), else anywhere."""
+    starts: dict[tuple[str, ...], list[int]] = {}
+    anywhere: dict[tuple[str, ...], list[int]] = {}
     toks = cand.tokens
+    pos = 0
+    for unit in cand.units:
+        for n in range(4, ORDER_WORDS + 1):
+            if len(unit) >= n:
+                starts.setdefault(tuple(unit[:n]), []).append(pos)
+        pos += len(unit)
     for n in range(4, ORDER_WORDS + 1):
         for i in range(len(toks) - n + 1):
-            index.setdefault(tuple(toks[i : i + n]), []).append(i)
+            anywhere.setdefault(tuple(toks[i : i + n]), []).append(i)
     positions: list[int] = []
     used: set[int] = set()
     for unit in ref.units:
         if len(unit) < 4:
             continue
-        hits = index.get(tuple(unit[:ORDER_WORDS]), [])
-        free = [p for p in hits if p not in used]
+        key = tuple(unit[:ORDER_WORDS])
+        free = [p for p in starts.get(key, []) if p not in used]
+        free = free or [p for p in anywhere.get(key, []) if p not in used]
         if free:
             used.add(free[0])
             positions.append(free[0])
