@@ -34,10 +34,15 @@ _STYLE_MAP = "\n".join(
 )
 
 
+# alt text that is only the picture's file name ("_good_picture.png", "image1.jpeg")
+FILE_NAME_ALT = re.compile(r"^\S+\.(png|jpe?g|gif|bmp|tiff?|emf|wmf|svg|webp)$", re.IGNORECASE)
+
+
 def clean_alt(alt: str | None) -> str:
-    """The author's alt text, or "" when there is none or Office generated it."""
+    """The author's alt text, or "" when there is none, Office generated it or it is only the
+    picture's file name."""
     alt = " ".join((alt or "").split())
-    return "" if GENERATED_ALT.search(alt) else alt
+    return "" if GENERATED_ALT.search(alt) or FILE_NAME_ALT.match(alt) else alt
 
 
 def _mammoth_html(path: Path, warnings: list[str]) -> str:

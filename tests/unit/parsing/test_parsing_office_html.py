@@ -342,10 +342,11 @@ def test_docx_generated_alt_text_is_not_content_and_authors_alt_text_is(tmp_path
         _para("Before the pictures.")
         + _picture("rIdI", "A close up of a logo Description automatically generated")
         + _picture("rIdI", "Map of the north wall")
+        + _picture("rIdI", "_wall_photo.png")
         + _para("After the pictures.")
     )
     doc = parse_file(_docx(tmp_path / "alt.docx", body, embedded))
-    assert "automatically generated" not in doc.text()
+    assert "automatically generated" not in doc.text() and "wall_photo" not in doc.text()
     assert "Map of the north wall" in [b.text for b in blocks(doc, "figure")]
     assert "Before the pictures." in doc.text() and "After the pictures." in doc.text()
     assert doc.warnings == []
