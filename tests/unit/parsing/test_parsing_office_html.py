@@ -278,7 +278,7 @@ def _picture(rid: str, descr: str = "") -> str:
     )
 
 
-def _docx(path: Path, body: str, rels: str = "") -> Path:
+def _docx(path: Path, body: str, rels: str = "", parts: dict[str, str] | None = None) -> Path:
     """A minimal Word package (what python-docx would write, without needing it)."""
     import zipfile
 
@@ -314,6 +314,8 @@ def _docx(path: Path, body: str, rels: str = "") -> Path:
         zf.writestr(
             "word/document.xml", f"<w:document {_W_NS}><w:body>{body}</w:body></w:document>"
         )
+        for name, text in (parts or {}).items():
+            zf.writestr(name, text)
     return path
 
 
@@ -472,3 +474,42 @@ def test_html_merged_cells_are_repeated_so_later_cells_do_not_shift(tmp_path):
         "| Texas | Dec | 150,001 |",
         "| Utah | Nov | 10,429 |",
     ]
+
+
+_CHART = (
+    '<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart>'
+    "<c:title><c:tx><c:rich><a:p><a:r><a:t>Ducks counted</a:t></a:r></a:p></c:rich></c:tx>"
+    "</c:title><c:plotArea><c:barChart>"
+    + "".join(
+        f"<c:ser><c:tx><c:strRef><c:strCache><c:pt idx='0'><c:v>{name}</c:v></c:pt>"
+        "</c:strCache></c:strRef></c:tx><c:cat><c:strRef><c:strCache>"
+        "<c:pt idx='0'><c:v>2019</c:v></c:pt><c:pt idx='1'><c:v>2020</c:v></c:pt>"
+        "</c:strCache></c:strRef></c:cat><c:val><c:numRef><c:numCache>"
+        f"<c:pt idx='0'><c:v>{a}</c:v></c:pt><c:pt idx='1'><c:v>{b}</c:v></c:pt>"
+        "</c:numCache></c:numRef></c:val></c:ser>"
+        for name, a, b in (("Freshwater", "120.0", "4.4000000000000004"), ("Saltwater", "80", "95"))
+    )
+    + "</c:barChart></c:plotArea></c:chart></c:chartSpace>"
+)
+
+
+def test_docx_chart_becomes_its_title_and_a_table_in_place(tmp_path):
+    chart_run = (
+        '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="9525" cy="9525"/>'
+        '<wp:docPr id="2" name="Chart 1"/><a:graphic><a:graphicData '
+        'uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+        '<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rIdC"/>'
+        "</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
+    )
+    rel = f'<Relationship Id="rIdC" Type="{_REL}/chart" Target="charts/chart1.xml"/>'
+    body = _para("Before the chart.") + chart_run + _para("After the chart.")
+    path = _docx(tmp_path / "chart.docx", body, rel, {"word/charts/chart1.xml": _CHART})
+    doc = parse_file(path)
+    texts = [b.text for b in blocks(doc)]
+    table = next(t for t in texts if t.startswith("|"))
+    assert texts.index("Before the chart.") < texts.index(table) < texts.index("After the chart.")
+    assert "Ducks counted" in texts and "bar chart" in texts
+    assert table.splitlines()[0] == "|  | Freshwater | Saltwater |"
+    assert "| 2019 | 120 | 80 |" in table and "| 2020 | 4.4 | 95 |" in table
+    assert doc.warnings == []
