@@ -7,9 +7,9 @@ inlined (chunks keep their alt text only): each is checked on its own, and one w
 missing is skipped with a warning naming it. Alt text Office generates ("... Description
 automatically generated") is not the author's and is dropped. Word's ``Title`` style becomes a
 top heading; a chart (which mammoth drops) becomes its title, its kind and its data as a table,
-in place; merged table cells are repeated where they span. Should mammoth still fail, the paragraphs are read one by one with python-docx
-(from the document XML: headings from their style, tables row by row) and a warning says so; only a package that
-neither can open is refused.
+in place; merged table cells are repeated where they span. Should mammoth still fail, the
+paragraphs are read one by one from the document XML (headings from their style, tables row by
+row) and a warning says so; only a package that neither can read is refused.
 """
 
 from __future__ import annotations
