@@ -14,6 +14,7 @@ from urllib.parse import urljoin
 
 from kg_platform.errors import CorruptDocument, EmptyDocument
 from kg_platform.parsing._files import RawFile, bom_encoding, check_text_like
+from kg_platform.parsing._tables import expand_spans
 from kg_platform.parsing.markdown import document_from_markdown
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.parsing.text import decode_small
@@ -100,6 +101,7 @@ def html_to_document(
         if href not in seen:
             seen.add(href)
             links.append(href)
+    expand_spans(main)  # merged cells repeated where they span: rows keep their columns
     body = str(main)
     try:
         # strip=["a", "img"]: keep anchor text, drop link targets and images from the prose

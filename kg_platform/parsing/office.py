@@ -18,12 +18,15 @@ from kg_platform.errors import CorruptDocument, EncryptedDocument, UnsupportedFo
 from kg_platform.parsing._files import RawFile
 from kg_platform.parsing.markdown import document_from_markdown
 from kg_platform.parsing.model import ParsedDocument
+from kg_platform.parsing.slides import pptx_markdown
+from kg_platform.parsing.word import docx_markdown
 
 MIMES = {
     ".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     ".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
     ".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
 }
+_CONVERTER = {".docx": "mammoth", ".pptx": "python-pptx", ".xlsx": "markitdown"}
 # the part every valid package of that kind contains
 _MAIN_PART = {".docx": "word/", ".pptx": "ppt/", ".xlsx": "xl/"}
 _OLE = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -83,22 +86,31 @@ def _check_package(raw: RawFile, ext: str) -> str | None:
 def parse_office(raw: RawFile, ext: str) -> ParsedDocument:
     """Parse a .docx, .pptx or .xlsx file."""
     core_title = _check_package(raw, ext)
-    try:
-        result = markitdown().convert(str(raw.path))
-    except Exception as exc:  # noqa: BLE001 - markitdown wraps converter failures in its own types
-        raise CorruptDocument(
-            f"{raw.path}: could not convert the {ext} file ({exc})",
-            hint="open and re-save it in Office/LibreOffice, then retry",
-        ) from None
-    text = result.text_content or ""
+    warnings: list[str] = []
+    converted_title = None
+    if ext == ".docx":
+        text = docx_markdown(raw.path, warnings)
+    elif ext == ".pptx":
+        text = pptx_markdown(raw.path, warnings)
+    else:
+        try:
+            result = markitdown().convert(str(raw.path))
+        except Exception as exc:  # noqa: BLE001 - markitdown wraps failures in its own types
+            raise CorruptDocument(
+                f"{raw.path}: could not convert the {ext} file ({exc})",
+                hint="open and re-save it in Office/LibreOffice, then retry",
+            ) from None
+        text = result.text_content or ""
+        converted_title = getattr(result, "title", None)
     # plain_links: chunk text keeps the anchor text only; the targets still go to doc.links
     doc = document_from_markdown(
         text,
         raw=raw,
         mime=MIMES[ext],
-        title=core_title or getattr(result, "title", None),
+        title=core_title or converted_title,
         plain_links=True,
-        metadata={"converter": "markitdown"},
+        warnings=warnings,
+        metadata={"converter": _CONVERTER[ext]},
     )
     if ext == ".pptx":  # slides are the pages of a presentation
         slides = [b.page for s in doc.sections() for b in s.blocks if b.page is not None]

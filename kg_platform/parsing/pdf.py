@@ -6,7 +6,11 @@ figure captions ("Figure N" / "Fig. N" lines, with the labels printed inside the
 URIs. Then, over the whole document: running heads/footers and page numbers are dropped, blocks
 are put in reading order (column by column, between full-width blocks, so two- and three-column
 pages read down each column), and headings come from the outline (``get_toc``) or, when there is
-none, from font size and weight relative to the body text. Every block carries its page number.
+none, from font size, weight and section numbering relative to the body text (a bold or italic
+first line is split from its paragraph as a run-in heading; three same-styled candidates in a row
+are a list or a cover page, not headings). Ligatures are expanded and words broken at a line end
+are joined (with their hyphen when the document writes them so elsewhere). A ruled table keeps
+one row per visual row. Every block carries its page number.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import unicodedata
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -46,6 +51,11 @@ _PAGE_NUMBER = re.compile(
     r"^(page\s*)?[\divxlc]{1,6}([\-–/.]\s*[\divxlc]{1,6})?(\s*of\s*\d+)?$", re.IGNORECASE
 )
 _WS = re.compile(r"\s+")
+# a section number opening a heading: "2", "2.1", "2.1.3", "(3)", "IV.", "A." then the title
+_SECTION_NUMBER = re.compile(
+    r"^\s*(\(\d{1,2}\)|\d{1,2}(\.\d{1,2}){0,3}\.?|[IVX]{1,5}\.|[A-H]\.)\s+\S"
+)
+_LETTERS = re.compile(r"[^\W\d_]{2}")  # two letters of any script (Hangul, Arabic, Latin...)
 
 
 @lru_cache(maxsize=1)
@@ -77,6 +87,8 @@ class _Item:
     size: float = 0.0  # dominant font size (by characters)
     lead: float = 0.0  # font size of the first span (headings start big)
     bold: bool = False
+    heavy: bool = False  # medium/semibold (or bold) weight throughout
+    run_in: bool = False  # a styled first line split from its paragraph
     lines: int = 1
     level: int = 0  # heading level once decided
     labels: list[str] = field(default_factory=list)
@@ -112,19 +124,91 @@ def _union(a: tuple[float, ...], b: tuple[float, ...]) -> tuple[float, float, fl
 
 
 def _join_lines(lines: list[str]) -> str:
+    """Lines of a paragraph joined; a word broken at a line-end hyphen is joined with a soft
+    hyphen mark, which :func:`_resolve_hyphens` turns into "-" or nothing for the document."""
     out = ""
     for line in lines:
         if not out:
             out = line
-        elif out.endswith("-") and line[:1].islower():
-            out += line  # "self-" + "locking" -> "self-locking"
+        elif out.endswith("-") and line[:1].islower() and out[-2:-1].isalpha():
+            out = out[:-1] + SOFT_HYPHEN + line  # "appoint-" + "ments", "self-" + "locking"
         else:
             out += " " + line
     return out
 
 
+SOFT_HYPHEN = "\u00ad"
+_BROKEN = re.compile(r"(\w+)\u00ad(\w+)")
+# the second half of a word hyphenated by the typesetter, when the document cannot tell
+_SUFFIXES = re.compile(
+    r"^(ments?|tions?|sions?|ness(es)?|it(y|ies)|ances?|ences?|ous(ly)?|ively|ically|ations?"
+    r"|izations?|ally|ing(ly)?|ed|ers?|able|ible|ers?|ure[sd]?|ial(ly)?|ive|ists?|ism)$"
+)
+_LIGATURES = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+
+
+def _resolve_hyphens(pages: list[_Page]) -> None:
+    """Each line-end break becomes "a-b" where the document writes "a-b" elsewhere, "ab" where
+    it writes "ab" elsewhere, else "ab" when "b" is a word ending ("appoint-ments"), else
+    "a-b" (a compound such as "self-locking")."""
+    texts = [it.text for page in pages for it in page.items]
+    if not any(SOFT_HYPHEN in t for t in texts):
+        return
+    whole = " ".join(texts).lower()
+    words = Counter(re.findall(r"\w+(?:-\w+)*", whole))
+
+    def pick(m: re.Match[str]) -> str:
+        a, b = m.group(1), m.group(2)
+        if words[f"{a}-{b}".lower()]:
+            return f"{a}-{b}"
+        if words[(a + b).lower()] or _SUFFIXES.match(b.lower()):
+            return a + b
+        return f"{a}-{b}"
+
+    for page in pages:
+        for it in page.items:
+            if SOFT_HYPHEN in it.text:
+                it.text = _BROKEN.sub(pick, it.text).replace(SOFT_HYPHEN, "-")
+
+
 def _is_bold(span: dict[str, Any]) -> bool:
     return bool(span["flags"] & 16) or "bold" in span["font"].lower()
+
+
+def _is_heavy(span: dict[str, Any]) -> bool:
+    font = span["font"].lower()
+    return _is_bold(span) or any(w in font for w in ("medium", "semibold", "demi", "heavy"))
+
+
+def _styled(line: dict[str, Any]) -> bool:
+    spans = [s for s in line["spans"] if s["text"].strip()]
+    return bool(spans) and all(_is_bold(s) or s["flags"] & 2 for s in spans)  # 2: italic
+
+
+def _split_run_in(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A paragraph whose first line alone is bold or italic (a run-in heading set on its own
+    line, "Boots Self-Locking Nut" then the text) becomes two blocks: that line, then the rest."""
+    out: list[dict[str, Any]] = []
+    for block in blocks:
+        lines = [ln for ln in block.get("lines", ()) if any(s["text"].strip() for s in ln["spans"])]
+        if block.get("type") == 0 and len(lines) >= 2 and _styled(lines[0]):
+            head = _WS.sub(" ", "".join(s["text"] for s in lines[0]["spans"])).strip()
+            if (
+                not _styled(lines[1])
+                and len(head.split()) <= 12
+                and head[-1:] not in ".,;:"
+                and _LETTERS.search(head)
+                and not _CAPTION.match(head)
+            ):
+                rest = lines[1:]
+                bbox = tuple(rest[0]["bbox"])
+                for ln in rest[1:]:
+                    bbox = _union(bbox, tuple(ln["bbox"]))
+                out.append({"type": 0, "bbox": lines[0]["bbox"], "lines": [lines[0]], "run_in": 1})
+                out.append({"type": 0, "bbox": bbox, "lines": rest})
+                continue
+        out.append(block)
+    return out
 
 
 # -- tables ------------------------------------------------------------------------------------
@@ -134,34 +218,97 @@ def _cell_text(words: list[tuple]) -> str:
         lines[(w[5], w[6])].append(w)
     ordered = sorted(lines.values(), key=lambda ws: (round(min(w[1] for w in ws)), ws[0][0]))
     text = "<br>".join(" ".join(w[4] for w in sorted(ws, key=lambda w: w[0])) for ws in ordered)
-    return text.replace("|", "\\|")
+    return text.replace("|", "\\|").translate(_LIGATURES)
+
+
+def _visual_lines(words: list[tuple]) -> list[list[tuple]]:
+    """Words grouped into text lines by their vertical centre (top to bottom)."""
+    if not words:
+        return []
+    heights = sorted(w[3] - w[1] for w in words)
+    tol = 0.5 * heights[len(heights) // 2]
+    lines: list[list[tuple]] = []
+    last = -math.inf
+    for w in sorted(words, key=lambda w: (w[1] + w[3]) / 2):
+        cy = (w[1] + w[3]) / 2
+        if lines and cy - last <= tol:
+            lines[-1].append(w)
+        else:
+            lines.append([w])
+        last = cy
+    return lines
+
+
+def _split_visual_rows(cells: list[list[tuple]]) -> list[list[list[tuple]]]:
+    """One ruled row holding several text lines that line up across most of its columns (rules
+    every few records, as in shaded bands) is that many rows; a row where only some cells wrap
+    stays one row."""
+    lines = _visual_lines([w for cell in cells for w in cell])
+    filled = sum(1 for cell in cells if cell)
+    if len(lines) < 2 or filled < 2:
+        return [cells]
+    line_of = {id(w): k for k, line in enumerate(lines) for w in line}
+    full = sum(1 for cell in cells if cell and len({line_of[id(w)] for w in cell}) == len(lines))
+    if full < 2 or 2 * full <= filled:
+        return [cells]
+    return [[[w for w in cell if line_of[id(w)] == k] for cell in cells] for k in range(len(lines))]
+
+
+def _table_columns(table_rows: list[Any], bbox: tuple[float, ...]) -> list[tuple[float, float]]:
+    """The table's column slots: column k starts where any row has a cell in slot k and ends
+    where slot k + 1 starts (a cell merged across slots in one row does not hide the slots the
+    other rows have)."""
+    ncols = max((len(row.cells) for row in table_rows), default=0)
+    starts: list[float | None] = []
+    for k in range(ncols):
+        xs = [row.cells[k][0] for row in table_rows if k < len(row.cells) and row.cells[k]]
+        starts.append(min(xs) if xs else None)
+    known = [(k, x) for k, x in enumerate(starts) if x is not None]
+    columns = []
+    for i, (_, x0) in enumerate(known):
+        x1 = known[i + 1][1] if i + 1 < len(known) else bbox[2]
+        columns.append((x0, x1))
+    return columns
 
 
 def _table_markdown(table: Any, words: list[tuple]) -> str | None:
-    """Render one detected table as Markdown (first row as header); None if it is not a table."""
+    """Render one detected table as Markdown (first row as header); None if it is not a table.
+
+    Columns are the table's slots (a cell merged across columns in one row does not swallow
+    the words of the columns it covers); each word goes to the ruled row and the column holding
+    its centre, and a ruled row that holds several aligned text lines is split into one row per
+    line."""
     bbox = tuple(table.bbox)
     inside = [w for w in words if _inside((w[0] + w[2]) / 2, (w[1] + w[3]) / 2, bbox)]
     table_rows = table.rows  # a property that is recomputed on every access
-    grid: list[list[list[tuple]]] = [[[] for _ in row.cells] for row in table_rows]
+    columns = _table_columns(table_rows, bbox)
+    if not columns:
+        return None
+    grid: list[list[list[tuple]]] = [[[] for _ in columns] for _ in table_rows]
     for w in inside:
         x, y = (w[0] + w[2]) / 2, (w[1] + w[3]) / 2
-        placed = False
         for r, row in enumerate(table_rows):  # rows may overlap where cells span rows
-            if not (row.bbox[1] - 1 <= y <= row.bbox[3] + 1):
-                continue
-            for c, cell in enumerate(row.cells):
-                if cell is not None and _inside(x, y, cell):
-                    grid[r][c].append(w)
-                    placed = True
+            if row.bbox[1] - 1 <= y <= row.bbox[3] + 1:
+                if sum(1 for cell in row.cells if cell is not None) == 1:
+                    grid[r][0].append(w)  # one cell across the table: a caption row
                     break
-            if placed:
+                c = min(
+                    range(len(columns)),
+                    key=lambda k: (
+                        0.0
+                        if columns[k][0] - 1 <= x <= columns[k][1] + 1
+                        else min(abs(x - columns[k][0]), abs(x - columns[k][1]))
+                    ),
+                )
+                grid[r][c].append(w)
                 break
-    rows = [[_cell_text(cell) for cell in row] for row in grid]
+    split = [part for cells in grid for part in _split_visual_rows(cells)]
+    rows = [[_cell_text(cell) for cell in row] for row in split]
+    rows = [row for row in rows if any(row)]
     filled = sum(1 for row in rows for cell in row if cell)
-    if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2 or filled < 2:
+    if len(rows) < 2 or len(columns) < 2 or filled < 2:
         return None
-    ncols = max(len(r) for r in rows)
-    rows = [r + [""] * (ncols - len(r)) for r in rows]
+    ncols = len(columns)
     out = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * ncols]
     out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
     return "\n".join(out)
@@ -226,7 +373,7 @@ def _read_page(page: Any, number: int) -> _Page:
 
     flags = fitz.TEXTFLAGS_DICT & ~fitz.TEXT_PRESERVE_IMAGES
     labels: list[_Item] = []
-    for block in page.get_text("dict", flags=flags)["blocks"]:
+    for block in _split_run_in(page.get_text("dict", flags=flags)["blocks"]):
         if block.get("type") != 0:
             continue
         bbox = box(block["bbox"])
@@ -237,7 +384,7 @@ def _read_page(page: Any, number: int) -> _Page:
         if not spans:
             continue
         lines = [
-            _WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip()
+            _WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip().translate(_LIGATURES)
             for line in block["lines"]
         ]
         lines = [ln for ln in lines if ln]
@@ -248,6 +395,7 @@ def _read_page(page: Any, number: int) -> _Page:
         size = chars.most_common(1)[0][0]
         lead = round(spans[0]["size"] * 2) / 2
         bold = all(_is_bold(s) for s in spans)
+        heavy = all(_is_heavy(s) for s in spans)
         if len(text) <= 600 and (
             _CAPTION_STRICT.match(text)
             or (_CAPTION.match(text) and image_boxes and len(lines) <= 3)
@@ -263,6 +411,8 @@ def _read_page(page: Any, number: int) -> _Page:
             size=size,
             lead=lead,  # type: ignore[arg-type]
             bold=bold,
+            heavy=heavy,
+            run_in=bool(block.get("run_in")),
             lines=len(lines),
         )
         if len(text.split()) <= 12 and any(_inside(cx, cy, b, pad=0) for b in image_boxes):
@@ -298,7 +448,7 @@ def _split_captions(block: dict[str, Any], number: int, box: Any) -> list[_Item]
         if out:
             out[-1].text += " "
     for it in out:
-        it.text = _WS.sub(" ", it.text).strip()
+        it.text = _WS.sub(" ", it.text).strip().translate(_LIGATURES)
     return [it for it in out if it.text]
 
 
@@ -382,13 +532,45 @@ def _body_size(pages: list[_Page]) -> float:
 
 
 def _heading_like(it: _Item, body: float) -> bool:
+    """Size, weight and numbering together: clearly larger type, or bold at body size, or a
+    section number ("2.1", "(3)", "IV.") on one line set a little larger or heavier."""
     text = it.text.strip()
-    if it.kind != "text" or len(text) > 200 or len(text.split()) > 20 or it.lines > 3:
+    numbered = bool(_SECTION_NUMBER.match(text)) and it.lines <= 2 and len(text) <= 150
+    if it.kind not in ("text", "list") or (it.kind == "list" and not numbered):
         return False
-    if not re.search(r"[A-Za-z]{2}", text) or text[-1] in ".,;:" or _PAGE_NUMBER.match(text):
+    if len(text) > 200 or len(text.split()) > 20 or it.lines > 3:
+        return False
+    if not _LETTERS.search(text) or text[-1] in ".,;:" or _PAGE_NUMBER.match(text):
         return False
     bigger = it.lead >= body + max(1.0, 0.12 * body)
-    return bigger or (it.bold and it.lead >= body - 0.5)
+    if bigger or ((it.bold or it.run_in) and it.lead >= body - 0.5):
+        return True
+    return numbered and (it.lead >= body + 0.75 or it.heavy) and it.lead >= body - 0.5
+
+
+def _drop_heading_runs(pages: list[_Page], heads: list[_Item]) -> list[_Item]:
+    """A heading is followed by text: three or more candidates in a row in the same type with
+    nothing between them are a list, a code listing or a cover page's names, not headings."""
+    candidate = {id(it) for it in heads}
+    drop: set[int] = set()
+    run: list[_Item] = []
+
+    def close() -> None:
+        if len(run) >= 3:
+            drop.update(id(it) for it in run)
+        run.clear()
+
+    for page in pages:
+        for it in page.items:
+            if id(it) not in candidate:
+                close()
+            elif run and (run[-1].lead, run[-1].bold) != (it.lead, it.bold):
+                close()
+                run.append(it)
+            else:
+                run.append(it)
+    close()
+    return [it for it in heads if id(it) not in drop]
 
 
 def _font_headings(pages: list[_Page]) -> None:
@@ -396,11 +578,12 @@ def _font_headings(pages: list[_Page]) -> None:
     body = _body_size(pages)
     heads = [it for page in pages for it in page.items if _heading_like(it, body)]
     texts = sum(1 for page in pages for it in page.items if it.kind == "text")
-    bold_body = [it for it in heads if it.lead < body + max(1.0, 0.12 * body)]
+    bold_body = [it for it in heads if it.bold and it.lead < body + max(1.0, 0.12 * body)]
     if texts and len(bold_body) > 0.4 * texts:
         # bold is the body style here (slides, forms): only larger type marks a heading
         drop = {id(it) for it in bold_body}
         heads = [it for it in heads if id(it) not in drop]
+    heads = _drop_heading_runs(pages, heads)
     bigger = sorted(
         {it.lead for it in heads if it.lead >= body + max(1.0, 0.12 * body)}, reverse=True
     )
@@ -512,6 +695,7 @@ def parse_pdf(raw: RawFile) -> ParsedDocument:
             )
         raise EmptyDocument(f"{raw.path}: the PDF has no text", hint="nothing to ingest")
 
+    _resolve_hyphens(pages)
     removed = _drop_running_heads(pages)
     if removed:
         metadata["running_heads_removed"] = str(removed)

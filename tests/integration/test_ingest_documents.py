@@ -437,6 +437,29 @@ def test_real_parser_bad_inputs(graph_session, settings, embedder, tmp_path):
     assert report.exit_code == 1
 
 
+@needs_parsers
+def test_nics_table_keeps_each_state_in_its_own_row(graph_session, settings, embedder, tmp_path):
+    """The NICS report's table is ruled every five states: each state must still be one row
+    with its own figures, so a question about one state finds them."""
+    pytest.importorskip("pymupdf")
+    from kg_platform.sdk import KnowledgePlatform
+
+    corpus = "t-ingest-nics"
+    drop_corpus(graph_session, corpus)
+    shutil.copy(DOCUMENTS / "pdf" / "nics-background-checks-2015-11.pdf", tmp_path / "nics.pdf")
+    kp = KnowledgePlatform(settings, graph=graph_session, embedder=embedder)
+    report = kp.ingest([tmp_path], corpus=corpus)
+    assert report.status == "completed" and not report.errors, report.summary()
+    items = kp.retrieve("How many firearm background checks did Texas run?", k=5, corpus=corpus)
+    rows = [ln for it in items for ln in it.text.splitlines() if "Texas" in ln]
+    assert rows, [it.text[:200] for it in items]
+    texas = [c.strip() for c in rows[0].strip().strip("|").split("|")]
+    # state, permit, handgun, long gun ... totals: Texas's own figures, one state per row
+    assert texas[:4] == ["Texas", "21,550", "56,941", "51,670"]
+    assert texas[-1] == "146,982"
+    assert not any("Tennessee" in ln for ln in rows)
+
+
 def test_interrupted_run_leaves_no_partial_source_and_resumes(
     graph_session, settings, embedder, tmp_path
 ):

@@ -26,6 +26,7 @@ def register(app: typer.Typer) -> None:
         commands_compare,
         commands_decomposer,
         commands_eval,
+        commands_eval_parsing,
         commands_eval_table,
         commands_ingest_qa,
         commands_load,
@@ -40,6 +41,7 @@ def register(app: typer.Typer) -> None:
     for module in (
         commands_eval,
         commands_eval_table,
+        commands_eval_parsing,
         commands_compare,
         commands_ingest_qa,
         commands_sample,

@@ -245,3 +245,271 @@ def test_html_invalid_bytes_are_counted(tmp_path):
     doc = parse_file(page)
     assert doc.warnings == ["2 invalid byte(s) for encoding utf-8 were replaced by U+FFFD"]
     assert "ok \ufffd\ufffd bad café" in doc.text()
+
+
+# -- one bad element does not lose the document ---------------------------------------------------
+_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+_W_NS = (
+    'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" '
+    'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    'xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture"'
+)
+_REL = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _para(text: str, style: str | None = None) -> str:
+    ppr = f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>' if style else ""
+    return f"<w:p>{ppr}<w:r><w:t>{text}</w:t></w:r></w:p>"
+
+
+def _picture(rid: str, descr: str = "") -> str:
+    return (
+        '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="9525" cy="9525"/>'
+        f'<wp:docPr id="1" name="Picture 1" descr="{descr}"/>'
+        '<a:graphic><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture">'
+        '<pic:pic><pic:nvPicPr><pic:cNvPr id="1" name="p.png"/><pic:cNvPicPr/></pic:nvPicPr>'
+        f'<pic:blipFill><a:blip r:embed="{rid}"/></pic:blipFill><pic:spPr/></pic:pic>'
+        "</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
+    )
+
+
+def _docx(path: Path, body: str, rels: str = "", parts: dict[str, str] | None = None) -> Path:
+    """A minimal Word package (what python-docx would write, without needing it)."""
+    import zipfile
+
+    styles = "".join(
+        f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/></w:style>'
+        for sid, name in (("Title", "Title"), ("Heading1", "heading 1"))
+    )
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr(
+            "[Content_Types].xml",
+            '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+            '<Default Extension="rels" '
+            'ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+            '<Default Extension="xml" ContentType="application/xml"/>'
+            '<Default Extension="png" ContentType="image/png"/>'
+            '<Override PartName="/word/document.xml" ContentType="application/'
+            'vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+        )
+        zf.writestr(
+            "_rels/.rels",
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rId1" Type="{_REL}/officeDocument" Target="word/document.xml"/>'
+            "</Relationships>",
+        )
+        zf.writestr(
+            "word/_rels/document.xml.rels",
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+            f'<Relationship Id="rIdS" Type="{_REL}/styles" Target="styles.xml"/>{rels}'
+            "</Relationships>",
+        )
+        zf.writestr("word/styles.xml", f"<w:styles {_W_NS}>{styles}</w:styles>")
+        zf.writestr("word/media/image1.png", _PNG)
+        zf.writestr(
+            "word/document.xml", f"<w:document {_W_NS}><w:body>{body}</w:body></w:document>"
+        )
+        for name, text in (parts or {}).items():
+            zf.writestr(name, text)
+    return path
+
+
+def test_docx_with_an_image_linked_by_url_lands_with_a_warning(tmp_path):
+    external = (
+        f'<Relationship Id="rIdX" Type="{_REL}/image" '
+        'Target="https://example.com/image.png" TargetMode="External"/>'
+    )
+    body = (
+        _para("Site survey", "Heading1")
+        + _para("The north wall was inspected before the rain.")
+        + _picture("rIdX")
+        + _para("Cracks were found near the east corner.")
+    )
+    doc = parse_file(_docx(tmp_path / "survey.docx", body, external))
+    text = doc.text()
+    assert "north wall was inspected" in text and "Cracks were found" in text
+    assert section(doc, "Site survey").level == 1
+    assert len(doc.warnings) == 1
+    assert "skipped image" in doc.warnings[0] and "https://example.com/image.png" in doc.warnings[0]
+
+
+def test_docx_generated_alt_text_is_not_content_and_authors_alt_text_is(tmp_path):
+    embedded = f'<Relationship Id="rIdI" Type="{_REL}/image" Target="media/image1.png"/>'
+    body = (
+        _para("Before the pictures.")
+        + _picture("rIdI", "A close up of a logo Description automatically generated")
+        + _picture("rIdI", "Map of the north wall")
+        + _picture("rIdI", "_wall_photo.png")
+        + _para("After the pictures.")
+    )
+    doc = parse_file(_docx(tmp_path / "alt.docx", body, embedded))
+    assert "automatically generated" not in doc.text() and "wall_photo" not in doc.text()
+    assert "Map of the north wall" in [b.text for b in blocks(doc, "figure")]
+    assert "Before the pictures." in doc.text() and "After the pictures." in doc.text()
+    assert doc.warnings == []
+
+
+def test_docx_title_style_is_a_heading(tmp_path):
+    body = (
+        _para("Annual safety report", "Title")
+        + _para("Findings", "Heading1")
+        + _para("No incident was recorded.")
+    )
+    doc = parse_file(_docx(tmp_path / "titled.docx", body))
+    assert section(doc, "Annual safety report").level == 1
+    assert section(doc, "Findings").blocks[0].text == "No incident was recorded."
+
+
+def test_docx_the_converter_cannot_read_falls_back_to_the_paragraphs(tmp_path):
+    # a damaged styles part (truncated XML) makes mammoth give up on the whole file
+    path = _docx(tmp_path / "odd.docx", _para("Kept text", "Heading1") + _para("Body text."))
+    import zipfile
+
+    broken = tmp_path / "odd2.docx"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(broken, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            dst.writestr(item, b"<w:styles" if item.filename == "word/styles.xml" else data)
+    doc = parse_file(broken)
+    assert "Body text." in doc.text()
+    assert section(doc, "Kept text").level == 1
+    assert any("read paragraph by paragraph" in w for w in doc.warnings)
+
+
+def _pptx_with_unrecognised_shape(path: Path) -> Path:
+    """Two slides; slide 2 holds a shape with neither preset nor custom geometry, which
+    python-pptx cannot type (``shape_type`` raises NotImplementedError)."""
+    pptx = pytest.importorskip("pptx")
+    from pptx.util import Inches
+
+    prs = pptx.Presentation()
+    one = prs.slides.add_slide(prs.slide_layouts[1])
+    one.shapes.title.text = "Q3 revenue"
+    one.placeholders[1].text = "Total revenue grew 18% year over year."
+    two = prs.slides.add_slide(prs.slide_layouts[5])
+    two.shapes.title.text = "Next steps"
+    box = two.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    box.text_frame.text = "Text in an odd shape"
+    sp = box._element
+    sp.nvSpPr.cNvSpPr.attrib.pop("txBox", None)
+    geom = sp.spPr.find("{http://schemas.openxmlformats.org/drawingml/2006/main}prstGeom")
+    sp.spPr.remove(geom)
+    keep = two.shapes.add_textbox(Inches(1), Inches(4), Inches(4), Inches(1))
+    keep.text_frame.text = "Launch the APAC campaign."
+    notes = two.notes_slide.notes_text_frame
+    notes.text = "Speaker reminder: smile."
+    prs.save(str(path))
+    return path
+
+
+def test_pptx_with_an_unrecognised_shape_lands_with_a_warning(tmp_path):
+    doc = parse_file(_pptx_with_unrecognised_shape(tmp_path / "deck.pptx"))
+    assert doc.pages == 2
+    assert section(doc, "Next steps").page == 2
+    text = doc.text()
+    assert "Total revenue grew" in text and "Launch the APAC campaign." in text
+    assert "Text in an odd shape" in text  # read from the shape's XML
+    assert len(doc.warnings) == 1 and doc.warnings[0].startswith("slide 2: skipped shape")
+    assert "NotImplementedError" in doc.warnings[0]
+    assert "Speaker reminder" not in text  # notes are not slide content
+
+
+def test_pptx_table_merges_repeat_and_chart_values_are_integers(tmp_path):
+    pptx = pytest.importorskip("pptx")
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    prs = pptx.Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[5])
+    slide.shapes.title.text = "Ducks"
+    table = slide.shapes.add_table(3, 2, Inches(1), Inches(1.5), Inches(4), Inches(1)).table
+    for r, row in enumerate([["Region", "Count"], ["North", "12"], ["", "15"]]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    table.cell(1, 0).merge(table.cell(2, 0))  # "North" spans two rows
+    data = CategoryChartData()
+    data.categories = ["2019", "2020"]
+    data.add_series("Freshwater", (120, 130))
+    slide.shapes.add_chart(
+        XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(3), Inches(4), Inches(3), data
+    )
+    prs.save(str(tmp_path / "ducks.pptx"))
+    doc = parse_file(tmp_path / "ducks.pptx")
+    tables = [b.text for b in blocks(doc, "table")]
+    assert "| North | 12 |" in tables[0] and "| North | 15 |" in tables[0]
+    assert "| 2019 | 120 |" in tables[1] and "120.0" not in tables[1]
+
+
+def test_office_zip_that_python_pptx_cannot_read_is_corrupt_with_a_diagnosis(tmp_path):
+    import zipfile
+
+    bad = tmp_path / "broken.pptx"
+    with zipfile.ZipFile(bad, "w") as zf:
+        zf.writestr("ppt/presentation.xml", "<not-a-presentation/>")
+    with pytest.raises(CorruptDocument, match="python-pptx cannot read its presentation"):
+        parse_file(bad)
+
+
+def test_html_merged_cells_are_repeated_so_later_cells_do_not_shift(tmp_path):
+    page = tmp_path / "spans.html"
+    page.write_text(
+        "<html><body><table>"
+        "<tr><th>State</th><th colspan='2'>Checks</th></tr>"
+        "<tr><td rowspan='2'>Texas</td><td>Nov</td><td>146,982</td></tr>"
+        "<tr><td>Dec</td><td>150,001</td></tr>"
+        "<tr><td>Utah</td><td>Nov</td><td>10,429</td></tr>"
+        "</table></body></html>",
+        encoding="utf-8",
+    )
+    table = blocks(parse_file(page), "table")[0].text.splitlines()
+    assert table[0] == "| State | Checks | Checks |"
+    assert table[2:] == [
+        "| Texas | Nov | 146,982 |",
+        "| Texas | Dec | 150,001 |",
+        "| Utah | Nov | 10,429 |",
+    ]
+
+
+_CHART = (
+    '<c:chartSpace xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><c:chart>'
+    "<c:title><c:tx><c:rich><a:p><a:r><a:t>Ducks counted</a:t></a:r></a:p></c:rich></c:tx>"
+    "</c:title><c:plotArea><c:barChart>"
+    + "".join(
+        f"<c:ser><c:tx><c:strRef><c:strCache><c:pt idx='0'><c:v>{name}</c:v></c:pt>"
+        "</c:strCache></c:strRef></c:tx><c:cat><c:strRef><c:strCache>"
+        "<c:pt idx='0'><c:v>2019</c:v></c:pt><c:pt idx='1'><c:v>2020</c:v></c:pt>"
+        "</c:strCache></c:strRef></c:cat><c:val><c:numRef><c:numCache>"
+        f"<c:pt idx='0'><c:v>{a}</c:v></c:pt><c:pt idx='1'><c:v>{b}</c:v></c:pt>"
+        "</c:numCache></c:numRef></c:val></c:ser>"
+        for name, a, b in (("Freshwater", "120.0", "4.4000000000000004"), ("Saltwater", "80", "95"))
+    )
+    + "</c:barChart></c:plotArea></c:chart></c:chartSpace>"
+)
+
+
+def test_docx_chart_becomes_its_title_and_a_table_in_place(tmp_path):
+    chart_run = (
+        '<w:p><w:r><w:drawing><wp:inline><wp:extent cx="9525" cy="9525"/>'
+        '<wp:docPr id="2" name="Chart 1"/><a:graphic><a:graphicData '
+        'uri="http://schemas.openxmlformats.org/drawingml/2006/chart">'
+        '<c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rIdC"/>'
+        "</a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>"
+    )
+    rel = f'<Relationship Id="rIdC" Type="{_REL}/chart" Target="charts/chart1.xml"/>'
+    body = _para("Before the chart.") + chart_run + _para("After the chart.")
+    path = _docx(tmp_path / "chart.docx", body, rel, {"word/charts/chart1.xml": _CHART})
+    doc = parse_file(path)
+    texts = [b.text for b in blocks(doc)]
+    table = next(t for t in texts if t.startswith("|"))
+    assert texts.index("Before the chart.") < texts.index(table) < texts.index("After the chart.")
+    assert "Ducks counted" in texts and "bar chart" in texts
+    assert table.splitlines()[0] == "|  | Freshwater | Saltwater |"
+    assert "| 2019 | 120 | 80 |" in table and "| 2020 | 4.4 | 95 |" in table
+    assert doc.warnings == []

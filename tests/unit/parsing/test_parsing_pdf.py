@@ -144,6 +144,16 @@ def test_tables_are_markdown_blocks_and_removed_from_text(docs):
     assert cost.page == 5 and "AFM revisions" in cost.text
 
 
+def test_table_ruled_every_five_states_has_one_row_per_state(docs):
+    nics = parsed(docs, "nics-background-checks-2015-11.pdf")
+    rows = block_with(nics, "Alabama", "table").text.splitlines()
+    states = [r.split("|")[1].strip() for r in rows[3:]]
+    assert states[:5] == ["Alabama", "Alaska", "Arizona", "Arkansas", "California"]
+    texas = next(r for r in rows if r.startswith("| Texas |"))
+    assert texas.startswith("| Texas | 21,550 | 56,941 |") and "<br>" not in texas
+    assert len({r.count("|") for r in rows[1:]}) == 1  # every row has every column
+
+
 def test_links_are_collected(docs):
     doc = parsed(docs, "federal-register-2020-17221.pdf")
     assert "https://www.myboeingfleet.com" in doc.links
@@ -278,3 +288,75 @@ def test_all_bold_document_takes_headings_from_size_only(tmp_path):
     parsed_doc = parse_file(path)
     assert [(s.title, s.level) for s in parsed_doc.sections()[1:]] == [("Agenda", 1)]
     assert len(parsed_doc.sections()[1].blocks) == 4
+
+
+# -- headings from size, weight and numbering; clean text ------------------------------------------
+BODY = (
+    "The nut is made of one piece and holds tight despite severe vibration. The spring keeps "
+    "the locking and load carrying sections apart so the threads stay engaged under load."
+)
+
+
+def _html_pdf(path: Path, html: str) -> Path:
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_htmlbox(pymupdf.Rect(72, 72, 420, 780), html)
+    doc.save(path)
+    return path
+
+
+def test_run_in_italic_heading_on_its_own_line_is_split_from_its_paragraph(tmp_path):
+    path = _html_pdf(
+        tmp_path / "runin.pdf",
+        f"<p>{BODY}</p><p><i>Boots Self-Locking Nut</i><br>{BODY}</p>"
+        f"<p><b>Elastic Stop Nut</b><br>{BODY}</p>",
+    )
+    doc = parse_file(path)
+    titles = [s.title for s in doc.sections()[1:]]
+    assert titles == ["Boots Self-Locking Nut", "Elastic Stop Nut"]
+    assert doc.sections()[1].blocks[0].text.startswith("The nut is made of one piece")
+
+
+def test_numbered_heading_slightly_larger_than_the_body_is_a_heading(tmp_path):
+    path = _html_pdf(
+        tmp_path / "numbered.pdf",
+        "".join(
+            f'<p style="font-size:12.5px">({n}) Part {n} of the review</p>'
+            f'<p style="font-size:11.5px">{BODY}</p>'
+            for n in (1, 2, 3)
+        ),
+    )
+    doc = parse_file(path)
+    assert [s.title for s in doc.sections()[1:]] == [
+        f"({n}) Part {n} of the review" for n in (1, 2, 3)
+    ]
+
+
+def test_three_bold_lines_in_a_row_are_not_headings(tmp_path):
+    path = _html_pdf(
+        tmp_path / "cover.pdf",
+        f"<p>{BODY}</p><p><b>Jim Bainbridge</b></p><p><b>Rob Bestgen</b></p>"
+        f"<p><b>Mike Cain</b></p><p>{BODY}</p><p><b>Authors</b></p>" + f"<p>{BODY}</p>" * 6,
+    )
+    doc = parse_file(path)
+    assert [s.title for s in doc.sections()[1:]] == ["Authors"]
+    assert "Rob Bestgen" in doc.text()
+
+
+def test_ligatures_expanded_and_line_end_hyphens_joined(tmp_path):
+    doc = pymupdf.open()
+    page = doc.new_page()
+    lines = [
+        "The first of the appoint-",
+        "ments was kept by the self-",
+        "locking crew; a self-locking nut",
+        "holds. Every office agreed.",
+    ]
+    for k, line in enumerate(lines):
+        page.insert_text((72, 100 + 14 * k), line, fontsize=11)
+    page.insert_htmlbox(pymupdf.Rect(72, 300, 400, 400), "<p>The \ufb01rst o\ufb03ce</p>")
+    doc.save(tmp_path / "hyph.pdf")
+    text = parse_file(tmp_path / "hyph.pdf").text()
+    assert "first of the appointments was kept" in text  # a word ending: joined
+    assert "by the self-locking crew" in text  # written with its hyphen elsewhere: kept
+    assert "The first office" in text and "\ufb01" not in text
