@@ -20,8 +20,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from kg_platform.errors import KGPError
-from kg_platform.serve.auth import KeyCheck
-from kg_platform.serve.limits import BodyTooLarge, Gate, GateRules, TokenBuckets
+from kg_platform.serve.keys import key_ring
+from kg_platform.serve.limits import AuthFailures, BodyTooLarge, Gate, GateRules, TokenBuckets
 from kg_platform.serve.problems import MEDIA_TYPE, Problem, problem_for
 from kg_platform.serve.service import Service
 
@@ -43,6 +43,8 @@ PROBLEM: dict[str, Any] = {
 }
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: PROBLEM | {"description": "missing or wrong API key"},
+    403: PROBLEM | {"description": "the key lacks the right (write, admin) for this"},
+    404: PROBLEM | {"description": "no such corpus (or one this key may not see), run or item"},
     413: PROBLEM | {"description": "request body over the limit"},
     422: PROBLEM | {"description": "invalid request (with a hint)"},
     429: PROBLEM | {"description": "rate limit exceeded"},
@@ -108,8 +110,9 @@ def _problem_response(problem: Problem, request: Request) -> JSONResponse:
     )
 
 
-def build_app(platform: "KnowledgePlatform", *, key: str) -> FastAPI:
-    """The API over ``platform`` (shared by every request), guarded by ``key``."""
+def build_app(platform: "KnowledgePlatform", *, key: str | None) -> FastAPI:
+    """The API over ``platform`` (shared by every request), guarded by the server's ``key``
+    (admin over every corpus) and the graph's keys (:mod:`kg_platform.serve.keys`)."""
     service = Service(platform)
     cfg = platform.settings.serve
 
@@ -133,8 +136,9 @@ def build_app(platform: "KnowledgePlatform", *, key: str) -> FastAPI:
     app.add_middleware(
         Gate,
         rules=GateRules(
-            key=KeyCheck(key),
+            keys=key_ring(platform, key),
             buckets=TokenBuckets(cfg.rate_per_s, cfg.rate_burst),
+            failures=AuthFailures(cfg.auth_fail_limit, cfg.auth_fail_window_s),
             max_body_bytes=cfg.max_body_bytes,
             open_paths=OPEN_PATHS,
             upload_prefixes=(UPLOAD_PREFIX,),

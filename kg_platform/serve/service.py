@@ -1,5 +1,8 @@
 """What the HTTP API and the MCP server both do, as async methods over one shared SDK object.
 
+Each method first checks the request's principal (:mod:`kg_platform.serve.principal`): its
+right, and that the corpus named is one the key may see (else "not found", as a missing one).
+
 Each method is one SDK call (or two: a search and its explanation) run in a bounded thread pool
 (the SDK is synchronous and safe to share across threads). Health checks have their own small
 pool and a time limit, so they answer while every SDK thread waits on a database that is gone.
@@ -20,6 +23,7 @@ import anyio.to_thread
 
 from kg_platform.corpus_name import corpus_key
 from kg_platform.errors import KGPError
+from kg_platform.serve.principal import current
 from kg_platform.serve.problems import Problem
 from kg_platform.serve.tasks import IngestTask, IngestTasks
 
@@ -68,6 +72,7 @@ class Service:
         record: bool = False,
         max_tokens: int | None = None,
     ) -> dict[str, Any]:
+        corpus = current().corpus_for("write" if record else "read", corpus)
         found = await self.call(
             self.platform.search,
             query,
@@ -96,6 +101,7 @@ class Service:
         their subgraph (of one item when ``item_id`` names one of them)."""
         from kg_platform.retrieval.explain import browser_snippet, explain_lines
 
+        corpus = current().corpus_for("read", corpus)
         found = await self.call(
             self.platform.search,
             query,
@@ -148,6 +154,7 @@ class Service:
         scope: Sequence[str] | None = None,
         context_tokens: int | None = None,
     ) -> dict[str, Any]:
+        corpus = current().default_corpus("read", corpus, self.settings.corpus)
         answer = await self.call(
             self.platform.ask,
             question,
@@ -160,19 +167,28 @@ class Service:
         return answer.to_dict()
 
     async def corpora(self) -> list[dict[str, Any]]:
+        principal = current()
+        principal.require("read")
+        if not principal.every_corpus:
+            names = await self.call(self.platform.graph.read, "corpus/names")
+            visible = principal.visible(r["name"] for r in names)
+            return [c.to_dict() for c in await self.call(self.platform.corpora, visible)]
         return [c.to_dict() for c in await self.call(self.platform.corpora)]
 
     async def source(
         self, source: str, corpus: str | None = None, level: int = 1
     ) -> dict[str, Any]:
+        corpus = current().corpus_for("read", corpus)
         outline = await self.call(self.platform.source_outline, source, corpus, level=level)
         return outline.to_dict()
 
     async def strategies(self) -> dict[str, str]:
+        current().require("read")
         return await self.call(self.platform.strategies)
 
     # ---------------------------------------------------------------- write
     async def drop_corpus(self, name: str) -> dict[str, Any]:
+        current().require("write", name)
         dropped = await self.call(self.platform.drop_corpus, name)
         return {"corpus": name, "sources_deleted": dropped}
 
@@ -185,6 +201,7 @@ class Service:
         exclude: Sequence[str] | None = None,
     ) -> IngestTask:
         """Start ingesting server-side files or folders; return once the run has its id."""
+        corpus = current().default_corpus("write", corpus, self.settings.corpus)
         name = self.platform.corpus_name(corpus)
         missing = [p for p in paths if not Path(p).exists()]
         if not paths or missing:
@@ -207,6 +224,7 @@ class Service:
     def store_upload(self, corpus: str, filename: str, chunks: Callable[[], bytes]) -> Path:
         """Write one uploaded file (read with ``chunks`` until it returns b"") into the
         corpus's upload folder, atomically (a reader never sees half a file)."""
+        current().require("write", corpus)
         name = Path(filename.replace("\\", "/")).name.replace("\x00", "")
         if name in ("", ".", ".."):
             raise Problem(422, f"unusable upload file name {filename!r}", hint="name the file")
@@ -224,6 +242,7 @@ class Service:
         return target
 
     async def ingest_uploaded(self, files: Sequence[Path], corpus: str) -> IngestTask:
+        current().require("write", corpus)
         task = self.tasks.submit([str(f) for f in files], corpus)
         return await self._started(task)
 
@@ -246,21 +265,36 @@ class Service:
     async def runs(self, corpus: str | None = None, limit: int = 25) -> list[dict[str, Any]]:
         """The server's own runs (with live progress) first, then the graph's newest records
         of every other run (ad-hoc ``kgp ingest``, jobs)."""
+        principal = current()
+        principal.require("read", corpus)
         mine = [t for t in self.tasks.all() if corpus is None or t.corpus == corpus]
+        mine = [t for t in mine if principal.sees(t.corpus)]
         listed = [t.to_dict() for t in mine]
         known = {t.run_id for t in mine if t.run_id}
-        rows = await self.call(
-            self.platform.graph.read, "serve/runs_recent", corpus=corpus, limit=limit
-        )
+        if corpus is None and not principal.every_corpus:
+            names = await self.call(self.platform.graph.read, "serve/run_corpora")
+            rows = await self.call(
+                self.platform.graph.read,
+                "serve/runs_recent_in",
+                corpora=principal.visible(r["name"] for r in names),
+                limit=limit,
+            )
+        else:
+            rows = await self.call(
+                self.platform.graph.read, "serve/runs_recent", corpus=corpus, limit=limit
+            )
         listed.extend(_run_record(r) for r in rows if r["id"] not in known)
         return listed[: max(limit, len(mine))]
 
     async def run(self, run_id: str) -> dict[str, Any]:
+        principal = current()
+        principal.require("read")
         task = self.tasks.find(run_id)
-        if task is not None:
+        if task is not None and principal.sees(task.corpus):
             return task.to_dict()
         rows = await self.call(self.platform.graph.read, "serve/run", id=run_id)
-        if not rows:
+        if task is not None or not rows or not principal.sees(rows[0]["corpus"] or ""):
+            # a run of a corpus this key may not see is answered as one that does not exist
             raise Problem(
                 404,
                 f"there is no ingestion run {run_id!r}",
