@@ -766,6 +766,15 @@ class ServeSettings(BaseModel):
         20.0, gt=0, description="requests per second refilled into each client's token bucket"
     )
     rate_burst: int = Field(40, ge=1, description="token bucket size: requests a client may burst")
+    auth_fail_limit: int = Field(
+        10,
+        ge=1,
+        description="failed authentications from one address within auth_fail_window_s before "
+        "it is refused (429) for 1 s, doubling with each further round",
+    )
+    auth_fail_window_s: float = Field(
+        60.0, gt=0, description="the window failed authentications are counted in"
+    )
     threads: int = Field(8, ge=1, description="threads that run SDK calls (the SDK is synchronous)")
     ingest_workers: int = Field(1, ge=1, description="background ingestion runs at once")
     ingest_roots: list[Path] = Field(

@@ -1,4 +1,5 @@
-"""``kgp serve`` (the HTTP API), ``kgp serve key`` and ``kgp mcp`` (the MCP server).
+"""``kgp serve`` (the HTTP API), ``kgp serve key``, ``kgp serve keys add|list|revoke`` (keys
+scoped to corpora, kept hashed in the graph) and ``kgp mcp`` (the MCP server).
 
 The servers live in :mod:`kg_platform.serve` and need the ``serve`` extra; this module imports
 them only when a command runs, so ``kgp --help`` works without it.
@@ -7,6 +8,7 @@ them only when a command runs, so ``kgp --help`` works without it.
 from __future__ import annotations
 
 import ipaddress
+import json
 
 import typer
 
@@ -20,6 +22,15 @@ def register(app: typer.Typer) -> None:
     )
     serve.callback()(serve_api)
     serve.command("key")(serve_key)
+    keys = typer.Typer(
+        help="API keys scoped to corpora and rights, stored hashed in the graph (shared by "
+        "every server on it).",
+        no_args_is_help=True,
+    )
+    keys.command("add")(keys_add)
+    keys.command("list")(keys_list)
+    keys.command("revoke")(keys_revoke)
+    serve.add_typer(keys, name="keys")
     app.add_typer(serve, name="serve")
     app.command("mcp")(mcp)
 
@@ -72,6 +83,67 @@ def serve_key() -> None:
     from kg_platform.serve.auth import api_key
 
     typer.echo(api_key(get_settings()))
+
+
+def keys_add(
+    name: str = typer.Argument(..., help="the key's name (letters, digits, . _ -)"),
+    corpora: str = typer.Option(
+        ..., "--corpora", help="corpora it may use, comma-separated: names or globs ('*': all)"
+    ),
+    rights: str = typer.Option(
+        "read",
+        "--rights",
+        help="read (search, explain, ask, sources, runs, corpora), write (also ingest, upload, "
+        "drop) or admin (also keys)",
+    ),
+) -> None:
+    """Make a key; it is printed once, as the last line (only its hash is stored)."""
+    from kg_platform.cli.lazy import knowledge_platform
+    from kg_platform.serve.keys import KeyStore
+
+    with knowledge_platform() as kp:
+        key, created = KeyStore(kp.graph).add(name, corpora.split(","), rights)
+    typer.echo(
+        f"key {name!r} ({rights} on {corpora}) created {created}; it is shown only now, "
+        "keep it (clients send 'Authorization: Bearer KEY'):",
+        err=True,
+    )
+    typer.echo(key)
+
+
+def keys_list(
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
+    """Every key: name, corpora, rights, created, revoked (never a key or its hash)."""
+    from kg_platform.cli.lazy import knowledge_platform
+    from kg_platform.serve.keys import KeyStore
+
+    with knowledge_platform() as kp:
+        rows = KeyStore(kp.graph).list()
+    if as_json:
+        typer.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        typer.echo("no API keys in the graph (`kgp serve keys add NAME --corpora A,B` makes one)")
+        return
+    table = [
+        [r["name"], ",".join(r["corpora"]), r["rights"], r["created"], r["revoked_at"] or "-"]
+        for r in rows
+    ]
+    header = ["name", "corpora", "rights", "created", "revoked"]
+    widths = [max(len(h), *(len(row[i]) for row in table)) for i, h in enumerate(header)]
+    for row in [header, *table]:
+        typer.echo("  ".join(v.ljust(w) for v, w in zip(row, widths)).rstrip())
+
+
+def keys_revoke(name: str = typer.Argument(..., help="the key's name")) -> None:
+    """Revoke a key: every server on this graph refuses it within a second."""
+    from kg_platform.cli.lazy import knowledge_platform
+    from kg_platform.serve.keys import KeyStore
+
+    with knowledge_platform() as kp:
+        when = KeyStore(kp.graph).revoke(name)
+    typer.echo(f"key {name!r} revoked at {when}")
 
 
 def mcp(

@@ -43,6 +43,17 @@ def load_migrations(dimension: int) -> list[Migration]:
         migrations.append(
             Migration(int(match.group(1)), match.group(2), tuple(split_statements(text)))
         )
+    versions = [m.version for m in migrations]
+    if len(set(versions)) != len(versions):
+        # applied versions are recorded by number: a second file of one number would be
+        # skipped forever once the first is applied
+        twice = sorted(
+            {f"{m.version:04d}_{m.name}" for m in migrations if versions.count(m.version) > 1}
+        )
+        raise SchemaError(
+            f"two schema migrations share a number: {', '.join(twice)}",
+            hint="renumber one of them (kg_platform/cypher/schema/NNNN_name.cypher)",
+        )
     return migrations
 
 
@@ -106,6 +117,23 @@ def apply_statement(graph: GraphClient, statement: str) -> None:
             raise
 
 
+def apply_migration(graph: GraphClient, migration: Migration) -> None:
+    """Apply one migration's statements and record it as applied."""
+    for statement in migration.statements:
+        try:
+            apply_statement(graph, statement)
+        except Exception as exc:
+            raise SchemaError(
+                f"migration {migration.version:04d}_{migration.name} failed on:\n{statement}\n{exc}"
+            ) from exc
+    graph.write_raw(
+        "MERGE (m:SchemaMigration {version: $version}) "
+        "ON CREATE SET m.name = $name, m.applied_at = datetime()",
+        version=migration.version,
+        name=migration.name,
+    )
+
+
 def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int:
     """Apply pending migrations; return the schema version now in force."""
     check_dimension(graph, dimension)
@@ -116,19 +144,7 @@ def apply_migrations(graph: GraphClient, dimension: int, model: str = "") -> int
         # to keep `kgp init` quiet and fast.
         if migration.version in done:
             continue
-        for statement in migration.statements:
-            try:
-                apply_statement(graph, statement)
-            except Exception as exc:
-                raise SchemaError(
-                    f"migration {migration.version:04d}_{migration.name} failed on:\n{statement}\n{exc}"
-                ) from exc
-        graph.write_raw(
-            "MERGE (m:SchemaMigration {version: $version}) "
-            "ON CREATE SET m.name = $name, m.applied_at = datetime()",
-            version=migration.version,
-            name=migration.name,
-        )
+        apply_migration(graph, migration)
     version = max((m.version for m in migrations), default=0)
     graph.write_raw(
         "MERGE (s:SchemaInfo {id: 'schema'}) SET s.version = $version, "

@@ -20,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from kg_platform.errors import KGPError
-from kg_platform.serve.auth import KeyCheck
-from kg_platform.serve.limits import BodyTooLarge, Gate, GateRules, TokenBuckets
+from kg_platform.serve.keys import key_ring
+from kg_platform.serve.limits import AuthFailures, BodyTooLarge, Gate, GateRules, TokenBuckets
+from kg_platform.serve.principal import current
 from kg_platform.serve.problems import MEDIA_TYPE, Problem, problem_for
 from kg_platform.serve.service import Service
 
@@ -43,6 +44,8 @@ PROBLEM: dict[str, Any] = {
 }
 ERRORS: dict[int | str, dict[str, Any]] = {
     401: PROBLEM | {"description": "missing or wrong API key"},
+    403: PROBLEM | {"description": "the key lacks the right (write, admin) for this"},
+    404: PROBLEM | {"description": "no such corpus (or one this key may not see), run or item"},
     413: PROBLEM | {"description": "request body over the limit"},
     422: PROBLEM | {"description": "invalid request (with a hint)"},
     429: PROBLEM | {"description": "rate limit exceeded"},
@@ -108,8 +111,9 @@ def _problem_response(problem: Problem, request: Request) -> JSONResponse:
     )
 
 
-def build_app(platform: "KnowledgePlatform", *, key: str) -> FastAPI:
-    """The API over ``platform`` (shared by every request), guarded by ``key``."""
+def build_app(platform: "KnowledgePlatform", *, key: str | None) -> FastAPI:
+    """The API over ``platform`` (shared by every request), guarded by the server's ``key``
+    (admin over every corpus) and the graph's keys (:mod:`kg_platform.serve.keys`)."""
     service = Service(platform)
     cfg = platform.settings.serve
 
@@ -133,8 +137,9 @@ def build_app(platform: "KnowledgePlatform", *, key: str) -> FastAPI:
     app.add_middleware(
         Gate,
         rules=GateRules(
-            key=KeyCheck(key),
+            keys=key_ring(platform, key),
             buckets=TokenBuckets(cfg.rate_per_s, cfg.rate_burst),
+            failures=AuthFailures(cfg.auth_fail_limit, cfg.auth_fail_window_s),
             max_body_bytes=cfg.max_body_bytes,
             open_paths=OPEN_PATHS,
             upload_prefixes=(UPLOAD_PREFIX,),
@@ -284,7 +289,9 @@ def _add_routes(app: FastAPI, service: Service) -> None:
         that are refused (corrupt, too large, unsupported) are deleted when the run ends; the
         files kept per corpus are limited by serve.upload_quota_bytes."""
         _no_empty_fields(await request.form())
-        name = service.platform.corpus_name(corpus)
+        name = service.platform.corpus_name(
+            current().default_corpus("write", corpus, service.settings.corpus)
+        )
         stored = await service.call(
             service.store_uploads,
             name,
@@ -310,7 +317,6 @@ def _add_routes(app: FastAPI, service: Service) -> None:
         """Cancel a run (a run id or a task id; started by this server or another on the same
         Neo4j): it stops at its next file as 'cancelled', every source written whole or not at
         all; 409 when it has already ended."""
-        # (rights: a write check on the run's corpus belongs here)
         return await service.cancel_run(run_id)
 
 

@@ -1,22 +1,24 @@
-"""The API key of ``kgp serve`` and ``kgp mcp --http``.
+"""The server's own API key of ``kgp serve`` and ``kgp mcp --http``: admin over every corpus.
 
 One key per data dir: generated on first use into ``data_dir/serve/api-key`` with mode 0600
 (created with that mode, never widened afterwards), or set with ``KGP_API_KEY``, which wins.
-Clients send it as ``Authorization: Bearer KEY``. The key is compared in constant time and
-never written to a log.
+A key shorter than 32 characters (or with characters a Bearer header cannot carry) is refused
+at start. Clients send it as ``Authorization: Bearer KEY``. It is compared in constant time
+(:class:`~kg_platform.serve.keys.KeyRing`) and never written to a log. Keys scoped to corpora
+and rights live in the graph (:mod:`kg_platform.serve.keys`, ``kgp serve keys``).
 """
 
 from __future__ import annotations
 
-import hmac
 import os
 import secrets
 from pathlib import Path
 
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
+from kg_platform.serve.keys import check_key_text
 
-__all__ = ["ENV_VAR", "KeyCheck", "api_key", "key_file"]
+__all__ = ["ENV_VAR", "api_key", "key_file"]
 
 ENV_VAR = "KGP_API_KEY"
 
@@ -29,7 +31,7 @@ def api_key(settings: Settings) -> str:
     """The key in force: ``KGP_API_KEY`` if set, else the data dir's key (made on first use)."""
     from_env = os.environ.get(ENV_VAR, "").strip()
     if from_env:
-        return from_env
+        return check_key_text(from_env, ENV_VAR)
     path = key_file(settings)
     if not path.exists():
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -52,19 +54,4 @@ def api_key(settings: Settings) -> str:
             f"the API key file {path} is empty",
             hint=f"delete it (a new key is generated on the next start), or set {ENV_VAR}",
         )
-    return key
-
-
-class KeyCheck:
-    """Checks an ``Authorization`` header against the key (constant-time comparison)."""
-
-    def __init__(self, key: str) -> None:
-        self._key = key.encode()
-
-    def accepts(self, authorization: str | None) -> bool:
-        if not authorization:
-            return False
-        scheme, _, token = authorization.partition(" ")
-        if scheme.lower() != "bearer" or not token.strip():
-            return False
-        return hmac.compare_digest(token.strip().encode(), self._key)
+    return check_key_text(key, str(path))

@@ -1,15 +1,17 @@
-"""The gate in front of every route: API key, per-client rate limit, request size limit.
+"""The gate in front of every route: API key, per-key rate limit, request size limit.
 
 Written as one plain ASGI middleware (no FastAPI) so the HTTP API and the MCP server's
-streamable-HTTP app share the same rules. Order: the key first (no body is read for a caller
-without it), then the rate limit, then the size limit, which refuses a declared
-``Content-Length`` above the limit at once and stops a body without one (chunked) as soon as
-it has streamed past the limit, so an oversized request is never held in memory.
+streamable-HTTP app share the same rules. Order: an address with too many failed
+authentications is refused (429, a back-off that doubles); then the key (no body is read for a
+caller without one), whose principal (:mod:`kg_platform.serve.principal`) the request then
+carries; then the rate limit, counted per key *name* (however the header was spelt), or per
+address on the open paths; then the size limit, which refuses a declared ``Content-Length``
+above the limit at once and stops a body without one (chunked) as soon as it has streamed past
+the limit, so an oversized request is never held in memory.
 """
 
 from __future__ import annotations
 
-import hashlib
 import math
 import threading
 import time
@@ -19,10 +21,11 @@ from typing import Any
 
 from starlette.exceptions import HTTPException
 
-from kg_platform.serve.auth import KeyCheck
+from kg_platform.serve.keys import KeyRing, KeysUnavailable, bearer_token
+from kg_platform.serve.principal import SCOPE_KEY, Principal, acting_as
 from kg_platform.serve.problems import MEDIA_TYPE, Problem
 
-__all__ = ["BodyTooLarge", "Gate", "GateRules", "TokenBuckets"]
+__all__ = ["AuthFailures", "BodyTooLarge", "Gate", "GateRules", "TokenBuckets"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -62,10 +65,60 @@ class TokenBuckets:
         return wait
 
 
+class AuthFailures:
+    """Failed authentications per client address: after ``limit`` failures within
+    ``window_s`` the address is refused for ``first_block_s`` seconds, doubling with each
+    further block (up to ``max_block_s``). Refused means every request, with the right key
+    too, so guessing costs the same whatever the guess; nothing is checked while refused.
+    An address quiet for a window after its block is forgotten, so memory stays bounded."""
+
+    def __init__(
+        self,
+        limit: int,
+        window_s: float,
+        *,
+        first_block_s: float = 1.0,
+        max_block_s: float = 900.0,
+    ) -> None:
+        self.limit, self.window_s = limit, window_s
+        self.first_block_s, self.max_block_s = first_block_s, max_block_s
+        # address -> (failure times within the window, blocks so far, blocked until)
+        self._seen: dict[str, tuple[list[float], int, float]] = {}
+        self._lock = threading.Lock()
+        self._last_sweep = time.monotonic()
+
+    def wait(self, address: str) -> float:
+        """0 when ``address`` may try, else the seconds its block still lasts."""
+        now = time.monotonic()
+        with self._lock:
+            entry = self._seen.get(address)
+            return max(0.0, entry[2] - now) if entry else 0.0
+
+    def failed(self, address: str) -> None:
+        now = time.monotonic()
+        with self._lock:
+            times, blocks, until = self._seen.get(address, ([], 0, 0.0))
+            if now - max(times[-1] if times else 0.0, until) > self.window_s:
+                times, blocks = [], 0  # quiet for a whole window after its block: fresh start
+            times = [t for t in times if now - t <= self.window_s] + [now]
+            if len(times) >= self.limit:
+                block = min(self.max_block_s, self.first_block_s * 2.0**blocks)
+                times, blocks, until = [], blocks + 1, now + block
+            self._seen[address] = (times, blocks, until)
+            if now - self._last_sweep > 60.0:
+                self._seen = {
+                    a: (ts, b, u)
+                    for a, (ts, b, u) in self._seen.items()
+                    if now - max(ts[-1] if ts else 0.0, u) <= self.window_s
+                }
+                self._last_sweep = now
+
+
 @dataclass(frozen=True)
 class GateRules:
-    key: KeyCheck
+    keys: KeyRing
     buckets: TokenBuckets
+    failures: AuthFailures
     max_body_bytes: int
     #: paths answered without the key (health and readiness probes, the API docs)
     open_paths: frozenset[str] = frozenset()
@@ -96,21 +149,56 @@ class Gate:
         rules = self.rules
         path: str = scope.get("path", "")
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        authorization = headers.get("authorization")
-        if path not in rules.open_paths and not rules.key.accepts(authorization):
-            await _answer(
-                send,
-                Problem(
-                    401,
-                    "this endpoint needs the API key",
-                    hint="send 'Authorization: Bearer KEY'; `kgp serve key` prints the key "
-                    "on the server's machine (or set KGP_API_KEY there)",
-                    headers={"www-authenticate": 'Bearer realm="kg-platform"'},
-                ),
-                path,
-            )
-            return
-        wait = rules.buckets.take(_client_id(scope, authorization))
+        address = _address(scope)
+        principal: Principal | None = None
+        if path not in rules.open_paths:
+            blocked = rules.failures.wait(address)
+            if blocked > 0:
+                await _answer(
+                    send,
+                    Problem(
+                        429,
+                        "too many failed authentications from this address",
+                        hint="wait for Retry-After seconds (the wait doubles with each further "
+                        "round of failures), then send the right key: 'Authorization: Bearer "
+                        "KEY'",
+                        headers={"retry-after": str(max(1, math.ceil(blocked)))},
+                    ),
+                    path,
+                )
+                return
+            token = bearer_token(scope["headers"])
+            try:
+                principal = await rules.keys.resolve(token) if token else None
+            except KeysUnavailable:
+                await _answer(
+                    send,
+                    Problem(
+                        503,
+                        "the API keys cannot be checked: Neo4j is unavailable",
+                        hint="retry shortly; is the server running? `kgp neo4j status`",
+                        headers={"retry-after": "1"},
+                    ),
+                    path,
+                )
+                return
+            if principal is None:
+                rules.failures.failed(address)
+                await _answer(
+                    send,
+                    Problem(
+                        401,
+                        "this endpoint needs an API key",
+                        hint="send 'Authorization: Bearer KEY' (one space, the key as given); "
+                        "on the server's machine `kgp serve key` prints the server's key and "
+                        "`kgp serve keys add` makes keys scoped to corpora",
+                        headers={"www-authenticate": 'Bearer realm="kg-platform"'},
+                    ),
+                    path,
+                )
+                return
+            scope.setdefault("state", {})[SCOPE_KEY] = principal
+        wait = rules.buckets.take(f"key:{principal.name}" if principal else f"ip:{address}")
         if wait > 0:
             await _answer(
                 send,
@@ -133,7 +221,11 @@ class Gate:
         if declared is not None and declared.isdigit() and int(declared) > limit:
             await _answer(send, _too_large(limit), path)
             return
-        await self._capped(scope, receive, send, limit, path)
+        if principal is None:
+            await self._capped(scope, receive, send, limit, path)
+            return
+        with acting_as(principal):
+            await self._capped(scope, receive, send, limit, path)
 
     async def _capped(
         self, scope: Scope, receive: Receive, send: Send, limit: int, path: str
@@ -172,12 +264,10 @@ def _too_large(limit: int) -> Problem:
     )
 
 
-def _client_id(scope: Scope, authorization: str | None) -> str:
-    """Whom the rate limit counts: the key's holder (hashed), else the peer address."""
-    if authorization:
-        return "key:" + hashlib.sha256(authorization.encode()).hexdigest()[:16]
+def _address(scope: Scope) -> str:
+    """The peer's address (a proxy in front makes every client its own address)."""
     client = scope.get("client") or ("?", 0)
-    return f"ip:{client[0]}"
+    return str(client[0])
 
 
 async def _answer(send: Send, problem: Problem, path: str) -> None:

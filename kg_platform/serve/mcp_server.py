@@ -121,7 +121,6 @@ def build_mcp(service: Service) -> MCPServer[Any]:
         """Stop an ingestion run (its run id, or the task id an upload returned): it ends as
         'cancelled' at its next file, every document written whole or not at all; an error
         when it has already ended."""
-        # (rights: a write check on the run's corpus belongs here)
         return await _tool(service.cancel_run(run_id))
 
     @server.resource("kgp://corpora", mime_type="application/json")
@@ -147,19 +146,24 @@ async def _resource(call: Awaitable[T]) -> T:
         raise ResourceError(_message(exc)) from exc
 
 
-def mcp_http_app(platform: "KnowledgePlatform", *, key: str, host: str) -> "Starlette":
-    """The streamable-HTTP MCP app at ``/mcp`` behind the same gate as the HTTP API."""
-    from kg_platform.serve.auth import KeyCheck
-    from kg_platform.serve.limits import Gate, GateRules, TokenBuckets
+def mcp_http_app(platform: "KnowledgePlatform", *, key: str | None, host: str) -> "Starlette":
+    """The streamable-HTTP MCP app at ``/mcp`` behind the same gate as the HTTP API (the
+    server's key and the graph's keys); each tool call runs as its request's key."""
+    from kg_platform.serve.keys import key_ring
+    from kg_platform.serve.limits import AuthFailures, Gate, GateRules, TokenBuckets
+    from kg_platform.serve.principal import McpPrincipal
 
     cfg = platform.settings.serve
     service = Service(platform)
-    app = build_mcp(service).streamable_http_app(host=host)
+    server = build_mcp(service)
+    server.middleware.insert(0, McpPrincipal(local=None))
+    app = server.streamable_http_app(host=host)
     app.add_middleware(
         Gate,
         rules=GateRules(
-            key=KeyCheck(key),
+            keys=key_ring(platform, key),
             buckets=TokenBuckets(cfg.rate_per_s, cfg.rate_burst),
+            failures=AuthFailures(cfg.auth_fail_limit, cfg.auth_fail_window_s),
             max_body_bytes=cfg.max_body_bytes,
         ),
     )
@@ -168,8 +172,12 @@ def mcp_http_app(platform: "KnowledgePlatform", *, key: str, host: str) -> "Star
 
 def run_stdio(platform: "KnowledgePlatform") -> None:
     """Serve MCP over this process's stdin/stdout until the client closes them."""
+    from kg_platform.serve.principal import LOCAL, McpPrincipal
+
     service = Service(platform)
+    server = build_mcp(service)
+    server.middleware.insert(0, McpPrincipal(local=LOCAL))  # the spawning client is trusted
     try:
-        build_mcp(service).run("stdio")
+        server.run("stdio")
     finally:
         service.close()

@@ -1,5 +1,8 @@
 """What the HTTP API and the MCP server both do, as async methods over one shared SDK object.
 
+Each method first checks the request's principal (:mod:`kg_platform.serve.principal`): its
+right, and that the corpus named is one the key may see (else "not found", as a missing one).
+
 Each method is one SDK call (or two: a search and its explanation) run in a bounded thread pool
 (the SDK is synchronous and safe to share across threads). Health checks have their own small
 pool and a time limit, so they answer while every SDK thread waits on a database that is gone.
@@ -19,6 +22,7 @@ from kg_platform.errors import KGPError
 from kg_platform.ingest.roots import PathGuard
 from kg_platform.ingest.runs import RunNotFound
 from kg_platform.serve.paths import PublicPaths
+from kg_platform.serve.principal import current
 from kg_platform.serve.problems import Problem
 from kg_platform.serve.tasks import IngestTask, IngestTasks
 from kg_platform.serve.uploads import (
@@ -79,6 +83,7 @@ class Service:
         record: bool = False,
         max_tokens: int | None = None,
     ) -> dict[str, Any]:
+        corpus = current().corpus_for("write" if record else "read", corpus)
         found = await self.call(
             self.platform.search,
             query,
@@ -107,6 +112,7 @@ class Service:
         their subgraph (of one item when ``item_id`` names one of them)."""
         from kg_platform.retrieval.explain import browser_snippet, explain_lines
 
+        corpus = current().corpus_for("read", corpus)
         found = await self.call(
             self.platform.search,
             query,
@@ -159,6 +165,7 @@ class Service:
         scope: Sequence[str] | None = None,
         context_tokens: int | None = None,
     ) -> dict[str, Any]:
+        corpus = current().default_corpus("read", corpus, self.settings.corpus)
         answer = await self.call(
             self.platform.ask,
             question,
@@ -171,19 +178,28 @@ class Service:
         return self.public.answer(answer.to_dict())
 
     async def corpora(self) -> list[dict[str, Any]]:
+        principal = current()
+        principal.require("read")
+        if not principal.every_corpus:
+            names = await self.call(self.platform.graph.read, "corpus/names")
+            visible = principal.visible(r["name"] for r in names)
+            return [c.to_dict() for c in await self.call(self.platform.corpora, visible)]
         return [c.to_dict() for c in await self.call(self.platform.corpora)]
 
     async def source(
         self, source: str, corpus: str | None = None, level: int = 1
     ) -> dict[str, Any]:
+        corpus = current().corpus_for("read", corpus)
         outline = await self.call(self.platform.source_outline, source, corpus, level=level)
         return self.public.answer(outline.to_dict())
 
     async def strategies(self) -> dict[str, str]:
+        current().require("read")
         return await self.call(self.platform.strategies)
 
     # ---------------------------------------------------------------- write
     async def drop_corpus(self, name: str) -> dict[str, Any]:
+        current().require("write", name)
         dropped = await self.call(self.platform.drop_corpus, name)
         return {"corpus": name, "sources_deleted": dropped}
 
@@ -201,6 +217,7 @@ class Service:
         paths against the first root) and checked here, cheaply; the folder walk, and its check
         of every file it finds, happen in the worker. A path that is missing and one that is
         not allowed get the same answer."""
+        corpus = current().default_corpus("write", corpus, self.settings.corpus)
         name = self.platform.corpus_name(corpus)
         if not self.guard:
             raise Problem(
@@ -236,10 +253,12 @@ class Service:
     ) -> list[StoredUpload]:
         """Keep the uploaded files (each ``(name, read)``, read until b"") in the corpus's
         upload folder, all or none (422 for an unusable name, 413 over the quota)."""
+        current().require("write", corpus)  # before any file is written
         return self.uploads.store(corpus, files)
 
     async def ingest_uploaded(self, files: Sequence[StoredUpload], corpus: str) -> IngestTask:
         """Ingest stored uploads; when the run ends, those that did not land are deleted."""
+        current().require("write", corpus)
         stored = list(files)
 
         def cleanup(task: IngestTask) -> None:
@@ -278,24 +297,41 @@ class Service:
     async def runs(self, corpus: str | None = None, limit: int = 25) -> list[dict[str, Any]]:
         """The server's own runs (with live progress) first, then the graph's newest records
         of every other run (ad-hoc ``kgp ingest``, jobs)."""
+        principal = current()
+        principal.require("read", corpus)
         mine = [t for t in self.tasks.all() if corpus is None or t.corpus == corpus]
+        mine = [t for t in mine if principal.sees(t.corpus)]
         listed = [self.view(t) for t in mine]
         known = {t.run_id for t in mine if t.run_id}
-        rows = await self.call(
-            self.platform.graph.read, "serve/runs_recent", corpus=corpus, limit=limit
-        )
+        if corpus is None and not principal.every_corpus:
+            names = await self.call(self.platform.graph.read, "serve/run_corpora")
+            rows = await self.call(
+                self.platform.graph.read,
+                "serve/runs_recent_in",
+                corpora=principal.visible(r["name"] for r in names),
+                limit=limit,
+            )
+        else:
+            rows = await self.call(
+                self.platform.graph.read, "serve/runs_recent", corpus=corpus, limit=limit
+            )
         listed.extend(self.public.run(_run_record(r)) for r in rows if r["id"] not in known)
         return listed[: max(limit, len(mine))]
 
     async def run(self, run_id: str) -> dict[str, Any]:
+        principal = current()
+        principal.require("read")
         task = self.tasks.find(run_id)
-        if task is not None:
+        if task is not None and principal.sees(task.corpus):
             return self.view(task)
+        if task is not None:
+            raise _no_run(run_id)  # a run of a corpus this key may not see does not exist
         return self.public.run(await self._recorded_run(run_id))
 
     async def _recorded_run(self, run_id: str) -> dict[str, Any]:
         rows = await self.call(self.platform.graph.read, "serve/run", id=run_id)
-        if not rows:
+        if not rows or not current().sees(rows[0]["corpus"] or ""):
+            # a run of a corpus this key may not see is answered as one that does not exist
             raise _no_run(run_id)
         return _run_record(rows[0])
 
@@ -303,8 +339,12 @@ class Service:
         """Ask a run (a task id or a run id; started by this server or any other on the same
         Neo4j) to stop; it ends as ``cancelled`` at its next file, every source whole or not at
         all. Answers the run as it is now; 409 when it had already ended."""
+        principal = current()
         task = self.tasks.find(run_id)
+        if task is not None and not principal.sees(task.corpus):
+            raise _no_run(run_id)  # as a run that does not exist
         if task is not None:
+            principal.require("write", task.corpus)
             if self.tasks.cancel_queued(task):
                 return self.view(task)
             if task.finished:
@@ -316,6 +356,8 @@ class Service:
                 except RunNotFound:
                     pass  # waiting for its corpus: not recorded yet
             return self.view(task)
+        before = await self._recorded_run(run_id)  # 404 for a missing or hidden run
+        principal.require("write", str(before["corpus"] or ""))
         try:
             await self.call(self.platform.cancel_run, run_id)
         except RunNotFound:

@@ -298,7 +298,8 @@ def test_kgp_serve_health_answers_while_neo4j_is_down_and_recovers(own_neo4j) ->
     assert key and key_file.read_text().strip() == key
     assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
     assert run_kgp(["serve", "key"], env).stdout.strip() == key  # made once, then kept
-    assert run_kgp(["serve", "key"], env | {"KGP_API_KEY": "from-env"}).stdout.strip() == "from-env"
+    from_env = "from-env-0123456789abcdef0123456789"
+    assert run_kgp(["serve", "key"], env | {"KGP_API_KEY": from_env}).stdout.strip() == from_env
     assert run_kgp(["init"], env).returncode == 0
 
     port = free_port()

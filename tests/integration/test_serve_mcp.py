@@ -25,7 +25,7 @@ pytestmark = pytest.mark.integration
 
 SAMPLES = Path(__file__).resolve().parents[2] / "ingestion" / "samples"
 CORPUS = "mcp-samples"
-KEY = "test-key-serve-mcp"
+KEY = "test-key-serve-mcp-0123456789abcdef"  # 32 characters or more
 
 
 @pytest.fixture(scope="module")
