@@ -530,7 +530,6 @@ class KnowledgePlatform:
         many tokens, the item that crosses it cut to fit, as ``kgp eval --budget-tokens`` does.
         """
         from kg_platform._faults import fault_point
-        from kg_platform.reasoning.trajectory import store_retrieval
         from kg_platform.retrieval.pipeline import retrieve
 
         defaults = self.settings.retrieve
@@ -546,6 +545,8 @@ class KnowledgePlatform:
             max_tokens=max_tokens,
         )
         items, select = result.items, result.select
+        if record:  # the reasoning package only for a stored ranking
+            from kg_platform.reasoning.trajectory import store_retrieval
         answer_id = (
             store_retrieval(
                 self.graph, question=query, corpus=corpus, strategy=strategy, items=items

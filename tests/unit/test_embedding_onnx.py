@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from kg_platform.embedding.onnx import OnnxEmbedder, split_batches
+from kg_platform.embedding.onnx_export import data_path
 from tests.support.data import BENCH
 
 
@@ -106,7 +107,8 @@ def test_int8_stays_close_to_torch(texts, torch_vectors, tmp_path_factory) -> No
     int8 = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, quantize="int8")
     assert int8.onnx_file.name.endswith("-int8.onnx")
     # The MatMul weights shrink 4x; the word-embedding table (half the model) stays float.
-    assert int8.onnx_file.stat().st_size < 0.7 * next(cache.glob("onnx/*-fp32.onnx")).stat().st_size
+    fp32_data = data_path(next(cache.glob("onnx/*-fp32.onnx")))
+    assert data_path(int8.onnx_file).stat().st_size < 0.7 * fp32_data.stat().st_size
     cosine = (int8.embed(texts) * torch_vectors).sum(axis=1)
     assert cosine.mean() > 0.98 and cosine.min() > 0.9, (cosine.mean(), cosine.min())
 
@@ -117,6 +119,68 @@ def test_onnx_file_is_built_once_and_reused(tmp_path) -> None:
     second = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path)
     assert second.onnx_file == first.onnx_file and second.onnx_file.stat().st_ino == inode
     assert not list((tmp_path / "onnx").glob("*.tmp"))
+
+
+def _outputs(model, texts: list[str]) -> bytes:  # type: ignore[no-untyped-def]
+    """Every output of every text, as bytes: equal bytes, equal model."""
+    parts = [model.embed(texts).tobytes()]
+    for st in model.embed_tokens(texts):
+        parts += [st.vector.tobytes(), st.tokens.tobytes(), st.offsets.tobytes()]
+    return b"".join(parts)
+
+
+@pytest.mark.parametrize("quantize", ["none", "int8"])
+def test_weights_are_mapped_from_a_data_file_with_the_same_outputs(tmp_path, quantize) -> None:
+    """A cached model keeps its weights in ``<model>.onnx.data`` (mapped, not read and copied:
+    a command loading it touches a fraction of the pages), and a model cached inline by an earlier
+    version is moved to that layout on first use, and its outputs are the inline file's, bit
+    for bit."""
+    import shutil
+
+    import onnx
+
+    texts = ["What file formats can MarkItDown convert?", "Big Blue " * 40, "token " * 600]
+    cache = tmp_path / "cache"
+    mapped = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=cache, quantize=quantize)
+    model = mapped.onnx_file
+    data = data_path(model)
+    assert data.exists() and model.stat().st_size < 0.01 * data.stat().st_size
+    # the same graph with its weights inline, as an earlier version cached it
+    inline = tmp_path / "inline" / "onnx"
+    inline.mkdir(parents=True)
+    shutil.copy(cache / "onnx" / "digests.json", inline)
+    onnx.save_model(onnx.load(str(model)), str(inline / model.name))
+    assert not data_path(inline / model.name).exists()
+    session = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=inline.parent, quantize=quantize)
+    assert data_path(session.onnx_file).exists(), "moved to the mapped layout on first use"
+    again = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=inline.parent, quantize=quantize)
+    assert _outputs(mapped, texts) == _outputs(session, texts) == _outputs(again, texts)
+    # and against a session on the inline bytes themselves
+    import onnxruntime as ort
+
+    inline_copy = tmp_path / "inline-copy.onnx"
+    onnx.save_model(onnx.load(str(model)), str(inline_copy))
+    plain = ort.InferenceSession(str(inline_copy), providers=["CPUExecutionProvider"])
+    feeds = {"input_ids": np.array([[101, 2054, 2003, 102]]), "attention_mask": np.ones((1, 4))}
+    feeds["attention_mask"] = feeds["attention_mask"].astype(np.int64)
+    ours = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    for a, b in zip(plain.run(None, feeds), ours.run(None, feeds), strict=True):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_externalise_is_done_once_and_redone_after_a_move_cut_short(tmp_path) -> None:
+    from kg_platform.embedding.onnx_export import externalise
+
+    import onnx
+
+    built = OnnxEmbedder("all-MiniLM-L6-v2", cache_dir=tmp_path / "cache").onnx_file
+    assert externalise(built) is False  # already mapped
+    inline = tmp_path / "m.onnx"
+    onnx.save_model(onnx.load(str(built)), str(inline))
+    data_path(inline).write_bytes(b"left by a move that died before the graph was replaced")
+    assert externalise(inline) is True
+    assert data_path(inline).stat().st_size > 1_000_000 and externalise(inline) is False
+    assert not list(tmp_path.glob("*.tmp"))
 
 
 def test_same_weights_in_another_folder_share_one_cached_model(tmp_path) -> None:
@@ -179,8 +243,9 @@ def test_models_unused_for_a_month_are_pruned_and_used_ones_kept(tmp_path) -> No
     recent.write_bytes(b"y")
     long_ago = time.time() - (UNUSED_DAYS + 1) * 86400
     os.utime(old, (long_ago, long_ago))
+    data_path(old).write_bytes(b"weights")
     assert prune_unused(tmp_path) == [old]
-    assert recent.exists() and not old.exists()
+    assert recent.exists() and not old.exists() and not data_path(old).exists()
 
 
 def test_default_provider_is_onnx() -> None:

@@ -21,6 +21,7 @@ def register(app: typer.Typer) -> None:
     """Add the ``kgp lab`` group, holding every lab command, to the ``kgp`` app."""
     from kg_platform.cli.groups import group
     from kg_platform_lab.cli import (
+        commands_bench_cli,
         commands_bench_embed,
         commands_bench_ingest,
         commands_compare,
@@ -50,6 +51,7 @@ def register(app: typer.Typer) -> None:
         commands_rerank,
         commands_bench_ingest,
         commands_bench_embed,
+        commands_bench_cli,
         commands_segment,
         commands_load,
         commands_decomposer,
