@@ -767,6 +767,11 @@ class ServeSettings(BaseModel):
     rate_burst: int = Field(40, ge=1, description="token bucket size: requests a client may burst")
     threads: int = Field(8, ge=1, description="threads that run SDK calls (the SDK is synchronous)")
     ingest_workers: int = Field(1, ge=1, description="background ingestion runs at once")
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="browser origins allowed to call the API from their pages (CORS), e.g. "
+        '["https://app.example.com"]; empty (the default): no CORS headers at all',
+    )
 
 
 class Settings(BaseSettings):

@@ -20,7 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
 from kg_platform.errors import KGPError
-from kg_platform.serve.problems import Problem
+from kg_platform.serve.problems import Problem, public_error
 from kg_platform.serve.service import Service
 
 if TYPE_CHECKING:
@@ -46,11 +46,14 @@ async def _tool(call: Awaitable[T]) -> T:
         return await call
     except (KGPError, Problem) as exc:
         raise ToolError(_message(exc)) from exc
+    except Exception as exc:  # a bug: logged with its traceback, never sent
+        raise ToolError(public_error(exc).message()) from exc
 
 
 def _message(exc: KGPError | Problem) -> str:
-    detail = exc.detail if isinstance(exc, Problem) else (str(exc.args[0]) if exc.args else "")
-    return f"{detail} (hint: {exc.hint})" if exc.hint else detail
+    """What the agent reads: the platform's message and hint, or a generic one with the request
+    id for errors whose text is internal (logged under that id: serve.problems.public_error)."""
+    return public_error(exc).message()
 
 
 def build_mcp(service: Service) -> MCPServer[Any]:
@@ -137,6 +140,8 @@ async def _resource(call: Awaitable[T]) -> T:
         return await call
     except (KGPError, Problem) as exc:
         raise ResourceError(_message(exc)) from exc
+    except Exception as exc:  # a bug: logged with its traceback, never sent
+        raise ResourceError(public_error(exc).message()) from exc
 
 
 def mcp_http_app(platform: "KnowledgePlatform", *, key: str, host: str) -> "Starlette":
@@ -155,6 +160,9 @@ def mcp_http_app(platform: "KnowledgePlatform", *, key: str, host: str) -> "Star
             max_body_bytes=cfg.max_body_bytes,
         ),
     )
+    from kg_platform.serve.boundary import RequestIds
+
+    app.add_middleware(RequestIds)
     return app
 
 
