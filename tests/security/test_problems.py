@@ -17,7 +17,7 @@ from kg_platform import errors
 from kg_platform.config import ServeSettings, Settings
 from kg_platform.sdk import KnowledgePlatform
 from kg_platform.serve.app import build_app
-from kg_platform.serve.problems import problem_for, type_name
+from kg_platform.serve.problems import problem_for
 
 KEY = "test-key-problems-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {KEY}"}
@@ -89,6 +89,8 @@ def _classes(root: type) -> list[type]:
 
 
 def test_every_error_class_has_a_readable_problem_type() -> None:
+    from kg_platform.serve.problems import type_name
+
     names = {cls.__name__: type_name(cls) for cls in _classes(errors.KGPError)}
     expected = {
         "KGPError": "kgp-error",
