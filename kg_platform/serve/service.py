@@ -326,11 +326,12 @@ class Service:
         try:
             embedder = await self.call(lambda: self.platform.embedder)
         except KGPError as exc:
+            public = public_error(exc)  # a model path stays in the log
             return False, body | {
                 "status": "not ready",
                 "embedder": "failed",
-                "detail": str(exc.args[0]) if exc.args else "",
-                "hint": exc.hint,
+                "detail": public.detail,
+                "hint": public.hint,
             }
         return True, body | {"status": "ready", "embedder": embedder.model_name}
 
