@@ -790,6 +790,11 @@ class ServeSettings(BaseModel):
         description="bytes of uploaded files kept per corpus under data_dir/serve/uploads "
         "(an upload that would exceed it is refused with 413 and nothing is stored)",
     )
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="browser origins allowed to call the API from their pages (CORS), e.g. "
+        '["https://app.example.com"]; empty (the default): no CORS headers at all',
+    )
 
 
 class Settings(BaseSettings):

@@ -14,11 +14,12 @@ an ingest) never sees a secondary that lags behind.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Record
-from neo4j.exceptions import AuthError, Neo4jError, ServiceUnavailable
+from neo4j.exceptions import AuthError, DriverError, Neo4jError, ServiceUnavailable
 
 from kg_platform.config import Settings, get_settings
 from kg_platform.errors import ConfigError, GraphError
@@ -76,6 +77,9 @@ class GraphClient:
         self.uri = uri
         self.database = database
         self.batch_size = batch_size
+        self._auth = auth
+        self._probe_driver: Driver | None = None
+        self._probe_lock = threading.Lock()
         # Short retry and connect budgets: with the driver defaults a dead server took 72-100 s
         # to surface (transaction retries on top of connection acquisition).
         self._driver: Driver = GraphDatabase.driver(
@@ -114,6 +118,10 @@ class GraphClient:
 
     # ----------------------------------------------------------- lifecycle
     def close(self) -> None:
+        with self._probe_lock:
+            if self._probe_driver is not None:
+                self._probe_driver.close()
+                self._probe_driver = None
         self._driver.close()
 
     def __enter__(self) -> "GraphClient":
@@ -135,6 +143,38 @@ class GraphClient:
             raise GraphError(
                 f"Neo4j at {self.uri} is not reachable: {exc}",
                 hint="`kgp neo4j status` shows the local server; check NEO4J_URI otherwise",
+            ) from exc
+
+    def probe(self, timeout_s: float = 1.0) -> None:
+        """Return when the database answers ``RETURN 1``, raise :class:`GraphError` when it does
+        not, without the retries of a managed transaction: for health checks that must know
+        within a second (a driver of its own, one connection, short timeouts, so a pool of busy
+        or dead connections cannot hold it up)."""
+        with self._probe_lock:
+            if self._probe_driver is None:
+                self._probe_driver = GraphDatabase.driver(
+                    self.uri,
+                    auth=self._auth,
+                    notifications_min_severity="OFF",
+                    max_connection_pool_size=1,
+                    connection_timeout=timeout_s,
+                    connection_acquisition_timeout=timeout_s,
+                    max_transaction_retry_time=0,
+                    liveness_check_timeout=0,
+                )
+            driver = self._probe_driver
+        try:
+            with driver.session(database=self.database) as session:
+                session.run("RETURN 1").consume()
+        except (Neo4jError, DriverError, OSError) as exc:
+            with self._probe_lock:  # start afresh next time: no connection of a dead server
+                if self._probe_driver is driver:
+                    self._probe_driver = None
+            driver.close()
+            raise GraphError(
+                f"Neo4j at {self.uri} did not answer a probe: {type(exc).__name__}: "
+                f"{' '.join(str(exc).split())[:300]}",
+                hint="is the server running? `kgp neo4j status`",
             ) from exc
 
     def components(self) -> tuple[str, str]:

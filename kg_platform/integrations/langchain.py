@@ -85,6 +85,33 @@ def _known_strategy(value: str | None) -> str | None:
     return value
 
 
+def _ours_or_the_drivers(exc: Exception) -> bool:
+    from neo4j.exceptions import DriverError, Neo4jError
+
+    from kg_platform.errors import KGPError
+
+    return isinstance(exc, (KGPError, Neo4jError, DriverError))
+
+
+def _public(exc: Exception) -> Exception:
+    """The error a LangChain caller sees: the same class with the platform's message, or a
+    generic one naming a request id for Neo4j, driver, LLM and embedder text (logged under that
+    id by :func:`kg_platform.serve.problems.public_error`, never raised). Its ``request_id``
+    attribute carries the id."""
+    from kg_platform.errors import KGPError
+    from kg_platform.serve.problems import public_error
+
+    public = public_error(exc)
+    if isinstance(exc, KGPError):
+        out: Exception = type(exc)(public.detail, hint=public.hint)
+    else:
+        from kg_platform.errors import RetrievalError
+
+        out = RetrievalError(public.detail, hint=public.hint)
+    out.request_id = public.request_id  # type: ignore[attr-defined]
+    return out
+
+
 #: What ``invoke(query, **kwargs)`` may override for one call.
 _PER_CALL = frozenset({"k", "strategy", "select", "corpus", "scope"})
 
@@ -164,15 +191,20 @@ class KGPlatformRetriever(BaseRetriever):
                 f"k must be a positive integer, not {k!r}", hint="pass k=1 or more"
             )
         kp: KnowledgePlatform = self.platform
-        found = kp.search(
-            query,
-            strategy=overrides.get("strategy", self.strategy),
-            k=k,
-            corpus=overrides.get("corpus", self.corpus),
-            record=self.record,
-            scope=overrides.get("scope", self.scope),
-            select=overrides.get("select", self.select),
-        )
+        try:
+            found = kp.search(
+                query,
+                strategy=overrides.get("strategy", self.strategy),
+                k=k,
+                corpus=overrides.get("corpus", self.corpus),
+                record=self.record,
+                scope=overrides.get("scope", self.scope),
+                select=overrides.get("select", self.select),
+            )
+        except Exception as exc:
+            if not _ours_or_the_drivers(exc):
+                raise
+            raise _public(exc) from None
         return [item_to_document(it, found.strategy, found.answer_id) for it in found.items]
 
     def _get_relevant_documents(

@@ -23,6 +23,7 @@ from kg_platform.errors import KGPError
 from kg_platform.serve.keys import key_ring
 from kg_platform.serve.limits import AuthFailures, BodyTooLarge, Gate, GateRules, TokenBuckets
 from kg_platform.serve.principal import current
+from kg_platform.serve.boundary import DOCS_PATHS, RequestIds, add_cors, add_docs
 from kg_platform.serve.problems import MEDIA_TYPE, Problem, problem_for
 from kg_platform.serve.service import Service
 
@@ -34,7 +35,7 @@ __all__ = ["OPEN_PATHS", "build_app"]
 log = logging.getLogger(__name__)
 
 OPEN_PATHS = frozenset(
-    {"/v1/health", "/v1/ready", "/docs", "/openapi.json", "/docs/oauth2-redirect"}
+    {"/v1/health", "/v1/ready", "/docs", "/openapi.json", "/docs/oauth2-redirect"} | DOCS_PATHS
 )
 UPLOAD_PREFIX = "/v1/ingest/upload"
 PROBLEM: dict[str, Any] = {
@@ -132,6 +133,7 @@ def build_app(platform: "KnowledgePlatform", *, key: str | None) -> FastAPI:
         version="1",
         lifespan=lifespan,
         responses=ERRORS,
+        docs_url=None,  # /docs is served offline by boundary.add_docs
     )
     app.state.service = service
     app.add_middleware(
@@ -146,7 +148,10 @@ def build_app(platform: "KnowledgePlatform", *, key: str | None) -> FastAPI:
             max_upload_bytes=cfg.max_upload_bytes,
         ),
     )
+    add_cors(app, cfg)  # outside the gate: a preflight carries no key
+    app.add_middleware(RequestIds)  # outermost: every answer, the gate's too, has its id
     _add_error_handlers(app)
+    add_docs(app)
     _add_routes(app, service)
     return app
 
@@ -167,6 +172,9 @@ def _add_error_handlers(app: FastAPI) -> None:
             for e in exc.errors()
         ]
         where = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors[:5])
+        wrong = _body_problem(request, errors)
+        if wrong is not None:
+            return _problem_response(wrong, request)
         problem = Problem(
             422,
             f"the request does not match the schema: {where}",
@@ -180,9 +188,11 @@ def _add_error_handlers(app: FastAPI) -> None:
     async def on_http(request: Request, exc: HTTPException) -> JSONResponse:
         if isinstance(exc, BodyTooLarge):
             return _problem_response(exc.problem, request)
-        hint = "see /docs for the endpoints" if exc.status_code in (404, 405) else ""
         problem = Problem(
-            exc.status_code, str(exc.detail), hint=hint, headers=dict(exc.headers or {})
+            exc.status_code,
+            str(exc.detail),
+            hint=_HTTP_HINTS.get(exc.status_code, "see /docs for the endpoints and their fields"),
+            headers=dict(exc.headers or {}),
         )
         return _problem_response(problem, request)
 
@@ -191,6 +201,34 @@ def _add_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def on_error(request: Request, exc: Exception) -> JSONResponse:
         return _problem_response(problem_for(exc), request)
+
+
+_HTTP_HINTS = {
+    400: "send a well-formed body for this endpoint (see /docs)",
+    404: "see /docs for the endpoints",
+    405: "see /docs for the methods each endpoint takes",
+}
+
+
+def _body_problem(request: Request, errors: list[dict[str, Any]]) -> Problem | None:
+    """400 for a JSON body that does not parse, 415 for a body that is not JSON at all."""
+    if any(e["type"] == "json_invalid" for e in errors):
+        return Problem(
+            400,
+            "the request body is not well-formed JSON",
+            kind="malformed-json",
+            hint="send a JSON object (Content-Type: application/json); /docs has each body",
+        )
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    want = "multipart/form-data" if request.url.path == UPLOAD_PREFIX else "application/json"
+    on_body = any(e["loc"][:1] == ["body"] for e in errors)
+    if on_body and media and media != want and not media.endswith("+json"):
+        return Problem(
+            415,
+            f"this endpoint takes a {want} body, not {media}",
+            hint=f"send Content-Type: {want} (see /docs)",
+        )
+    return None
 
 
 def _add_routes(app: FastAPI, service: Service) -> None:

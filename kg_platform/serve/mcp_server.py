@@ -20,7 +20,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
 from kg_platform.errors import KGPError
-from kg_platform.serve.problems import Problem
+from kg_platform.serve.problems import Problem, public_error
 from kg_platform.serve.service import Service
 
 if TYPE_CHECKING:
@@ -46,11 +46,14 @@ async def _tool(call: Awaitable[T]) -> T:
         return await call
     except (KGPError, Problem) as exc:
         raise ToolError(_message(exc)) from exc
+    except Exception as exc:  # a bug: logged with its traceback, never sent
+        raise ToolError(public_error(exc).message()) from exc
 
 
 def _message(exc: KGPError | Problem) -> str:
-    detail = exc.detail if isinstance(exc, Problem) else (str(exc.args[0]) if exc.args else "")
-    return f"{detail} (hint: {exc.hint})" if exc.hint else detail
+    """What the agent reads: the platform's message and hint, or a generic one with the request
+    id for errors whose text is internal (logged under that id: serve.problems.public_error)."""
+    return public_error(exc).message()
 
 
 def build_mcp(service: Service) -> MCPServer[Any]:
@@ -144,11 +147,14 @@ async def _resource(call: Awaitable[T]) -> T:
         return await call
     except (KGPError, Problem) as exc:
         raise ResourceError(_message(exc)) from exc
+    except Exception as exc:  # a bug: logged with its traceback, never sent
+        raise ResourceError(public_error(exc).message()) from exc
 
 
 def mcp_http_app(platform: "KnowledgePlatform", *, key: str | None, host: str) -> "Starlette":
     """The streamable-HTTP MCP app at ``/mcp`` behind the same gate as the HTTP API (the
     server's key and the graph's keys); each tool call runs as its request's key."""
+    from kg_platform.serve.boundary import RequestIds
     from kg_platform.serve.keys import key_ring
     from kg_platform.serve.limits import AuthFailures, Gate, GateRules, TokenBuckets
     from kg_platform.serve.principal import McpPrincipal
@@ -167,6 +173,7 @@ def mcp_http_app(platform: "KnowledgePlatform", *, key: str | None, host: str) -
             max_body_bytes=cfg.max_body_bytes,
         ),
     )
+    app.add_middleware(RequestIds)  # outermost: every answer, the gate's too, has its id
     return app
 
 

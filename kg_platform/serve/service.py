@@ -23,7 +23,8 @@ from kg_platform.ingest.roots import PathGuard
 from kg_platform.ingest.runs import RunNotFound
 from kg_platform.serve.paths import PublicPaths
 from kg_platform.serve.principal import current
-from kg_platform.serve.problems import Problem
+from kg_platform.serve.health import GraphHealth
+from kg_platform.serve.problems import Problem, public_error
 from kg_platform.serve.tasks import IngestTask, IngestTasks
 from kg_platform.serve.uploads import (
     StoredUpload,
@@ -59,14 +60,15 @@ class Service:
         #: answers show paths relative to their root, uploads by file name
         self.public = PublicPaths(platform.settings)
         self.uploads = UploadStore(platform.settings)
+        #: the breaker that answers 503 at once while Neo4j is gone (kg_platform.serve.health)
+        self.graph_health = GraphHealth(lambda: self.platform.graph.probe())
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)`` in the SDK thread pool."""
-        return await anyio.to_thread.run_sync(
-            functools.partial(fn, *args, **kwargs), limiter=self._limiter
-        )
+        """``fn(*args, **kwargs)`` in the SDK thread pool (503 at once while Neo4j is gone)."""
+        return await self.graph_health.run(functools.partial(fn, *args, **kwargs), self._limiter)
 
     def close(self) -> None:
+        self.graph_health.close()
         self.tasks.shutdown()
         self.platform.close()
 
@@ -370,34 +372,34 @@ class Service:
     # --------------------------------------------------------------- health
     async def health(self) -> tuple[bool, dict[str, Any]]:
         """Whether Neo4j answers, and the schema version it holds; never raises, never waits
-        longer than :data:`HEALTH_TIMEOUT_S`."""
+        longer than :data:`HEALTH_TIMEOUT_S` (and not at all while the breaker is open). The
+        reason of a failure is logged under a request id, not answered."""
         body: dict[str, Any] = {"status": "ok", "neo4j": "reachable"}
+        down = {
+            "status": "degraded",
+            "neo4j": "unreachable",
+            "detail": "Neo4j does not answer",
+            "hint": "is the server running? `kgp neo4j status`",
+        }
+        if self.graph_health.degraded:
+            return False, down
         try:
             with anyio.fail_after(HEALTH_TIMEOUT_S):
                 version = await anyio.to_thread.run_sync(
                     self._probe, limiter=self._health_limiter, abandon_on_cancel=True
                 )
         except TimeoutError:
-            return False, {
-                "status": "degraded",
-                "neo4j": "unreachable",
-                "detail": f"Neo4j did not answer within {HEALTH_TIMEOUT_S:.0f} s",
-                "hint": "is the server running? `kgp neo4j status`",
-            }
-        except KGPError as exc:
-            return False, {
-                "status": "degraded",
-                "neo4j": "unreachable",
-                "detail": str(exc.args[0]) if exc.args else type(exc).__name__,
-                "hint": exc.hint,
-            }
+            self.graph_health.trip(f"no answer to the health probe within {HEALTH_TIMEOUT_S} s")
+            return False, down | {"detail": f"Neo4j did not answer within {HEALTH_TIMEOUT_S:.0f} s"}
         except Exception as exc:  # noqa: BLE001 - any driver failure means: not healthy now
-            return False, {
-                "status": "degraded",
-                "neo4j": "failing",
-                "detail": " ".join(f"{type(exc).__name__}: {exc}".split())[:500],
-                "hint": "check the Neo4j server and its log; `kgp neo4j status`",
+            public = public_error(exc)  # logs the reason under its request id
+            self.graph_health.failed(exc)
+            failing = not isinstance(exc, KGPError)
+            return False, down | {
+                "neo4j": "failing" if failing else "unreachable",
+                "detail": f"Neo4j does not answer; request id {public.request_id}",
             }
+        self.graph_health.recovered()
         body["schema_version"] = version
         return True, body
 
@@ -423,11 +425,12 @@ class Service:
         try:
             embedder = await self.call(lambda: self.platform.embedder)
         except KGPError as exc:
+            public = public_error(exc)  # a model path stays in the log
             return False, body | {
                 "status": "not ready",
                 "embedder": "failed",
-                "detail": str(exc.args[0]) if exc.args else "",
-                "hint": exc.hint,
+                "detail": public.detail,
+                "hint": public.hint,
             }
         return True, body | {"status": "ready", "embedder": embedder.model_name}
 
