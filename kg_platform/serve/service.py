@@ -147,6 +147,7 @@ class Service:
         mode: str = "auto",
         scope: Sequence[str] | None = None,
         context_tokens: int | None = None,
+        feedback: bool = False,
     ) -> dict[str, Any]:
         answer = await self.call(
             self.platform.ask,
@@ -156,6 +157,7 @@ class Service:
             mode=mode,
             scope=list(scope) if scope else None,
             context_tokens=context_tokens,
+            feedback=feedback,
         )
         return answer.to_dict()
 
