@@ -25,7 +25,7 @@ one :class:`~kg_platform.errors.InvalidRequest` whose message names each field a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, ValidationError
@@ -186,7 +186,7 @@ class Request(BaseModel):
         return names
 
     @classmethod
-    def invalid(cls, errors: list[Any]) -> InvalidRequest:
+    def invalid(cls, errors: Sequence[Any]) -> InvalidRequest:
         """The :class:`InvalidRequest` for pydantic's ``errors`` of this model."""
         lines = describe_errors(errors)
         fields = [f"{f} ({LIMITS[f]})" if f in LIMITS else f for f in cls.fields()]
@@ -220,7 +220,7 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def describe_errors(errors: list[Any]) -> list[str]:
+def describe_errors(errors: Sequence[Any]) -> list[str]:
     """One line per pydantic error, naming the field and its bound (``k must be at most 200
     (got 1000000000)``); inputs are shortened, so a 100,000-character query is not echoed."""
     lines = []
