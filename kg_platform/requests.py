@@ -13,7 +13,7 @@ field                       bound
 ``max_tokens``              1..100,000 (the token budget; ``ask`` also takes ``context_tokens``)
 ``level``                   1..6 (MoG level of a source outline's chunks)
 ``corpus``                  1..200 characters, not blank, no NUL
-``scope``                   at most 200 entries, each 1..1,000 characters
+``scope``                   at most 200 entries, each 1..20,000 characters
 ``strategy``                a registered strategy (:func:`~.retrieval.base.list_strategies`)
 ``select`` / ``mode``       their closed sets of choices
 ==========================  =================================================================
@@ -58,7 +58,9 @@ MAX_TEXT_CHARS = 4_000
 MAX_LEVEL = 6
 MAX_TOKENS = 100_000
 MAX_SCOPE = 200
-MAX_SCOPE_CHARS = 1_000
+#: a scope entry may be a document's title, and titles can be long (a 15,000-character one
+#: is a test case): the bound is a size guard, not a style rule
+MAX_SCOPE_CHARS = 20_000
 MAX_CORPUS_CHARS = 200
 MAX_STRATEGY_CHARS = 100
 MAX_PATHS = 1_000

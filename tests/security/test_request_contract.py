@@ -73,7 +73,7 @@ JAVA = ("java.", "Exception", "OutOfMemory", "Neo.ClientError", "Neo.DatabaseErr
         (SearchRequest, {"query": "x", "corpus": "c" * 201}, "corpus must have at most 200"),
         (SearchRequest, {"query": "x", "corpus": "  "}, "corpus: the corpus name is empty"),
         (SearchRequest, {"query": "x", "scope": ["s"] * 201}, "scope must have at most 200"),
-        (SearchRequest, {"query": "x", "scope": ["s" * 1001]}, "scope[0] must have at most"),
+        (SearchRequest, {"query": "x", "scope": ["s" * 20_001]}, "scope[0] must have at most"),
         (ExplainRequest, {"query": "x", "item_id": ""}, "item_id must have at least 1"),
         (AskRequest, {"question": "x", "context_tokens": 0}, "context_tokens must be at least 1"),
         (AskRequest, {"question": "x", "mode": "guess"}, "mode must be one of"),
