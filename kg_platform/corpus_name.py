@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import hashlib
 
-from kg_platform.errors import ConfigError
+from kg_platform.errors import ConfigError, CorpusNotFound
 
-__all__ = ["check_corpus", "corpus_key"]
+__all__ = ["check_corpus", "corpus_key", "corpus_not_found"]
 
 
 def corpus_key(name: str) -> str:
@@ -43,3 +43,13 @@ def check_corpus(name: str | None, *, optional: bool = False) -> str | None:
             hint="use printable characters in corpus names",
         )
     return name
+
+
+def corpus_not_found(name: str) -> CorpusNotFound:
+    """The one answer for a corpus the graph does not hold, at every door (SDK, CLI, HTTP, MCP,
+    LangChain). The server gives the same words for a corpus the caller's key may not see, so
+    the two cannot be told apart: keep it the only place they are written."""
+    return CorpusNotFound(
+        f"there is no corpus {name!r} in the graph",
+        hint="`kgp corpus list` (GET /v1/corpora) shows the corpora; names are case-sensitive",
+    )

@@ -6,7 +6,8 @@ the user can do about it::
 
     KGPError
     ├── ConfigError              settings are missing or contradict each other
-    │   └── CorpusNotFound       a named corpus is not in the graph
+    │   ├── CorpusNotFound       a named corpus is not in the graph
+    │   └── InvalidRequest       a request's field is missing, unknown or out of its bounds
     ├── Neo4jServerError         the local Neo4j server could not be obtained, started or stopped
     ├── GraphError               talking to Neo4j failed
     │   ├── SchemaError          a migration could not be applied
@@ -54,6 +55,12 @@ class ConfigError(KGPError):
 
 class CorpusNotFound(ConfigError):
     """A corpus named by the user is not in the graph (no ``Corpus`` node, no source)."""
+
+
+class InvalidRequest(ConfigError):
+    """A request (search, explain, ask, source, ingest, upload) breaks the request contract of
+    :mod:`kg_platform.requests`: a field out of its bounds, unknown, missing or of the wrong
+    kind. The message names each field and its bound."""
 
 
 class Neo4jServerError(KGPError):

@@ -36,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         "the LangChain adapter needs langchain-core", hint="pip install 'kg-platform[langchain]'"
     ) from exc
 
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievedItem
@@ -68,21 +68,6 @@ def item_to_document(
     if answer_id:
         metadata["answer_id"] = answer_id
     return Document(page_content=item.text, metadata=metadata, id=item.id)
-
-
-def _known_strategy(value: str | None) -> str | None:
-    from kg_platform.errors import RetrievalError
-
-    if value is None:
-        return None
-    from kg_platform.retrieval.base import list_strategies
-
-    known = list_strategies()
-    if value not in known:
-        raise RetrievalError(
-            f"unknown strategy {value!r}", hint=f"known strategies: {', '.join(known)}"
-        )
-    return value
 
 
 def _ours_or_the_drivers(exc: Exception) -> bool:
@@ -138,6 +123,11 @@ class KGPlatformRetriever(BaseRetriever):
             the whole corpus), applied inside the strategy's Cypher.
         record: store each retrieval as an answer record for Neo4j Browser ("why was this
             chunk retrieved"); its id is in every document's ``metadata["answer_id"]``.
+
+    Its parameters and each call's overrides are checked by the SDK's request contract
+    (:class:`kg_platform.requests.SearchRequest`: ``k`` 1..200, a registered strategy, ...); a
+    violation raises :class:`~kg_platform.errors.InvalidRequest` and a corpus the graph does
+    not hold :class:`~kg_platform.errors.CorpusNotFound`, as in the SDK.
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -152,10 +142,16 @@ class KGPlatformRetriever(BaseRetriever):
     scope: list[str] | None = None
     record: bool = False
 
-    @field_validator("strategy")
+    @model_validator(mode="before")
     @classmethod
-    def _known(cls, value: str | None) -> str | None:
-        return _known_strategy(value)
+    def _contract(cls, data: Any) -> Any:
+        """The retriever's own values checked as a search's (the query comes with each call)."""
+        if isinstance(data, dict):
+            from kg_platform.requests import SearchRequest
+
+            fields = {f: data[f] for f in _PER_CALL if data.get(f) is not None}
+            SearchRequest.parse({"query": "(the query of each call)", **fields})
+        return data
 
     @model_validator(mode="after")
     def _platform_from_env(self) -> "KGPlatformRetriever":
@@ -181,21 +177,12 @@ class KGPlatformRetriever(BaseRetriever):
                 f"unknown argument(s) to invoke: {', '.join(unknown)}",
                 hint=f"per-call arguments are {', '.join(sorted(_PER_CALL))}",
             )
-        if "strategy" in overrides:
-            _known_strategy(overrides["strategy"])
-        k = overrides.get("k", self.k)
-        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or k < 1):
-            from kg_platform.errors import RetrievalError
-
-            raise RetrievalError(
-                f"k must be a positive integer, not {k!r}", hint="pass k=1 or more"
-            )
         kp: KnowledgePlatform = self.platform
         try:
-            found = kp.search(
+            found = kp.search(  # checks every value (kg_platform.requests.SearchRequest)
                 query,
                 strategy=overrides.get("strategy", self.strategy),
-                k=k,
+                k=overrides.get("k", self.k),
                 corpus=overrides.get("corpus", self.corpus),
                 record=self.record,
                 scope=overrides.get("scope", self.scope),

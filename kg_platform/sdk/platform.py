@@ -114,6 +114,20 @@ class KnowledgePlatform:
         assert name is not None  # not optional: check_corpus raised on None
         return name
 
+    def require_corpus(self, corpus: str) -> str:
+        """``corpus`` if the graph holds it (a ``Corpus`` node or a source naming it); else
+        :class:`~kg_platform.errors.CorpusNotFound`, with the hint to list the corpora.
+
+        Why every read checks: a misspelt corpus used to answer "nothing found", which reads as
+        a bad ranking. One indexed read (``cypher/corpus/exists``) per call, not cached: another
+        process may create or drop the corpus at any time.
+        """
+        from kg_platform.corpus_name import corpus_not_found
+
+        if not self.graph.read("corpus/exists", corpus=corpus)[0]["found"]:
+            raise corpus_not_found(corpus)
+        return corpus
+
     def open_corpus(self, corpus: str | None) -> str:
         """:meth:`corpus_name`, and the corpus' runs whose process died marked ``interrupted``.
 
@@ -169,14 +183,26 @@ class KnowledgePlatform:
         return request_cancel(self.graph, run_id)
 
     def retrieval_context(
-        self, corpus: str | None = None, scope: Sequence[str] | None = None
+        self,
+        corpus: str | None = None,
+        scope: Sequence[str] | None = None,
+        *,
+        require: bool = False,
     ) -> "RetrievalContext":
-        """What a strategy needs: graph, embedder, settings, corpus and resolved document scope."""
+        """What a strategy needs: graph, embedder, settings, corpus and resolved document scope.
+
+        ``require=True`` raises :class:`~kg_platform.errors.CorpusNotFound` for a corpus the
+        graph does not hold (:meth:`require_corpus`), after the embedder has loaded (a fresh
+        install, which holds no corpus either, is told to run ``kgp setup`` first) and before
+        the scope is resolved in it."""
         from kg_platform.retrieval.pipeline import open_context
 
+        embedder = self.embedder
         if corpus is not None:
             self.open_corpus(corpus)
-        return open_context(self.graph, self.embedder, self.settings, corpus, scope)
+            if require:
+                self.require_corpus(corpus)
+        return open_context(self.graph, embedder, self.settings, corpus, scope)
 
     def close(self) -> None:
         """Close the graph connection if this object opened it."""
@@ -283,18 +309,16 @@ class KnowledgePlatform:
         :class:`~kg_platform.errors.CorpusNotFound` when the graph has no such corpus, and
         :class:`~kg_platform.errors.JobLocked` while an ingestion or distillation of it runs.
         """
+        from kg_platform.corpus_name import corpus_not_found
         from kg_platform.distilling.runner import distill_lock_name
-        from kg_platform.errors import CorpusNotFound, JobLocked
+        from kg_platform.errors import JobLocked
         from kg_platform.graph.lock import JobLock
         from kg_platform.ingest.session import ingest_lock_name
         from kg_platform.ingest.writer import drop_corpus
 
         corpus = self.corpus_name(name)
         if not self.corpora([corpus]):
-            raise CorpusNotFound(
-                f"there is no corpus {corpus!r} in the graph",
-                hint="`kgp corpus list` shows the corpora (names are case-sensitive)",
-            )
+            raise corpus_not_found(corpus)
         graph = self.graph
         locks: list[JobLock] = []
         try:
@@ -467,9 +491,12 @@ class KnowledgePlatform:
         id, title, path or file name) and must match exactly one source of ``corpus`` (or of
         any corpus when ``corpus`` is None)."""
         from kg_platform.errors import RetrievalError
+        from kg_platform.requests import SourceRequest
         from kg_platform.retrieval.scope import resolve_scope
 
-        name = None if corpus is None else self.corpus_name(corpus)
+        req = SourceRequest.of(source=source, corpus=corpus, level=level)
+        source, level = req.source, req.level
+        name = None if req.corpus is None else self.require_corpus(req.corpus)
         ids = resolve_scope(self.graph, [source], name) or []
         if len(ids) != 1:
             raise RetrievalError(
@@ -530,11 +557,24 @@ class KnowledgePlatform:
         many tokens, the item that crosses it cut to fit, as ``kgp eval --budget-tokens`` does.
         """
         from kg_platform._faults import fault_point
+        from kg_platform.requests import SearchRequest
         from kg_platform.retrieval.pipeline import retrieve
 
+        req = SearchRequest.of(
+            query=query,
+            strategy=strategy,
+            k=k,
+            corpus=corpus,
+            record=record,
+            scope=scope,
+            select=select,
+            max_tokens=max_tokens,
+        )
+        query, k, corpus, scope = req.query, req.k, req.corpus, req.scope
+        select, max_tokens = req.select, req.max_tokens
         defaults = self.settings.retrieve
-        strategy = strategy or defaults.strategy
-        ctx = self.retrieval_context(corpus, scope)
+        strategy = req.strategy or defaults.strategy
+        ctx = self.retrieval_context(corpus, scope, require=True)
         fault_point("retrieve")  # fault tests: connected, about to query (inert otherwise)
         result = retrieve(
             ctx,
@@ -585,11 +625,25 @@ class KnowledgePlatform:
         """
         from kg_platform.llm.session import open_llm
         from kg_platform.reasoning import Reasoner
+        from kg_platform.requests import AskRequest
 
+        req = AskRequest.of(
+            question=question,
+            corpus=corpus,
+            strategy=strategy,
+            mode=mode,
+            feedback=feedback,
+            scope=scope,
+            context_tokens=context_tokens,
+        )
+        question, strategy, mode, scope = req.question, req.strategy, req.mode, req.scope
+        context_tokens = req.max_tokens
         # ask answers from settings.corpus when none is named (search: every corpus); the
-        # scope is resolved inside that corpus by the same context search uses
-        corpus = corpus if corpus is not None else self.settings.corpus
-        sources = self.retrieval_context(corpus, scope).sources
+        # scope is resolved inside that corpus by the same context search uses; a corpus
+        # named by the caller must exist (the configured default may still be empty)
+        named = req.corpus is not None
+        corpus = req.corpus if named else self.settings.corpus
+        sources = self.retrieval_context(corpus, scope, require=named).sources
         with open_llm(self.settings) as llm:
             reasoner = Reasoner(
                 graph=self.graph,

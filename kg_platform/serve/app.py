@@ -10,20 +10,28 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 import anyio.to_thread
 from fastapi import FastAPI, File, Form, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 
 from kg_platform.errors import KGPError
+from kg_platform.requests import (
+    MAX_LEVEL,
+    AskRequest,
+    ExplainRequest,
+    IngestRequest,
+    SearchRequest,
+    UploadRequest,
+    describe_errors,
+)
+from kg_platform.serve.boundary import DOCS_PATHS, RequestIds, add_cors, add_docs
 from kg_platform.serve.keys import key_ring
 from kg_platform.serve.limits import AuthFailures, BodyTooLarge, Gate, GateRules, TokenBuckets
 from kg_platform.serve.principal import current
-from kg_platform.serve.boundary import DOCS_PATHS, RequestIds, add_cors, add_docs
 from kg_platform.serve.problems import MEDIA_TYPE, Problem, problem_for
 from kg_platform.serve.service import Service
 
@@ -52,55 +60,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     429: PROBLEM | {"description": "rate limit exceeded"},
     503: PROBLEM | {"description": "Neo4j unavailable"},
 }
-
-
-class _Request(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SearchRequest(_Request):
-    query: str = Field(..., min_length=1, max_length=4000, description="the question")
-    corpus: str | None = Field(None, description="corpus to search (default: every corpus)")
-    k: int | None = Field(None, ge=1, le=200, description="items to return (default: 5)")
-    max_tokens: int | None = Field(
-        None,
-        ge=1,
-        le=100_000,
-        description="a token budget instead of k: the ranking's longest prefix within it",
-    )
-    strategy: str | None = Field(
-        None, description="retrieval strategy (default: the SDK's, KGP_RETRIEVE__STRATEGY)"
-    )
-    select: str | None = Field(None, description="none | sage | late | auto (default: auto)")
-    scope: list[str] | None = Field(
-        None, description="only these documents: source ids, titles, paths or file names"
-    )
-    record: bool = Field(False, description="store the ranking as a (:Trajectory) answer")
-
-
-class ExplainRequest(SearchRequest):
-    item_id: str | None = Field(None, description="explain only this item of the results")
-
-
-class AskRequest(_Request):
-    question: str = Field(..., min_length=1, max_length=4000)
-    corpus: str | None = None
-    strategy: str | None = None
-    mode: Literal["auto", "factual", "decompose"] = "auto"
-    scope: list[str] | None = None
-    context_tokens: int | None = Field(
-        None,
-        ge=1,
-        description="the LLM reads the default path's chunks within this many tokens instead "
-        "of SAGE's cut (default: the server's reasoning.context_tokens)",
-    )
-
-
-class IngestRequest(_Request):
-    paths: list[str] = Field(..., min_length=1, description="files or folders on the server")
-    corpus: str | None = Field(None, description="target corpus (default: KGP_CORPUS)")
-    include: list[str] | None = Field(None, description="glob patterns to include")
-    exclude: list[str] | None = Field(None, description="glob patterns to exclude")
 
 
 def _problem_response(problem: Problem, request: Request) -> JSONResponse:
@@ -171,7 +130,7 @@ def _add_error_handlers(app: FastAPI) -> None:
             {"loc": list(e.get("loc", ())), "msg": e.get("msg", ""), "type": e.get("type", "")}
             for e in exc.errors()
         ]
-        where = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in errors[:5])
+        where = "; ".join(describe_errors(exc.errors())[:5])
         wrong = _body_problem(request, errors)
         if wrong is not None:
             return _problem_response(wrong, request)
@@ -280,7 +239,8 @@ def _add_routes(app: FastAPI, service: Service) -> None:
             strategy=body.strategy,
             mode=body.mode,
             scope=body.scope,
-            context_tokens=body.context_tokens,
+            context_tokens=body.max_tokens,
+            feedback=body.feedback,
         )
 
     @app.get("/v1/strategies", tags=["retrieval"])
@@ -293,18 +253,19 @@ def _add_routes(app: FastAPI, service: Service) -> None:
         """Every corpus with its counts of sources, sections, chunks and pieces."""
         return {"corpora": await service.corpora()}
 
-    @app.delete("/v1/corpora/{name}", tags=["corpora"])
+    @app.delete("/v1/corpora/{name:path}", tags=["corpora"])
     async def drop_corpus(name: str) -> dict[str, Any]:
-        """Delete a corpus and everything in it."""
+        """Delete a corpus and everything in it (a name may hold ``/``: ``/v1/corpora/a/b``)."""
         return await service.drop_corpus(name)
 
-    @app.get("/v1/sources/{source}", tags=["corpora"])
+    @app.get("/v1/sources/{source:path}", tags=["corpora"])
     async def source(
         source: str,
         corpus: str | None = Query(None),
-        level: int = Query(1, ge=1, le=6, description="MoG level of the chunks listed"),
+        level: int = Query(1, ge=1, le=MAX_LEVEL, description="MoG level of the chunks listed"),
     ) -> dict[str, Any]:
-        """One document's sections and chunks (named by id, title, path or file name)."""
+        """One document's sections and chunks (named by id, title, path or file name; a name
+        may hold ``/``)."""
         return await service.source(source, corpus, level)
 
     @app.post("/v1/ingest", status_code=202, tags=["ingestion"])
@@ -326,7 +287,11 @@ def _add_routes(app: FastAPI, service: Service) -> None:
         """Upload documents and ingest them in the background; returns the run id. Files
         that are refused (corrupt, too large, unsupported) are deleted when the run ends; the
         files kept per corpus are limited by serve.upload_quota_bytes."""
-        _no_empty_fields(await request.form())
+        form = await request.form()
+        _no_empty_fields(form)
+        raw = form.get("corpus")  # FastAPI reads an empty field as unset
+        fields = {"corpus": raw if isinstance(raw, str) else corpus}
+        UploadRequest.of(files=[upload.filename or "" for upload in files], **fields)
         name = service.platform.corpus_name(
             current().default_corpus("write", corpus, service.settings.corpus)
         )

@@ -8,18 +8,26 @@ spawned the process is trusted (as with any local tool); over streamable HTTP th
 the HTTP API applies (key, rate and size limits).
 
 A platform error reaches the model as a tool error carrying the platform's message and hint,
-so the agent can correct its call (a misspelt corpus, an unknown strategy).
+so the agent can correct its call (a misspelt corpus, an unknown strategy). The read tools'
+arguments are checked by the request models of :mod:`kg_platform.requests` alone (their JSON
+schemas are the tools' input schemas, bounds included), so an out-of-bounds or unknown argument
+is a tool error naming the field and its bound, as at every other door.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+import json
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from pydantic import ConfigDict
 
 from kg_platform.errors import KGPError
+from kg_platform.requests import AskRequest, ExplainRequest, Request, SearchRequest, SourceRequest
 from kg_platform.serve.problems import Problem, public_error
 from kg_platform.serve.service import Service
 
@@ -32,6 +40,7 @@ __all__ = ["TOOLS", "build_mcp", "mcp_http_app"]
 
 TOOLS = ("search", "ask", "list_corpora", "get_source", "explain", "cancel_run")
 T = TypeVar("T")
+R = TypeVar("R", bound=Request)
 
 INSTRUCTIONS = (
     "kg-platform answers questions from documents ingested into a Neo4j knowledge graph. "
@@ -56,68 +65,120 @@ def _message(exc: KGPError | Problem) -> str:
     return public_error(exc).message()
 
 
+class _Arguments(ArgModelBase):
+    """A tool's arguments as the client sent them (MCP's own argument model would drop the
+    unknown ones); the tool checks them with its request model."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
+def _contract_tool(fn: Callable[..., Any], model: type[Request]) -> Tool:
+    """``fn(arguments)`` as a tool whose input schema is ``model``'s JSON schema."""
+    tool = Tool.from_function(fn)
+    tool.fn_metadata.arg_model = _Arguments
+    tool.parameters = model.model_json_schema()
+    return tool
+
+
+def _request(model: type[R], arguments: dict[str, Any]) -> R:
+    """``arguments`` checked by ``model``; a list sent as a JSON string (as some clients do)
+    is read as the list. An :class:`~kg_platform.errors.InvalidRequest` becomes a tool error."""
+    lists = {
+        name
+        for name, prop in model.model_json_schema()["properties"].items()
+        if "array" in json.dumps(prop)
+    }
+    given = dict(arguments)
+    for name in lists & set(given):
+        if isinstance(given[name], str) and given[name].lstrip().startswith("["):
+            try:
+                given[name] = json.loads(given[name])
+            except ValueError:
+                pass  # left for the model to refuse
+    try:
+        return model.parse(given)
+    except KGPError as exc:
+        raise ToolError(_message(exc)) from exc
+
+
 def build_mcp(service: Service) -> MCPServer[Any]:
     """An MCP server whose tools call ``service``."""
-    server: MCPServer[Any] = MCPServer("kg-platform", instructions=INSTRUCTIONS)
 
-    @server.tool()
-    async def search(
-        query: str,
-        corpus: str | None = None,
-        k: int = 5,
-        strategy: str | None = None,
-        scope: list[str] | None = None,
-        select: str | None = None,
-    ) -> dict[str, Any]:
+    async def search(arguments: dict[str, Any]) -> dict[str, Any]:
         """Ranked evidence passages for a question: each item has its text, score, source
-        title, section and page. corpus: one corpus (default: every corpus); strategy: a
-        retrieval strategy (default: the platform's); scope: only these documents (titles,
-        file names or source ids)."""
+        title, section and page. corpus: one corpus (default: every corpus); k: how many
+        (1..200, default 5); strategy: a retrieval strategy (default: the platform's); scope:
+        only these documents (titles, file names or source ids)."""
+        req = _request(SearchRequest, arguments)
         return await _tool(
-            service.search(query, corpus=corpus, k=k, strategy=strategy, scope=scope, select=select)
-        )
-
-    @server.tool()
-    async def ask(
-        question: str,
-        corpus: str | None = None,
-        mode: Literal["auto", "factual", "decompose"] = "auto",
-        scope: list[str] | None = None,
-        context_tokens: int | None = None,
-    ) -> dict[str, Any]:
-        """An answer with numbered citations (by the platform's configured LLM), or the best
-        evidence sentences when the platform has no LLM. context_tokens: the LLM reads the
-        best chunks within this many tokens instead of the platform's adaptive cut."""
-        return await _tool(
-            service.ask(
-                question, corpus=corpus, mode=mode, scope=scope, context_tokens=context_tokens
+            service.search(
+                req.query,
+                corpus=req.corpus,
+                k=req.k,
+                strategy=req.strategy,
+                scope=req.scope,
+                select=req.select,
+                record=req.record,
+                max_tokens=req.max_tokens,
             )
         )
+
+    async def ask(arguments: dict[str, Any]) -> dict[str, Any]:
+        """An answer with numbered citations (by the platform's configured LLM), or the best
+        evidence sentences when the platform has no LLM. max_tokens (or context_tokens): the
+        LLM reads the best chunks within this many tokens instead of the platform's adaptive
+        cut."""
+        req = _request(AskRequest, arguments)
+        return await _tool(
+            service.ask(
+                req.question,
+                corpus=req.corpus,
+                strategy=req.strategy,
+                mode=req.mode,
+                scope=req.scope,
+                context_tokens=req.max_tokens,
+                feedback=req.feedback,
+            )
+        )
+
+    async def get_source(arguments: dict[str, Any]) -> dict[str, Any]:
+        """One document's sections in order with their chunks (level 1: the finest, up to
+        6). source: its title, file name, path or source id (as search items give in
+        source_id)."""
+        req = _request(SourceRequest, arguments)
+        return await _tool(service.source(req.source, req.corpus, req.level))
+
+    async def explain(arguments: dict[str, Any]) -> dict[str, Any]:
+        """Why each search result was found (the query, score breakdown and graph path) and a
+        Cypher query that shows their subgraph in Neo4j Browser; item_id: only that item."""
+        req = _request(ExplainRequest, arguments)
+        return await _tool(
+            service.explain(
+                req.query,
+                corpus=req.corpus,
+                k=req.k,
+                strategy=req.strategy,
+                scope=req.scope,
+                select=req.select,
+                item_id=req.item_id,
+            )
+        )
+
+    tools = [
+        _contract_tool(search, SearchRequest),
+        _contract_tool(ask, AskRequest),
+        _contract_tool(get_source, SourceRequest),
+        _contract_tool(explain, ExplainRequest),
+    ]
+    server: MCPServer[Any] = MCPServer("kg-platform", instructions=INSTRUCTIONS, tools=tools)
 
     @server.tool()
     async def list_corpora() -> dict[str, Any]:
         """Every corpus with its counts of sources, sections, chunks and pieces."""
         return {"corpora": await _tool(service.corpora())}
-
-    @server.tool()
-    async def get_source(source: str, corpus: str | None = None, level: int = 1) -> dict[str, Any]:
-        """One document's sections in order with their chunks (level 1: the finest). source:
-        its title, file name, path or source id (as search items give in source_id)."""
-        return await _tool(service.source(source, corpus, level))
-
-    @server.tool()
-    async def explain(
-        query: str,
-        corpus: str | None = None,
-        k: int = 5,
-        strategy: str | None = None,
-        item_id: str | None = None,
-    ) -> dict[str, Any]:
-        """Why each search result was found (the query, score breakdown and graph path) and a
-        Cypher query that shows their subgraph in Neo4j Browser; item_id: only that item."""
-        return await _tool(
-            service.explain(query, corpus=corpus, k=k, strategy=strategy, item_id=item_id)
-        )
 
     @server.tool()
     async def cancel_run(run_id: str) -> dict[str, Any]:

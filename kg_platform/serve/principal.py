@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import Any, Literal
 
-from kg_platform.errors import CorpusNotFound
+from kg_platform.corpus_name import corpus_not_found
 from kg_platform.serve.problems import Problem
 
 __all__ = [
@@ -51,15 +51,6 @@ Right = Literal["read", "write", "admin"]
 RIGHTS: tuple[Right, ...] = ("read", "write", "admin")
 SCOPE_KEY = "kgp.principal"
 _GLOB = frozenset("*?[")
-
-
-def corpus_not_found(name: str) -> CorpusNotFound:
-    """The answer for a corpus that does not exist, and for one the caller may not see: the
-    same words as :meth:`KnowledgePlatform.drop_corpus` gives for a missing corpus."""
-    return CorpusNotFound(
-        f"there is no corpus {name!r} in the graph",
-        hint="`kgp corpus list` shows the corpora (names are case-sensitive)",
-    )
 
 
 def name_a_corpus() -> Problem:

@@ -85,6 +85,7 @@ _STATUS: list[tuple[type[errors.KGPError], int]] = [
 _TITLES = {
     400: "Bad request",
     401: "Unauthorized",
+    403: "Forbidden",
     404: "Not found",
     405: "Method not allowed",
     409: "Conflict",

@@ -166,6 +166,7 @@ class Service:
         mode: str = "auto",
         scope: Sequence[str] | None = None,
         context_tokens: int | None = None,
+        feedback: bool = False,
     ) -> dict[str, Any]:
         corpus = current().default_corpus("read", corpus, self.settings.corpus)
         answer = await self.call(
@@ -176,6 +177,7 @@ class Service:
             mode=mode,
             scope=list(scope) if scope else None,
             context_tokens=context_tokens,
+            feedback=feedback,
         )
         return self.public.answer(answer.to_dict())
 

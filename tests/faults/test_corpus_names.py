@@ -14,7 +14,8 @@ from tests.faults.helpers import kgp_env, run_kgp
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
 DOC = DOCUMENTS / "md" / "pdfplumber-README.md"
-HOSTILE_NAMES = ["x'}) DETACH DELETE n //", "`tick`", "$corpus", "title:* AND NOT x", "ü" * 300]
+# "ü" * 200: the longest name the request contract takes (kg_platform.requests, 1..200 characters)
+HOSTILE_NAMES = ["x'}) DETACH DELETE n //", "`tick`", "$corpus", "title:* AND NOT x", "ü" * 200]
 
 
 @pytest.fixture()
@@ -64,3 +65,5 @@ def test_hostile_corpus_names_are_plain_data(graph_session, settings, embedder, 
             for i in items
         )
     assert graph_session.read_raw("MATCH (n) RETURN count(n) AS n")[0]["n"] > total
+    with pytest.raises(ConfigError, match="corpus must have at most 200 characters"):
+        platform.retrieve("pdfplumber tables", strategy="bm25", corpus="ü" * 201, k=3)

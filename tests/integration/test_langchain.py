@@ -16,7 +16,7 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda, RunnablePassthrough
 
-from kg_platform.errors import RetrievalError
+from kg_platform.errors import InvalidRequest
 from kg_platform.integrations.langchain import KGPlatformRetriever
 from kg_platform.retrieval.base import list_strategies
 from kg_platform.sdk import KnowledgePlatform
@@ -59,7 +59,7 @@ def test_strategy_documents_carry_their_evidence(kp, strategy) -> None:
 def test_every_registered_strategy_is_accepted_and_unknown_ones_are_not(kp) -> None:
     for name in list_strategies():
         assert KGPlatformRetriever(platform=kp, strategy=name).strategy == name
-    with pytest.raises((RetrievalError, ValueError), match="unknown strategy"):
+    with pytest.raises(InvalidRequest, match="unknown strategy"):
         KGPlatformRetriever(platform=kp, strategy="no-such-strategy")
 
 

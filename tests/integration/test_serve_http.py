@@ -148,8 +148,9 @@ def test_a_bad_strategy_is_a_422_problem_with_the_platforms_hint(api) -> None:
         ),
         422,
     )
-    assert "no-such-strategy" in body["detail"] and "hybrid" in body["hint"], body
-    assert body["type"].endswith("retrieval-error")
+    assert "unknown strategy 'no-such-strategy'" in body["detail"], body
+    assert "hybrid" in body["detail"], body  # the known strategies
+    assert body["type"].endswith("invalid-request")
     invalid = _problem(api.post("/v1/search", json={"corpus": CORPUS}, headers=AUTH), 422)
     assert "query" in invalid["detail"] and invalid["errors"]
     unknown = _problem(api.post("/v1/search", json={"query": "x", "budget": 10}, headers=AUTH), 422)

@@ -202,7 +202,7 @@ LAYERS = [
     {"retrieval"},
     {"reasoning"},
     {"jobs"},
-    {"sdk"},
+    {"sdk", "requests"},
     {"cli", "integrations", "demo", "serve"},
 ]
 
