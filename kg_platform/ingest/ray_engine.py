@@ -119,7 +119,8 @@ def _import_ray() -> Any:
     except ImportError as exc:
         raise ConfigError(
             "ingest.engine = 'ray' needs Ray, which is not installed",
-            hint="pip install 'kg-platform[ray]', or set KGP_INGEST__ENGINE=local",
+            hint="pip install -e '.[ray]' in the kg-platform repository, or set "
+            "KGP_INGEST__ENGINE=local",
         ) from exc
     return ray
 

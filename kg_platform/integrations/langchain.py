@@ -33,7 +33,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
     from kg_platform.errors import ConfigError
 
     raise ConfigError(
-        "the LangChain adapter needs langchain-core", hint="pip install 'kg-platform[langchain]'"
+        "the LangChain adapter needs langchain-core",
+        hint="pip install -e '.[langchain]' in the kg-platform repository",
     ) from exc
 
 from pydantic import ConfigDict, Field, model_validator

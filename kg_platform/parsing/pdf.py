@@ -65,7 +65,7 @@ def _pymupdf() -> Any:
     except ImportError as exc:
         raise UnsupportedFormat(
             "PDF support needs PyMuPDF, which is not installed",
-            hint="pip install 'kg-platform[pdf]'",
+            hint="pip install -e '.[pdf]' in the kg-platform repository",
         ) from exc
     return pymupdf
 

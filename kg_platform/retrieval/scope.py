@@ -40,7 +40,7 @@ def resolve_scope(
         raise ScopeError(
             f"no source matches the scope {', '.join(repr(m) for m in missing)}{where}",
             hint="a scope value is a source id, a title, a path or a file name; "
-            "`kgp browser guide` lists sources, or run MATCH (s:Source) RETURN s.title, s.uri",
+            "`kgp browser` prints the guide that lists sources, or run MATCH (s:Source) RETURN s.title, s.uri",
         )
     ids: list[str] = []
     for v in wanted:

@@ -34,7 +34,8 @@ def build_api_docs(out_dir: Path | str) -> list[Path]:
         from kg_platform.errors import ConfigError
 
         raise ConfigError(
-            "building the API reference needs pdoc", hint="pip install 'kg-platform[dev]'"
+            "building the API reference needs pdoc",
+            hint="pip install -e '.[dev]' in the kg-platform repository",
         ) from exc
     out = Path(out_dir)
     pdoc.render.configure(

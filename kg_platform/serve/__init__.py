@@ -12,7 +12,7 @@ from kg_platform.errors import ConfigError
 
 __all__ = ["require_serve_extra"]
 
-INSTALL_HINT = 'pip install "kg-platform[serve]"'
+INSTALL_HINT = "pip install -e '.[serve]' in the kg-platform repository"
 
 
 def require_serve_extra() -> None:

@@ -155,7 +155,7 @@ def add_docs(app: "FastAPI") -> None:
             raise Problem(
                 404,
                 "the API docs' assets are not installed on this server",
-                hint='install the serve extra: pip install "kg-platform[serve]"',
+                hint="install the serve extra: pip install -e '.[serve]' in the kg-platform repository",
             )
         return FileResponse(
             assets / name,

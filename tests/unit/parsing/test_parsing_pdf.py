@@ -265,7 +265,7 @@ def test_missing_pymupdf_names_the_extra(monkeypatch, docs):
     try:
         with pytest.raises(UnsupportedFormat) as err:
             parse_file(docs / "pdf" / "faa-amt-handbook-sample.pdf")
-        assert err.value.hint == "pip install 'kg-platform[pdf]'"
+        assert err.value.hint == "pip install -e '.[pdf]' in the kg-platform repository"
     finally:
         pdf_module._pymupdf.cache_clear()
 
