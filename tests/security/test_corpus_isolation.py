@@ -109,3 +109,50 @@ def test_each_corpus_has_its_own_indexes_and_dropping_it_drops_them(two_corpora)
     assert counts[0]["shared"] == counts[0]["own"] > 0
     kp.drop_corpus(B)
     assert not (own[B] & names()) and own[A] <= names()
+
+
+def test_kgp_init_gives_a_corpus_written_before_isolation_its_own_indexes(
+    clean_graph, settings, embedder, tmp_path
+) -> None:
+    """A database from before corpora had their own indexes: its corpora are searched through
+    the shared indexes (correct, not isolated) until `kgp init` labels their nodes and builds
+    their indexes."""
+    from kg_platform.graph.corpus_indexes import (
+        INDEX_SUFFIXES,
+        corpus_prefix,
+        drop_corpus_indexes,
+        has_corpus_indexes,
+    )
+
+    kp = KnowledgePlatform(settings, graph=clean_graph, embedder=embedder)
+    questions, paragraphs = _dev(1)
+    report = kp.ingest([_write(tmp_path / "old", paragraphs)], corpus=A)
+    assert report.status == "completed", report.summary()
+    own = corpus_prefix(A)
+    # as an older version left it: no corpus labels, no corpus indexes
+    drop_corpus_indexes(clean_graph, A)
+    for suffix in ("L1", "L2", "L3", "L4", "L5", "L6", "Piece", "Section"):
+        clean_graph.write_raw("MATCH (n:$($label)) REMOVE n:$($label)", label=own + suffix)
+    assert not has_corpus_indexes(clean_graph, A)
+    ctx = kp.retrieval_context(A)
+    assert ctx.index_prefix() == ""
+    shared = get_strategy("bm25", ctx).retrieve(questions[0], K)
+    assert shared and all(it.id for it in shared)
+
+    kp.init_schema()
+    assert has_corpus_indexes(clean_graph, A)
+    rows = clean_graph.read_raw(
+        "MATCH (n:Chunk {corpus: $a}) RETURN count(n) AS all, "
+        "count(CASE WHEN any(x IN labels(n) WHERE x STARTS WITH $own) THEN 1 END) AS own",
+        a=A,
+        own=own,
+    )
+    assert rows[0]["all"] == rows[0]["own"] > 0
+    ctx = kp.retrieval_context(A)
+    assert ctx.index_prefix() == own
+    isolated = get_strategy("bm25", ctx).retrieve(questions[0], K)
+    assert {it.id for it in isolated} <= {
+        r["id"] for r in clean_graph.read_raw("MATCH (c:L2 {corpus: $a}) RETURN c.id AS id", a=A)
+    }
+    assert len(isolated) == len(shared)
+    assert len(INDEX_SUFFIXES) == 19
