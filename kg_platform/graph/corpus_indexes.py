@@ -88,13 +88,24 @@ def _online(graph: GraphClient, prefix: str) -> set[str]:
     return {r["name"] for r in rows}
 
 
+def _labelled(graph: GraphClient, corpus: str, prefix: str) -> bool:
+    """Whether every chunk of ``corpus`` carries its own level label (one pass over its chunks,
+    the cost of the corpus-share count searches made before corpora had their own indexes)."""
+    row = graph.read("corpus/own_label_coverage", corpus=corpus, ix=prefix)[0]
+    return bool(row["chunks"] == row["labelled"])
+
+
 def has_corpus_indexes(graph: GraphClient, corpus: str) -> bool:
-    """Whether every index of ``corpus`` exists and is online (else queries use the shared ones).
+    """Whether ``corpus``'s own indexes answer for it: every one exists and is online, and every
+    chunk of the corpus carries its own label (else queries use the shared indexes).
 
     All of them exist only after the corpus's nodes were labelled (:func:`ensure_corpus_indexes`
-    labels first, creates second), so their answers hold the corpus's every node."""
+    labels first, creates second), and the writers label every node they create; the label
+    check catches nodes written otherwise (by hand, or by an older version afterwards)."""
     prefix = corpus_prefix(corpus)
-    return _online(graph, prefix) >= {prefix + s for s in INDEX_SUFFIXES}
+    if not _online(graph, prefix) >= {prefix + s for s in INDEX_SUFFIXES}:
+        return False
+    return _labelled(graph, corpus, prefix)
 
 
 def own_prefix(graph: GraphClient, corpus: str | None) -> str:
@@ -134,6 +145,12 @@ def _run_implicit(graph: GraphClient, query: str, **params: Any) -> None:
         raise GraphError(f"Neo4j error {exc.code}: {exc.message}") from exc
 
 
+def _label_nodes(graph: GraphClient, corpus: str, prefix: str) -> None:
+    text = resources.files("kg_platform").joinpath("cypher", "corpus", "label_nodes.cypher")
+    for statement in split_statements(text.read_text("utf-8")):
+        _run_implicit(graph, statement, corpus=corpus, ix=prefix)
+
+
 #: (database uri, name, prefix) of the corpora this process saw complete: a write then skips
 #: the check; :func:`drop_corpus_indexes` forgets the corpus
 _ready: set[tuple[str, str, str]] = set()
@@ -157,13 +174,13 @@ def ensure_corpus_indexes(graph: GraphClient, corpus: str, *, backfill: bool = T
         return False
     wanted = {prefix + s for s in INDEX_SUFFIXES}
     if _online(graph, prefix) >= wanted:
+        if backfill and not _labelled(graph, corpus, prefix):
+            _label_nodes(graph, corpus, prefix)
         with _lock:
             _ready.add(key)
         return False
     if backfill:
-        text = resources.files("kg_platform").joinpath("cypher", "corpus", "label_nodes.cypher")
-        for statement in split_statements(text.read_text("utf-8")):
-            _run_implicit(graph, statement, corpus=corpus, ix=prefix)
+        _label_nodes(graph, corpus, prefix)
     for statement in index_statements(prefix, _dimension(graph)):
         apply_statement(graph, statement)
     graph.write_raw("CALL db.awaitIndexes(300)")
