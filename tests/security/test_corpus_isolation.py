@@ -102,11 +102,11 @@ def test_each_corpus_has_its_own_indexes_and_dropping_it_drops_them(two_corpora)
     )
     assert rows[0]["corpora"] == [B]
     counts = kp.graph.read_raw(
-        f"MATCH (c:L1 {{corpus: $a}}) WITH count(c) AS shared "
-        f"MATCH (c:{corpus_prefix(A)}L1) RETURN shared, count(c) AS own",
+        f"MATCH (c:L1 {{corpus: $a}}) WITH count(c) AS global_l1 "
+        f"MATCH (c:{corpus_prefix(A)}L1) RETURN global_l1, count(c) AS own",
         a=A,
     )
-    assert counts[0]["shared"] == counts[0]["own"] > 0
+    assert counts[0]["global_l1"] == counts[0]["own"] > 0
     kp.drop_corpus(B)
     assert not (own[B] & names()) and own[A] <= names()
 
