@@ -100,6 +100,7 @@ def atomize(
                 version=version,
                 chunk_ids=done,
                 writes=[("distill/write_atoms", atoms)],
+                corpus=corpus,
             )
             report.written += len(atoms)
         log.info("atomized %d chunks (%d questions so far)", report.chunks, report.written)

@@ -122,6 +122,7 @@ def replace_chunk_output(
     version: str,
     chunk_ids: Sequence[str],
     writes: Sequence[tuple[str, Sequence[dict[str, Any]]]],
+    corpus: str,
 ) -> None:
     """Clear the chunks' previous ``step`` output, write the new one and mark them done at
     ``version``, all in one transaction.
@@ -129,18 +130,22 @@ def replace_chunk_output(
     Why one transaction: a chunk is marked done only together with the output it was marked
     for, so a crash leaves it either untouched (and pending) or fully re-distilled, never
     cleared without its new facts. ``writes`` are ``(query name, rows)`` pairs run in order;
-    one with no rows is skipped.
+    one with no rows is skipped. Each is given ``$ix``, ``corpus``'s key prefix, for the label
+    its own indexes cover (:mod:`kg_platform.graph.corpus_indexes`).
     """
+    from kg_platform.graph.corpus_indexes import corpus_prefix, ensure_corpus_indexes
     from kg_platform.graph.cypher import cypher
 
     ids = list(chunk_ids)
     marks = [{"id": i, "marks": {MARKERS[step]: version}} for i in ids]
+    ensure_corpus_indexes(graph, corpus)
+    ix = corpus_prefix(corpus)
 
     def work(tx: ManagedTransaction) -> None:
         tx.run(cypher(CLEAR_QUERIES[step]), ids=ids).consume()
         for name, rows in writes:
             if rows:
-                tx.run(cypher(name), rows=list(rows)).consume()
+                tx.run(cypher(name), rows=list(rows), ix=ix).consume()
         tx.run(cypher("distill/mark_chunks"), rows=marks).consume()
 
     graph.in_transaction(work)

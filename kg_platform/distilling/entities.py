@@ -37,6 +37,7 @@ from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.graph.params import vector_param
 from kg_platform.llm import LLMClient, get_prompt
+from kg_platform.graph.corpus_indexes import own_prefix
 from kg_platform.llm.prompts import EntityGraph
 
 log = logging.getLogger(__name__)
@@ -174,6 +175,7 @@ class EntityResolver:
             for r in self.graph.read(
                 "distill/entity_neighbours",
                 corpus=self.corpus,
+                ix=own_prefix(self.graph, self.corpus),
                 fetch=25,
                 rows=[{"key": k, "vec": vector_param(v)} for k, v in zip(keys, vecs)],
             )
@@ -373,6 +375,7 @@ def write_chunk_facts(
         version=version,
         chunk_ids=done,
         writes=[("distill/write_entities", ent_rows), ("distill/write_relations", rel_rows)],
+        corpus=corpus,
     )
     return len(ent_rows), len(rel_rows)
 

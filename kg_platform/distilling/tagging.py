@@ -29,6 +29,7 @@ from kg_platform.distilling.common import (
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.llm import LLMClient, get_prompt
+from kg_platform.graph.corpus_indexes import own_prefix
 from kg_platform.llm.prompts import ChunkTags, TagClasses, TagMappings
 
 log = logging.getLogger(__name__)
@@ -147,6 +148,7 @@ def tag_corpus(
             version=version,
             chunk_ids=done,
             writes=[("distill/write_tags", tag_list)],
+            corpus=corpus,
         )
         report.written += len(tag_list)
     graph.write("distill/drop_orphan_tags", corpus=corpus)
@@ -213,7 +215,12 @@ class QueryTagger:
         cands = {
             r["key"]: r["cands"]
             for r in self.graph.read(
-                "distill/tag_candidates", rows=rows, corpus=self.corpus, fetch=25, k=8
+                "distill/tag_candidates",
+                rows=rows,
+                corpus=self.corpus,
+                ix=own_prefix(self.graph, self.corpus),
+                fetch=25,
+                k=8,
             )
         }
         need_llm: dict[str, list[dict]] = {}

@@ -41,6 +41,7 @@ from kg_platform.graph.lucene import fulltext_query
 from kg_platform.granularity.bm25 import BM25Stats, piece_terms, tokenize
 from kg_platform.granularity.incremental import StoredPiece, update_choices
 from kg_platform.granularity.piece_graph import PieceGraph, build_full, content_order_key
+from kg_platform.graph.corpus_indexes import own_prefix
 
 __all__ = [
     "sync_piece_graph",
@@ -281,6 +282,7 @@ def _incremental(
         for row in graph.read(
             "ingest/piece_candidates",
             corpus=corpus,
+            ix=own_prefix(graph, corpus),
             rows=queries[start : start + size],
             limit=candidates,
         ):

@@ -22,6 +22,11 @@ from kg_platform.corpus_name import corpus_key
 from kg_platform.distilling.runner import remove_distillation_tx
 from kg_platform.granularity.bm25 import piece_terms
 from kg_platform.graph.client import GraphClient
+from kg_platform.graph.corpus_indexes import (
+    corpus_prefix,
+    drop_corpus_indexes,
+    ensure_corpus_indexes,
+)
 from kg_platform.graph.cypher import cypher
 from kg_platform.ingest.rows import (
     LINK_FIELDS,
@@ -125,6 +130,9 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
     source_ids = [p.source.id for p in plans]
     rows = _parameters(plans)
     key = corpus_key(plans[0].source.corpus)
+    # the corpus's own indexes first (schema cannot change inside the data transaction)
+    ensure_corpus_indexes(graph, plans[0].source.corpus)
+    ix = corpus_prefix(plans[0].source.corpus)
 
     def work(tx: ManagedTransaction) -> None:
         # Corpus lock and version bump first, so the piece-graph sync sees this write
@@ -135,11 +143,11 @@ def write_plans(graph: GraphClient, plans: Sequence[SourcePlan], run_id: str) ->
         tx.run(cypher("ingest/reopen_similar_neighbours"), source_ids=source_ids).consume()
         tx.run(cypher("ingest/delete_source_content"), source_ids=source_ids).consume()
         _run_batches(tx, "ingest/upsert_sources", rows.sources, size, run_id=run_id)
-        _run_batches(tx, "ingest/create_sections", rows.sections, size)
-        _run_batches(tx, "ingest/create_chunks", rows.chunks, size)
+        _run_batches(tx, "ingest/create_sections", rows.sections, size, ix=ix)
+        _run_batches(tx, "ingest/create_chunks", rows.chunks, size, ix=ix)
         _run_batches(tx, "ingest/link_part_of", rows.part_of, size)
         _run_batches(tx, "ingest/link_chunk_next", rows.chunk_next, size)
-        _run_batches(tx, "ingest/create_pieces", rows.pieces, size, corpus_key=key)
+        _run_batches(tx, "ingest/create_pieces", rows.pieces, size, corpus_key=key, ix=ix)
         _run_batches(tx, "ingest/link_piece_next", rows.piece_next, size)
 
     graph.in_transaction(work)
@@ -169,4 +177,5 @@ def drop_corpus(graph: GraphClient, corpus: str) -> int:
     for start in range(0, len(ids), 200):
         delete_sources(graph, corpus, ids[start : start + 200])
     graph.write("ingest/delete_corpus_meta", corpus=corpus)
+    drop_corpus_indexes(graph, corpus)
     return len(ids)

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from kg_platform.graph.params import vector_param
+from kg_platform.graph.corpus_indexes import own_prefix
 
 if TYPE_CHECKING:
     from kg_platform.embedding import Embedder
@@ -109,6 +110,7 @@ class GraphCandidates:
         ]
         rows = self.graph.read(
             "reasoning/atom_candidates",
+            ix=own_prefix(self.graph, self.corpus),
             proposals=proposals,
             k=k,
             k_fetch=self._fetch(k),
@@ -134,7 +136,7 @@ class GraphCandidates:
     def via_chunks(self, query: str, chosen: set[str], *, k: int, delta: float) -> list[Candidate]:
         rows = self.graph.read(
             "reasoning/chunk_candidates",
-            index=self.chunk_index,
+            index=own_prefix(self.graph, self.corpus) + self.chunk_index,
             vec=self.vector(query),
             k=k,
             k_fetch=self._fetch(k),

@@ -52,7 +52,12 @@ class AtomicRetriever:
         fetch = max(100, 12 * k) if self.ctx.corpus else max(20, 4 * k)
         found: dict[str, RetrievedItem] = {}
         for rec in self.ctx.graph.read(
-            "distill/retrieve_atoms", qv=qv, k=k, fetch=fetch, corpus=self.ctx.corpus
+            "distill/retrieve_atoms",
+            qv=qv,
+            k=k,
+            fetch=fetch,
+            corpus=self.ctx.corpus,
+            ix=self.ctx.index_prefix(),
         ):
             if rec["id"] is None:
                 continue

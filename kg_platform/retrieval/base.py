@@ -96,6 +96,25 @@ class RetrievalContext:
     _scope_counts: dict[tuple[str | None, tuple[str, ...] | None], tuple[int, int]] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: corpus -> the prefix of its own index names, "" for the shared ones (see index_prefix)
+    _prefixes: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def index_prefix(self, corpus: str | None = None) -> str:
+        """What a query prepends to an index name (``chunk_text_l1``, ``piece_embedding``, ...)
+        to search ``corpus`` (default: ``self.corpus``): the corpus's own indexes
+        (:mod:`kg_platform.graph.corpus_indexes`), whose BM25 statistics and nearest neighbours
+        no other corpus changes, or ``""`` (the indexes shared by every corpus) for no corpus
+        or one without indexes of its own (written before they existed: `kgp init` builds
+        them). Looked up once per context, like the shares below."""
+        corpus = self.corpus if corpus is None else corpus
+        if not corpus:
+            return ""
+        if corpus not in self._prefixes:
+            from kg_platform.graph.corpus_indexes import corpus_prefix, has_corpus_indexes
+
+            own = has_corpus_indexes(self.graph, corpus)
+            self._prefixes[corpus] = corpus_prefix(corpus) if own else ""
+        return self._prefixes[corpus]
 
     def router_of(
         self, corpus: str, kind: str, n_levels: int, dim: int | None = None
@@ -171,10 +190,13 @@ class RetrievalContext:
         ``need / share`` times a safety factor of 4 otherwise, within ``[need, ceiling]``
         (``ceiling`` = the configured ``fetch``). ``corpora`` = the corpora the query filters on
         one by one (default: ``[self.corpus]`` when set); several corpora take the ceiling.
+        Corpora that all have their own indexes (:meth:`index_prefix`) need no over-fetch: every
+        hit is theirs, and what is asked for must not follow the other corpora's size either
+        (a vector index's answer depends on how many neighbours are asked for).
         """
         if corpora is None:
             corpora = [self.corpus] if self.corpus else []
-        if not corpora:
+        if not corpora or all(self.index_prefix(c) for c in corpora):
             return need
         if len(corpora) > 1:
             return max(need, ceiling)

@@ -64,7 +64,7 @@ class FulltextChunks:
             self.ctx,
             "retrieval/baseline_fulltext_chunks",
             k,
-            index=f"chunk_text_l{self.level}",
+            index=f"{self.ctx.index_prefix()}chunk_text_l{self.level}",
             q=q,
             level=self.level,
         )
@@ -97,7 +97,7 @@ class VectorChunks:
             self.ctx,
             "retrieval/baseline_vector_chunks",
             k,
-            index=f"chunk_embedding_l{self.level}",
+            index=f"{self.ctx.index_prefix()}chunk_embedding_l{self.level}",
             qv=vector,
         )
 

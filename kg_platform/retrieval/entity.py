@@ -91,6 +91,7 @@ class EntityStrategy:
                 for (key, _, kind), v in zip(mentions, vecs)
             ],
             corpus=self.ctx.corpus,
+            ix=self.ctx.index_prefix(),
             fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, cfg.fetch),
             per_mention=cfg.per_mention,
             min_cos=cfg.seed_cos,
@@ -111,6 +112,7 @@ class EntityStrategy:
             seeds=[{"id": s["id"], "w": s["w"]} for s in seeds],
             qv=qv,
             fetch=self.ctx.index_fetch(max(cfg.chunk_seeds, 1), cfg.fetch),
+            ix=self.ctx.index_prefix(),
             k_seed=cfg.chunk_seeds,
             corpus=self.ctx.corpus,
             chunk_weight=cfg.chunk_weight,

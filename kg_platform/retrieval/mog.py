@@ -160,7 +160,9 @@ class MoGStrategy:
         if self.ctx.sources and self.scoring != "dense":
             fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
         params = dict(
-            plan=[p.as_param(cfg.level_skip) for p in plans],
+            plan=[
+                {**p.as_param(cfg.level_skip), "ix": self.ctx.index_prefix(p.corpus)} for p in plans
+            ],
             k_r=k_r,
             fetch=fetch,
             normalise=cfg.normalise,

@@ -87,7 +87,7 @@ class MoGGStrategy:
         return dict(
             q=fulltext_query(query) if lexical else "",
             qv=vector_param(qvec) if dense and qvec is not None else None,
-            plan=[p.as_param() for p in plans],
+            plan=[{**p.as_param(), "ix": self.ctx.index_prefix(p.corpus)} for p in plans],
             seeds=cfg.mogg_seeds,
             fetch=self._fetch(plans),
             sources=self.ctx.sources,

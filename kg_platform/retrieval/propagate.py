@@ -118,6 +118,7 @@ class PropagateStrategy:
             qv=qv,
             q=fulltext_query(text),
             fetch=fetch,
+            ix=self.ctx.index_prefix(),
             k_layer=k_layer,
             corpus=self.ctx.corpus,
             sources=self.ctx.sources,

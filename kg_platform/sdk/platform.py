@@ -218,12 +218,17 @@ class KnowledgePlatform:
 
     # ------------------------------------------------------------------ write
     def init_schema(self) -> int:
-        """Apply the schema migrations (idempotent); return the schema version."""
+        """Apply the schema migrations (idempotent) and give every corpus its own indexes
+        (:func:`~kg_platform.graph.corpus_indexes.isolate_existing_corpora`: a backfill for
+        corpora written before they had them); return the schema version."""
         from kg_platform.graph import schema
+        from kg_platform.graph.corpus_indexes import isolate_existing_corpora
 
-        return schema.apply_migrations(
+        version = schema.apply_migrations(
             self.graph, self.embedder.dimension, self.embedder.model_name
         )
+        isolate_existing_corpora(self.graph)
+        return version
 
     def drop_vector_indexes(self) -> list[str]:
         """Drop the vector indexes (after changing the embedding model, whose dimension they

@@ -7,7 +7,11 @@ from typing import Any
 
 
 def corpus_counts(graph: Any, corpus: str) -> dict[str, int]:
-    """Nodes per label and relationships per type among the corpus' nodes."""
+    """Nodes per label and relationships per type among the corpus' nodes (the corpus's own
+    labels, ``ck<hash of its name>_L1`` etc., counted as ``own_L1``: their prefix follows the name)."""
+    from kg_platform.graph.corpus_indexes import corpus_prefix
+
+    own = corpus_prefix(corpus)
     labels = graph.read_raw(
         "MATCH (n {corpus: $c}) WHERE NOT n:IngestRun AND NOT n:JobLock "
         "UNWIND labels(n) AS label RETURN label, count(*) AS n",
@@ -18,7 +22,7 @@ def corpus_counts(graph: Any, corpus: str) -> dict[str, int]:
         "RETURN type(r) AS type, count(*) AS n",
         c=corpus,
     )
-    out = {f"node:{r['label']}": r["n"] for r in labels}
+    out = {f"node:{r['label'].replace(own, 'own_', 1)}": r["n"] for r in labels}
     out.update({f"rel:{r['type']}": r["n"] for r in rels})
     return out
 

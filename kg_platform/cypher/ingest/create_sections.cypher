@@ -1,8 +1,9 @@
 // Sections in depth-first order (a parent precedes its children); the parent is the Source for a
-// root section, else another Section.
+// root section, else another Section. Each gets its corpus's own label ($ix + 'Section',
+// graph/corpus_indexes.py: $ix is the corpus's checked key prefix).
 UNWIND $rows AS row
 MERGE (sec:Section {id: row.id})
-SET sec += row.props
+SET sec += row.props, sec:$($ix + 'Section')
 WITH sec, row
 CALL db.create.setNodeVectorProperty(sec, 'embedding', row.embedding)
 WITH sec, row

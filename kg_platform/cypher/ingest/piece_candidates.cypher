@@ -2,9 +2,11 @@
 // them; row.q = "+corpus_key:<key> +terms:(<terms>)"), with their stored choices and what orders
 // each of those by content (a tie between equal scores is broken by content, never by id): the
 // only pieces the incremental update compares it with.
+// $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $rows AS row
 CALL (row) {
-  CALL db.index.fulltext.queryNodes('piece_terms', row.q, {limit: $limit}) YIELD node
+  CALL db.index.fulltext.queryNodes($ix + 'piece_terms', row.q, {limit: $limit}) YIELD node
   WITH node
   WHERE node.corpus = $corpus
   OPTIONAL MATCH (s:Source {id: node.source_id})

@@ -2,9 +2,11 @@
 // Per proposal: the top $k atomic questions of the corpus, kept when cos >= $delta, whose chunk
 // is not already in the context ($chosen). Neo4j returns (1 + cos) / 2, so cos = 2*score - 1.
 // $proposals = [{i: int, text: str, vec: [float]}]; $k_fetch >= $k leaves room for the corpus filter.
+// $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $proposals AS p
 CALL (p) {
-  CALL db.index.vector.queryNodes('atomic_question_embedding', $k_fetch, p.vec) YIELD node AS a, score
+  CALL db.index.vector.queryNodes($ix + 'atomic_question_embedding', $k_fetch, p.vec) YIELD node AS a, score
   WITH a, score
   WHERE $corpus IS NULL OR a.corpus = $corpus
   RETURN a, 2 * score - 1 AS cos

@@ -17,8 +17,10 @@
 // entity hops that brought it in, strongest first; `seed` = the question named it).
 // Params: $seeds, $qv, $fetch, $k_seed, $corpus (null = all), $chunk_weight, $damping,
 // $max_degree, $width, $k.
+// $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 CALL () {
-  CALL db.index.vector.queryNodes('chunk_embedding_l1', $fetch, $qv) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'chunk_embedding_l1', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, 2 * score - 1 AS cos ORDER BY cos DESC LIMIT $k_seed
   RETURN collect({n: node, s: CASE WHEN cos > 0 THEN cos ELSE 0.0 END}) AS cseeds

@@ -7,6 +7,8 @@
 // its seed weight w = max over its mentions of cos * row.w (row.w: the caller's weight of the
 // mention's kind, lower for a common noun phrase than for a named entity), and named = 1 when a
 // named mention (row.named = 1, not a common noun phrase) reached it.
+// $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $rows AS row
 CALL (row) {
   MATCH (e:Entity {key: row.key})
@@ -14,7 +16,7 @@ CALL (row) {
   RETURN e, 1.0 AS cos
   UNION ALL
   WITH row WHERE row.vec IS NOT NULL
-  CALL db.index.vector.queryNodes('entity_embedding', $fetch, row.vec) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'entity_embedding', $fetch, row.vec) YIELD node, score
   WITH node, 2 * score - 1 AS cos
   WHERE ($corpus IS NULL OR node.corpus = $corpus) AND cos >= $min_cos
   WITH node, cos ORDER BY cos DESC LIMIT $per_mention

@@ -5,10 +5,12 @@
 // filter: indexes span all corpora), $normalise ('minmax'|'max'), $k, $sources (document scope:
 // source ids, or null; Lucene cannot pre-filter, so the caller sizes $fetch by the scope's share).
 // Step 1a: top-k_r chunks of every level of every corpus.
+// pl.ix: prefix of the corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $plan AS pl
 UNWIND pl.levels AS g
 CALL (pl, g) {
-  CALL db.index.fulltext.queryNodes('chunk_text_l' + toString(g), $q, {limit: $fetch})
+  CALL db.index.fulltext.queryNodes(pl.ix + 'chunk_text_l' + toString(g), $q, {limit: $fetch})
   YIELD node, score
   WITH node, score WHERE node.corpus = pl.corpus
                    AND ($sources IS NULL OR node.source_id IN $sources)

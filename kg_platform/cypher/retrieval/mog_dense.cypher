@@ -4,11 +4,13 @@
 // ($sources not null) the index is skipped: the scope's chunks of each level are scored exactly
 // (a document has a few hundred per level, and a filtered global top-k could miss them all).
 // Step 1a: top-k_r chunks of every level of every corpus.
+// pl.ix: prefix of the corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $plan AS pl
 UNWIND pl.levels AS g
 CALL (pl, g) {
   WITH pl, g WHERE $sources IS NULL
-  CALL db.index.vector.queryNodes('chunk_embedding_l' + toString(g), $fetch, $qv)
+  CALL db.index.vector.queryNodes(pl.ix + 'chunk_embedding_l' + toString(g), $fetch, $qv)
   YIELD node, score
   WITH node, 2 * score - 1 AS cos WHERE node.corpus = pl.corpus
   RETURN node AS p, cos AS s

@@ -5,11 +5,13 @@
 // (ties) the sum of BM25 and cosine. Params as retrieval/mog_bm25 plus $qv; $q may be '' (then
 // the dense side alone scores). Same steps 2-5 as the BM25 and dense variants.
 // Step 1a: top-k_r chunks of every level of every corpus, per index.
+// pl.ix: prefix of the corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $plan AS pl
 UNWIND pl.levels AS g
 CALL (pl, g) {
   WITH pl, g WHERE $q <> ''
-  CALL db.index.fulltext.queryNodes('chunk_text_l' + toString(g), $q, {limit: $fetch})
+  CALL db.index.fulltext.queryNodes(pl.ix + 'chunk_text_l' + toString(g), $q, {limit: $fetch})
   YIELD node, score
   WITH node, score WHERE node.corpus = pl.corpus
                    AND ($sources IS NULL OR node.source_id IN $sources)
@@ -18,7 +20,7 @@ CALL (pl, g) {
   LIMIT $k_r
   UNION ALL
   WITH pl, g WHERE $sources IS NULL
-  CALL db.index.vector.queryNodes('chunk_embedding_l' + toString(g), $fetch, $qv)
+  CALL db.index.vector.queryNodes(pl.ix + 'chunk_embedding_l' + toString(g), $fetch, $qv)
   YIELD node, score
   WITH node, 2 * score - 1 AS cos WHERE node.corpus = pl.corpus
   RETURN node AS p, cos AS s, 'vector' AS ix

@@ -11,10 +11,12 @@
 // Step 1: seed pieces (group centres) from the piece fulltext index (BM25) and/or the piece
 // vector index (cosine), each list normalised per corpus; a seed's score is the sum of its
 // normalised scores; the best $seeds seeds are kept.
+// pl.ix: prefix of the corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 UNWIND $plan AS pl
 CALL (pl) {
   WITH pl WHERE $q <> ''
-  CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: $fetch})
+  CALL db.index.fulltext.queryNodes(pl.ix + 'piece_text', $q, {limit: $fetch})
   YIELD node, score
   WITH node, score WHERE node.corpus = pl.corpus
                    AND ($sources IS NULL OR node.source_id IN $sources)
@@ -23,7 +25,7 @@ CALL (pl) {
   LIMIT $seeds
   UNION ALL
   WITH pl WHERE $qv IS NOT NULL AND $sources IS NULL
-  CALL db.index.vector.queryNodes('piece_embedding', $fetch, $qv)
+  CALL db.index.vector.queryNodes(pl.ix + 'piece_embedding', $fetch, $qv)
   YIELD node, score
   WITH node, 2 * score - 1 AS score WHERE node.corpus = pl.corpus
   RETURN node AS seed, score AS s, 'vector' AS via

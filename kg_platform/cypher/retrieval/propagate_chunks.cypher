@@ -18,42 +18,44 @@
 // Params: $qv, $q (escaped Lucene text or ''), $fetch (over-fetch before the corpus filter),
 // $k_layer, $corpus (null = all), $entity_hits, $lam {C, P, D, I, T, E}, $layers (queried layers, C always),
 // $aggregate ('wsum'|'wmax'|'rrf'), $k.
+// $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 CALL () {
-  CALL db.index.vector.queryNodes('chunk_embedding_l1', $fetch, $qv) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'chunk_embedding_l1', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   RETURN node AS c, 'C' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
   WITH 1 AS on WHERE 'P' IN $layers
-  CALL db.index.vector.queryNodes('piece_embedding', $fetch, $qv) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'piece_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:IN]->(c:L1)
   RETURN c, 'P' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
   WITH 1 AS on WHERE 'D' IN $layers
-  CALL db.index.vector.queryNodes('atomic_question_embedding', $fetch, $qv) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'atomic_question_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:ANSWERED_BY]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
   RETURN c, 'D' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
   WITH 1 AS on WHERE 'D' IN $layers
-  CALL db.index.vector.queryNodes('entity_embedding', $fetch, $qv) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'entity_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:MENTIONED_IN]->(:Chunk)<-[:PART_OF*0..5]-(c:L1)
   RETURN c, 'D' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
   WITH 1 AS on WHERE 'I' IN $layers
-  CALL db.index.vector.queryNodes('section_embedding', $fetch, $qv) YIELD node, score
+  CALL db.index.vector.queryNodes($ix + 'section_embedding', $fetch, $qv) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC LIMIT $k_layer
   MATCH (node)-[:HAS_SECTION*0..6]->(:Section)-[:HAS_CHUNK]->(c:L1)
   RETURN c, 'I' AS layer, 2 * score - 1 AS s, node.id AS via
   UNION ALL
   WITH $q AS q WHERE q <> '' AND 'T' IN $layers
-  CALL db.index.fulltext.queryNodes('chunk_text_l1', q, {limit: $fetch}) YIELD node, score
+  CALL db.index.fulltext.queryNodes($ix + 'chunk_text_l1', q, {limit: $fetch}) YIELD node, score
   WITH node, score WHERE $corpus IS NULL OR node.corpus = $corpus
   WITH node, score ORDER BY score DESC, node.id ASC LIMIT $k_layer
   WITH collect({n: node, s: score}) AS hits

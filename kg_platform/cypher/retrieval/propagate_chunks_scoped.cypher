@@ -6,6 +6,8 @@
 // no source filter), over-fetched by the caller ($fetch, sized by the scope's share) and filtered.
 // Layers outside $layers (weighted 0 by the caller) are not scored, as in the unscoped query.
 // Params: $qv, $q, $fetch, $k_layer, $corpus (null = any), $sources, $lam, $layers, $aggregate, $k.
+// $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
+// graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 CALL () {
   MATCH (src:Source) WHERE src.id IN $sources AND ($corpus IS NULL OR src.corpus = $corpus)
   CALL (src) {
@@ -56,7 +58,7 @@ CALL () {
   RETURN c, layer, s, via
   UNION ALL
   WITH $q AS q WHERE q <> '' AND 'T' IN $layers
-  CALL db.index.fulltext.queryNodes('chunk_text_l1', q, {limit: $fetch}) YIELD node, score
+  CALL db.index.fulltext.queryNodes($ix + 'chunk_text_l1', q, {limit: $fetch}) YIELD node, score
   WITH node, score WHERE ($corpus IS NULL OR node.corpus = $corpus) AND node.source_id IN $sources
   WITH node, score ORDER BY score DESC, node.id ASC LIMIT $k_layer
   WITH collect({n: node, s: score}) AS hits
