@@ -338,7 +338,7 @@ class KnowledgePlatform:
                     )
                 locks.append(lock)
             dropped = drop_corpus(graph, corpus)
-            from kg_platform.serve.uploads import remove_upload_folder
+            from kg_platform.upload_folders import remove_upload_folder
 
             remove_upload_folder(self.settings, corpus)
             return dropped

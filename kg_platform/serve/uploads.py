@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 import tempfile
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -23,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kg_platform.corpus_name import corpus_key
 from kg_platform.serve.problems import Problem
+from kg_platform.upload_folders import remove_upload_folder, upload_folder, uploads_root
 
 __all__ = [
     "MAX_NAME_BYTES",
@@ -42,30 +41,6 @@ log = logging.getLogger(__name__)
 #: the longest file name (in bytes of UTF-8) common file systems store
 MAX_NAME_BYTES = 255
 _TEMP_PREFIX = ".upload-"
-
-
-def uploads_root(settings: Any) -> Path:
-    """Where every corpus's upload folder lives."""
-    return Path(settings.data_dir) / "serve" / "uploads"
-
-
-def upload_folder(settings: Any, corpus: str) -> Path:
-    """The folder of ``corpus``'s uploads (named by its key: any corpus name is safe)."""
-    return uploads_root(settings) / corpus_key(corpus)
-
-
-def remove_upload_folder(settings: Any, corpus: str) -> bool:
-    """Delete ``corpus``'s upload folder; whether there was one. A failure is logged, not
-    raised: the corpus itself is already gone from the graph."""
-    folder = upload_folder(settings, corpus)
-    try:
-        shutil.rmtree(folder)
-    except FileNotFoundError:
-        return False
-    except OSError as exc:
-        log.warning("could not remove the upload folder %s: %s", folder, exc)
-        return False
-    return True
 
 
 def upload_name(filename: str) -> str:

