@@ -10,7 +10,11 @@ import hashlib
 
 from kg_platform.errors import ConfigError, CorpusNotFound
 
-__all__ = ["check_corpus", "corpus_key", "corpus_not_found"]
+__all__ = ["MAX_CORPUS_CHARS", "check_corpus", "corpus_key", "corpus_not_found"]
+
+#: the longest corpus name, in characters, at every door: the request contract of
+#: :mod:`kg_platform.requests` and :func:`check_corpus` (SDK, ``kgp``, ingestion) share it
+MAX_CORPUS_CHARS = 200
 
 
 def corpus_key(name: str) -> str:
@@ -27,7 +31,8 @@ def corpus_key(name: str) -> str:
 def check_corpus(name: str | None, *, optional: bool = False) -> str | None:
     """Return ``name`` unchanged if it is a usable corpus name; raise :class:`ConfigError` if not.
 
-    ``optional=True`` accepts ``None`` (meaning "all corpora" for retrieval).
+    ``optional=True`` accepts ``None`` (meaning "all corpora" for retrieval). A name is
+    1..:data:`MAX_CORPUS_CHARS` characters, not blank, without NUL.
     """
     if name is None and optional:
         return None
@@ -41,6 +46,11 @@ def check_corpus(name: str | None, *, optional: bool = False) -> str | None:
         raise ConfigError(
             "the corpus name contains a NUL character",
             hint="use printable characters in corpus names",
+        )
+    if len(name) > MAX_CORPUS_CHARS:
+        raise ConfigError(
+            f"the corpus name has {len(name):,} characters; at most {MAX_CORPUS_CHARS} are allowed",
+            hint=f"use a corpus name of 1..{MAX_CORPUS_CHARS} characters",
         )
     return name
 

@@ -16,6 +16,7 @@ field                       bound
 ``scope``                   at most 200 entries, each 1..20,000 characters
 ``strategy``                a registered strategy (:func:`~.retrieval.base.list_strategies`)
 ``select`` / ``mode``       their closed sets of choices
+``run_id``                  1..200 characters (``cancel_run``)
 ==========================  =================================================================
 
 Unknown fields are refused (``extra="forbid"``). :meth:`Request.parse` turns every violation into
@@ -33,6 +34,7 @@ from pydantic.functional_validators import AfterValidator, BeforeValidator
 from pydantic_core import PydanticCustomError
 from typing_extensions import Self
 
+from kg_platform.corpus_name import MAX_CORPUS_CHARS
 from kg_platform.errors import InvalidRequest
 
 __all__ = [
@@ -44,6 +46,8 @@ __all__ = [
     "MAX_TEXT_CHARS",
     "MAX_TOKENS",
     "AskRequest",
+    "CancelRunRequest",
+    "CorporaRequest",
     "ExplainRequest",
     "IngestRequest",
     "Request",
@@ -61,13 +65,16 @@ MAX_SCOPE = 200
 #: a scope entry may be a document's title, and titles can be long (a 15,000-character one
 #: is a test case): the bound is a size guard, not a style rule
 MAX_SCOPE_CHARS = 20_000
-MAX_CORPUS_CHARS = 200
 MAX_STRATEGY_CHARS = 100
-MAX_PATHS = 1_000
+#: `kgp ingest dir/*` passes what the shell expanded: a big folder's files stay under it (the
+#: HTTP body limit bounds a request's paths before this does)
+MAX_PATHS = 100_000
 MAX_PATH_CHARS = 4_096
 MAX_PATTERNS = 200
 MAX_FILES = 1_000
 MAX_FILE_NAME_BYTES = 255
+#: a run id (``run-<time>-<hex>``) or a task id is far shorter; the bound is a size guard
+MAX_RUN_ID_CHARS = 200
 
 Select = Literal["none", "sage", "late", "auto"]
 Mode = Literal["auto", "factual", "decompose"]
@@ -151,6 +158,7 @@ LIMITS = {
     "strategy": "a registered strategy",
     "paths": f"1..{MAX_PATHS} paths",
     "files": f"1..{MAX_FILES} files, names of at most {MAX_FILE_NAME_BYTES} bytes",
+    "run_id": f"1..{MAX_RUN_ID_CHARS} characters",
 }
 
 
@@ -192,7 +200,7 @@ class Request(BaseModel):
         """The :class:`InvalidRequest` for pydantic's ``errors`` of this model."""
         lines = describe_errors(errors)
         fields = [f"{f} ({LIMITS[f]})" if f in LIMITS else f for f in cls.fields()]
-        hint = f"{cls.operation} takes {', '.join(fields)}"
+        hint = f"{cls.operation} takes {', '.join(fields) or 'no arguments'}"
         known = [e for e in errors if e.get("type") == "unknown_strategy"]
         if known:
             hint = "name a registered strategy (GET /v1/strategies, KnowledgePlatform.strategies())"
@@ -367,3 +375,20 @@ class UploadRequest(Request):
         Field(min_length=1, max_length=MAX_FILES),
     ] = Field(..., description="the uploaded files' names")
     corpus: Corpus | None = Field(None, description="target corpus (default: KGP_CORPUS)")
+
+
+# -------------------------------------------------------------------- the others
+class CorporaRequest(Request):
+    """``list_corpora``: no fields (an argument sent to it is a mistake, refused)."""
+
+    operation: ClassVar[str] = "list_corpora"
+
+
+class CancelRunRequest(Request):
+    """``cancel_run``: one run, by its run id or the task id an ingest or upload returned."""
+
+    operation: ClassVar[str] = "cancel_run"
+
+    run_id: Annotated[str, Field(min_length=1, max_length=MAX_RUN_ID_CHARS)] = Field(
+        ..., description="the run id, or the task id an ingest or upload returned"
+    )

@@ -264,12 +264,22 @@ class KnowledgePlatform:
         so the graph, are those of the default in-process engine. Unset arguments keep
         ``settings.ingest``. ``guard`` (:class:`~kg_platform.ingest.roots.PathGuard`, what a
         server passes) limits the paths and every file of a folder walk to its roots; without
-        one, whatever this process can read is read.
+        one, whatever this process can read is read. ``paths``, ``corpus``, ``include`` and
+        ``exclude`` are checked by :class:`~kg_platform.requests.IngestRequest` first (as at
+        every door; :class:`~kg_platform.errors.InvalidRequest` names what is out of bounds).
         """
         from kg_platform.config import with_values
         from kg_platform.ingest import ingest_paths
+        from kg_platform.requests import IngestRequest
 
-        name = self.open_corpus(corpus)
+        req = IngestRequest.of(
+            paths=[str(p) for p in paths],
+            corpus=corpus,
+            include=list(include) if include is not None else None,
+            exclude=list(exclude) if exclude is not None else None,
+        )
+        include, exclude = req.include, req.exclude
+        name = self.open_corpus(req.corpus)
         ingest = with_values(
             self.settings.ingest, engine=engine, ray_address=ray_address, ray_workers=ray_workers
         )

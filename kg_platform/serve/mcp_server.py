@@ -8,7 +8,7 @@ spawned the process is trusted (as with any local tool); over streamable HTTP th
 the HTTP API applies (key, rate and size limits).
 
 A platform error reaches the model as a tool error carrying the platform's message and hint,
-so the agent can correct its call (a misspelt corpus, an unknown strategy). The read tools'
+so the agent can correct its call (a misspelt corpus, an unknown strategy). Every tool's
 arguments are checked by the request models of :mod:`kg_platform.requests` alone (their JSON
 schemas are the tools' input schemas, bounds included), so an out-of-bounds or unknown argument
 is a tool error naming the field and its bound, as at every other door.
@@ -27,7 +27,15 @@ from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
 from pydantic import ConfigDict
 
 from kg_platform.errors import KGPError
-from kg_platform.requests import AskRequest, ExplainRequest, Request, SearchRequest, SourceRequest
+from kg_platform.requests import (
+    AskRequest,
+    CancelRunRequest,
+    CorporaRequest,
+    ExplainRequest,
+    Request,
+    SearchRequest,
+    SourceRequest,
+)
 from kg_platform.serve.problems import Problem, public_error
 from kg_platform.serve.service import Service
 
@@ -88,7 +96,7 @@ def _request(model: type[R], arguments: dict[str, Any]) -> R:
     is read as the list. An :class:`~kg_platform.errors.InvalidRequest` becomes a tool error."""
     lists = {
         name
-        for name, prop in model.model_json_schema()["properties"].items()
+        for name, prop in model.model_json_schema().get("properties", {}).items()
         if "array" in json.dumps(prop)
     }
     given = dict(arguments)
@@ -167,25 +175,27 @@ def build_mcp(service: Service) -> MCPServer[Any]:
             )
         )
 
-    tools = [
-        _contract_tool(search, SearchRequest),
-        _contract_tool(ask, AskRequest),
-        _contract_tool(get_source, SourceRequest),
-        _contract_tool(explain, ExplainRequest),
-    ]
-    server: MCPServer[Any] = MCPServer("kg-platform", instructions=INSTRUCTIONS, tools=tools)
-
-    @server.tool()
-    async def list_corpora() -> dict[str, Any]:
+    async def list_corpora(arguments: dict[str, Any]) -> dict[str, Any]:
         """Every corpus with its counts of sources, sections, chunks and pieces."""
+        _request(CorporaRequest, arguments)
         return {"corpora": await _tool(service.corpora())}
 
-    @server.tool()
-    async def cancel_run(run_id: str) -> dict[str, Any]:
+    async def cancel_run(arguments: dict[str, Any]) -> dict[str, Any]:
         """Stop an ingestion run (its run id, or the task id an upload returned): it ends as
         'cancelled' at its next file, every document written whole or not at all; an error
         when it has already ended."""
-        return await _tool(service.cancel_run(run_id))
+        req = _request(CancelRunRequest, arguments)
+        return await _tool(service.cancel_run(req.run_id))
+
+    tools = [
+        _contract_tool(search, SearchRequest),
+        _contract_tool(ask, AskRequest),
+        _contract_tool(list_corpora, CorporaRequest),
+        _contract_tool(get_source, SourceRequest),
+        _contract_tool(explain, ExplainRequest),
+        _contract_tool(cancel_run, CancelRunRequest),
+    ]
+    server: MCPServer[Any] = MCPServer("kg-platform", instructions=INSTRUCTIONS, tools=tools)
 
     @server.resource("kgp://corpora", mime_type="application/json")
     async def corpora_resource() -> list[dict[str, Any]]:

@@ -300,7 +300,9 @@ class Service:
     # ----------------------------------------------------------------- runs
     async def runs(self, corpus: str | None = None, limit: int = 25) -> list[dict[str, Any]]:
         """The server's own runs (with live progress) first, then the graph's newest records
-        of every other run (ad-hoc ``kgp ingest``, jobs)."""
+        of every other run (ad-hoc ``kgp ingest``, jobs). A named ``corpus`` that the graph
+        does not hold and that has no run raises :func:`~kg_platform.corpus_name.corpus_not_found`
+        (404, as every read; a corpus this key may not see gets the same answer)."""
         principal = current()
         principal.require("read", corpus)
         mine = [t for t in self.tasks.all() if corpus is None or t.corpus == corpus]
@@ -319,6 +321,10 @@ class Service:
             rows = await self.call(
                 self.platform.graph.read, "serve/runs_recent", corpus=corpus, limit=limit
             )
+        if corpus is not None and not mine and not rows:
+            # nothing to list: a misspelt name, or a corpus with no run (its first ingest
+            # has a run from its start, so a corpus being created is listed, not refused)
+            await self.call(self.platform.require_corpus, corpus)
         listed.extend(self.public.run(_run_record(r)) for r in rows if r["id"] not in known)
         return listed[: max(limit, len(mine))]
 

@@ -67,3 +67,11 @@ def test_hostile_corpus_names_are_plain_data(graph_session, settings, embedder, 
     assert graph_session.read_raw("MATCH (n) RETURN count(n) AS n")[0]["n"] > total
     with pytest.raises(ConfigError, match="corpus must have at most 200 characters"):
         platform.retrieve("pdfplumber tables", strategy="bm25", corpus="ü" * 201, k=3)
+    # one bound at every door: a name one character longer cannot be created either
+    with pytest.raises(ConfigError, match="corpus must have at most 200 characters"):
+        platform.ingest([DOC], corpus="ü" * 201)
+    with pytest.raises(ConfigError, match="at most 200 are allowed"):
+        ingest_paths(graph_session, settings, [DOC], "ü" * 201, embedder=embedder)
+    assert not graph_session.read_raw(
+        "MATCH (s:Source {corpus: $c}) RETURN s.corpus AS c", c="ü" * 201
+    )

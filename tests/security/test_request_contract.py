@@ -181,7 +181,8 @@ def test_the_sdk_says_a_misspelt_corpus_is_not_there(sdk) -> None:
 
 # -------------------------------------------------------------------------------------- MCP
 def _mcp(sdk, settings, embedder, script) -> Any:
-    """Run ``script(client)`` against the MCP server in this process (the SDK's own client)."""
+    """Run ``script(client)`` against the MCP server in this process (the SDK's own client),
+    as the trusted local client of ``kgp mcp`` over stdio (``run_stdio``)."""
     from mcp.client import Client
 
     from kg_platform.serve.principal import LOCAL, McpPrincipal
@@ -381,3 +382,93 @@ def test_cli_exits_2_for_a_misspelt_corpus_and_an_out_of_bounds_value(sdk, setti
         )
         assert says in done.stderr, (args, done.stderr[-2000:])
         assert "Traceback" not in done.stderr
+
+
+# ------------------------------------------------------------------- the contract's loose ends
+LONG_CORPUS = "c" * 201
+
+
+@pytest.mark.integration
+def test_sdk_and_cli_ingest_refuse_a_corpus_name_over_200_characters(
+    sdk, settings, tmp_path
+) -> None:
+    import kg_platform.corpus_name
+    import kg_platform.requests
+    from kg_platform.corpus_name import check_corpus
+    from kg_platform.errors import ConfigError
+
+    doc = tmp_path / "note.md"
+    doc.write_text("# Note\n\nA short note about owls.\n", encoding="utf-8")
+    assert check_corpus("c" * 200) == "c" * 200
+    with pytest.raises(ConfigError, match="at most 200"):
+        check_corpus(LONG_CORPUS)
+    with pytest.raises(InvalidRequest, match="corpus must have at most 200 characters"):
+        sdk.ingest([doc], corpus=LONG_CORPUS)
+    with pytest.raises(InvalidRequest, match="paths must have at least 1 entries"):
+        sdk.ingest([], corpus=CORPUS)
+    with pytest.raises(InvalidRequest, match=r"include\[0\] must have at most"):
+        sdk.ingest([doc], corpus=CORPUS, include=["x" * 20_001])
+    done = run_kgp(["ingest", str(doc), "--corpus", LONG_CORPUS], kgp_env(settings), timeout=300)
+    assert done.returncode == 2, (done.returncode, done.stdout[-500:], done.stderr[-2000:])
+    assert "at most 200" in done.stderr and "Traceback" not in done.stderr, done.stderr[-2000:]
+    names = [c.name for c in sdk.corpora()]
+    assert LONG_CORPUS not in names and CORPUS in names
+    shared = getattr(kg_platform.corpus_name, "MAX_CORPUS_CHARS", None)
+    assert shared == kg_platform.requests.MAX_CORPUS_CHARS == 200  # one bound, shared
+
+
+def _comparable(body: dict[str, Any], name: str) -> str:
+    """A problem body without its per-request fields, the corpus name replaced."""
+    kept = {k: v for k, v in body.items() if "request" not in k.lower()}
+    return json.dumps(kept, sort_keys=True).replace(repr(name), "NAME")
+
+
+@pytest.mark.integration
+def test_http_runs_of_a_missing_or_hidden_corpus_is_one_404(sdk, settings, embedder) -> None:
+    from kg_platform.serve.keys import KeyStore
+
+    # a key that may see only TYPO: CORPUS exists but is hidden from it, TYPO is visible but
+    # missing; the two must not be told apart
+    scoped, _ = KeyStore(sdk.graph).add("contract-runs-typo", [TYPO], "read")
+    served = settings.model_copy(update={"serve": ServeSettings(rate_per_s=50, rate_burst=200)})
+    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
+    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
+        listed = client.get("/v1/runs", params={"corpus": CORPUS}, headers=AUTH)
+        assert listed.status_code == 200 and listed.json()["runs"], listed.text[:1000]
+        missing = _problem(client.get("/v1/runs", params={"corpus": TYPO}, headers=AUTH), 404)
+        bearer = {"Authorization": f"Bearer {scoped}"}
+        mine = _problem(client.get("/v1/runs", params={"corpus": TYPO}, headers=bearer), 404)
+        hidden = _problem(client.get("/v1/runs", params={"corpus": CORPUS}, headers=bearer), 404)
+    assert missing["type"].endswith("corpus-not-found"), missing
+    assert f"there is no corpus {TYPO!r}" in missing["detail"], missing
+    assert "kgp corpus list" in missing["hint"], missing
+    assert _comparable(mine, TYPO) == _comparable(missing, TYPO)
+    assert _comparable(hidden, CORPUS) == _comparable(missing, TYPO)
+
+
+@pytest.mark.integration
+def test_mcp_list_corpora_and_cancel_run_refuse_unknown_arguments(sdk, settings, embedder) -> None:
+    calls = [
+        ("list_corpora", {"corpus": CORPUS}, "corpus is not a field"),
+        ("cancel_run", {"run_id": "run-x", "force": True}, "force is not a field"),
+        ("cancel_run", {"run_id": ""}, "run_id must have at least 1 character"),
+        ("cancel_run", {"run_id": "r" * 201}, "run_id must have at most 200 characters"),
+        ("cancel_run", {}, "run_id is required"),
+        ("cancel_run", {"run_id": "run-none"}, "there is no ingestion run 'run-none'"),
+    ]
+
+    async def script(client: Any) -> tuple[Any, Any, list[tuple[str, Any]]]:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        fine = await client.call_tool("list_corpora", {})
+        return tools, fine, [(says, await client.call_tool(t, a)) for t, a, says in calls]
+
+    tools, fine, results = _mcp(sdk, settings, embedder, script)
+    for says, result in results:
+        message = _text(result)
+        assert result.is_error, (says, message[:500])
+        assert says in message, message[:1000]
+    assert not fine.is_error, _text(fine)
+    assert CORPUS in [c["name"] for c in fine.structured_content["corpora"]]
+    for name in ("list_corpora", "cancel_run"):
+        assert tools[name].input_schema["additionalProperties"] is False, tools[name]
+    assert tools["cancel_run"].input_schema["properties"]["run_id"]["maxLength"] == 200
