@@ -15,7 +15,9 @@ pytestmark = [pytest.mark.faults, pytest.mark.integration]
 
 CORPUS = "t-hostile-q"
 STRATEGIES = ["bm25", "hybrid", "mog", "mogg", "propagate", "vector", "peer-neo4j-graphrag-hybrid"]
-LONG = " ".join(["IBM", "mainframe", "computer", "history", "company"] * 600)  # 3,000 terms
+# over Lucene's 1,024 clauses within the request contract's 4,000 characters: 1,245 terms
+LONG = " ".join(["IBM", "pc", "os", "io", "ai"] * 249)
+TOO_LONG = " ".join(["IBM", "mainframe", "computer", "history", "company"] * 600)  # 3,000 terms
 HOSTILE = [
     "",
     "   ",
@@ -72,6 +74,14 @@ def test_hostile_questions_never_crash_a_strategy(platform, strategy):
 
 @pytest.mark.parametrize("strategy", ["bm25", "hybrid", "mog", "mogg", "propagate"])
 def test_a_question_over_a_thousand_terms_still_finds_its_text(platform, strategy):
+    assert len(LONG) <= 4000 and len(LONG.split()) > 1024
     items = platform.retrieve(LONG, strategy=strategy, k=3, corpus=CORPUS)
     assert items, f"{strategy} found nothing for a long question about IBM"
     assert any("IBM" in (item.text or "") for item in items)
+
+
+def test_a_question_over_the_contracts_length_is_refused_naming_the_bound(platform):
+    from kg_platform.errors import InvalidRequest
+
+    with pytest.raises(InvalidRequest, match="at most 4,000 characters"):
+        platform.retrieve(TOO_LONG, strategy="bm25", k=3, corpus=CORPUS)
