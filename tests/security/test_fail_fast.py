@@ -103,6 +103,7 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
     from mcp.client import Client
 
     from kg_platform.serve.mcp_server import build_mcp
+    from kg_platform.serve.principal import LOCAL, McpPrincipal
     from kg_platform.serve.service import Service
 
     server, settings = own_neo4j
@@ -114,6 +115,7 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
     app = build_app(api_platform, key=KEY)
     mcp_service = Service(KnowledgePlatform(settings, embedder=embedder))
     mcp = build_mcp(mcp_service)
+    mcp.middleware.insert(0, McpPrincipal(local=LOCAL))  # as over stdio: the local client
 
     async def tool(name: str, args: dict) -> tuple[bool, str, float]:
         async with Client(mcp) as client:

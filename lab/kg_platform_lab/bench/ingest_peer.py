@@ -27,10 +27,13 @@ PEER_INDEX = "kgp_bench_langchain_peer"
 
 def corpus_graph_size(graph: GraphClient, corpus: str) -> dict[str, Any]:
     """Nodes (by label set), relationships (by type) and vectors one kg-platform corpus stores."""
+    from kg_platform.graph.corpus_indexes import corpus_prefix
+
+    own = corpus_prefix(corpus)  # the corpus's own labels (its indexes) are not node kinds
     nodes: dict[str, int] = {}
     vectors = 0
     for row in lab_read(graph, "bench/graph_nodes", corpus=corpus):
-        key = ":".join(sorted(row["labels"]))
+        key = ":".join(sorted(label for label in row["labels"] if not label.startswith(own)))
         nodes[key] = nodes.get(key, 0) + int(row["nodes"])
         vectors += int(row["vectors"])
     rels = {
