@@ -97,7 +97,6 @@ class NlpExtraction:
     relations: list[dict[str, str]] = field(default_factory=list)
 
 
-@functools.lru_cache(maxsize=4)
 def load_pipeline(model: str = DEFAULT_MODEL, parse: bool = True) -> Any:
     """The spaCy pipeline ``model`` (a package name or a folder), loaded once per process.
 
@@ -107,6 +106,11 @@ def load_pipeline(model: str = DEFAULT_MODEL, parse: bool = True) -> Any:
     attribute ruler's part-of-speech rules run without its Matcher (:mod:`.nlp_pos`: the same
     parts of speech, a seventh less parse time). ``parse=False`` (the entities-only layer):
     NER alone, without the parser, the tagger and the shared token-to-vector layer they read."""
+    return _load_pipeline(model, parse)  # one cache key however the arguments are passed
+
+
+@functools.lru_cache(maxsize=4)
+def _load_pipeline(model: str, parse: bool) -> Any:
     try:
         spacy = import_spacy(hide_torch=not pipeline_uses_torch(model))
     except ImportError as exc:  # pragma: no cover - depends on the environment
