@@ -673,6 +673,13 @@ class DistillSettings(BaseModel):
         "walks the entities (long documents skip it: their default path does not read them); "
         "it costs about 1.5-1.8x ingestion time on 2 cores",
     )
+    relations: bool = Field(
+        True,
+        description="the NLP extractor also parses each chunk (spaCy's dependency parser) for "
+        "noun-phrase concepts and RELATES relations (triples and same-sentence co-occurrences); "
+        "off: named entities and the sources' titles only, NER without the parse. "
+        "`kgp distill --relations` builds them on demand; switching re-extracts every chunk",
+    )
     nlp_min_concept_mentions: int = Field(
         2,
         ge=1,

@@ -28,6 +28,13 @@ def distill(
         help="who extracts entities/relations: nlp (spaCy, no LLM), llm, or auto (default: "
         "settings; auto = llm when one is configured, else nlp)",
     ),
+    relations: bool = typer.Option(
+        None,
+        "--relations/--no-relations",
+        help="NLP extractor: also parse for noun-phrase concepts and RELATES relations "
+        "(--relations), or named entities and titles only (--no-relations); default: "
+        "distill.relations. Switching redoes every chunk's entities",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the report as JSON"),
 ) -> None:
     """Distil the corpus's chunks: atomic questions, entities/relations, tags (LLM), or
@@ -42,8 +49,12 @@ def distill(
 
     from kg_platform.cli.signals import Terminated, exit_terminated, sigterm_as_interrupt
 
+    settings = get_settings()
+    if relations is not None:
+        distill_cfg = settings.distill.model_copy(update={"relations": relations})
+        settings = settings.model_copy(update={"distill": distill_cfg})
     try:
-        with sigterm_as_interrupt(), KnowledgePlatform(get_settings()) as kp:
+        with sigterm_as_interrupt(), KnowledgePlatform(settings) as kp:
             report = kp.distill(corpus, steps, echo=echo, extractor=extractor)
     except Terminated as exc:
         exit_terminated(

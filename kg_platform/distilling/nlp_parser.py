@@ -44,13 +44,15 @@ _PR_SET_PDEATHSIG = 1  # linux/prctl.h
 @dataclass(frozen=True)
 class ParseRequest:
     """One batch of chunks to parse: texts with their source ids (concepts recur per source)
-    and source titles, and the extraction's limits."""
+    and source titles, the extraction's limits, and whether to parse for concepts and relations
+    (``distill.relations``; off: NER alone)."""
 
     texts: Sequence[str]
     groups: Sequence[str]
     titles: Sequence[str | None]
     min_concept_mentions: int
     max_mentions: int
+    relations: bool = True
 
 
 def parse_request(nlp: Any, req: ParseRequest) -> list[NlpExtraction]:
@@ -62,6 +64,7 @@ def parse_request(nlp: Any, req: ParseRequest) -> list[NlpExtraction]:
         titles=[t or "" for t in req.titles],
         min_concept_mentions=req.min_concept_mentions,
         max_mentions=req.max_mentions,
+        relations=req.relations,
     )
 
 
@@ -76,10 +79,12 @@ class NlpParser:
     :meth:`start` launches the child, which begins loading the pipeline at once; :meth:`submit`
     returns a future, so the caller can write one batch while the next is parsed, and
     :meth:`result` waits for it (parsing here when the child is gone). Use as a context manager,
-    or call :meth:`close`."""
+    or call :meth:`close`. ``relations``: the pipeline the child loads ahead (with the parser,
+    or NER alone); a request of the other kind loads the other pipeline."""
 
-    def __init__(self, model: str, *, in_child: bool = True) -> None:
+    def __init__(self, model: str, *, in_child: bool = True, relations: bool = True) -> None:
         self.model = model
+        self.relations = relations
         self._want_child = in_child
         self._child: subprocess.Popen[bytes] | None = None
         self._requests: queue.Queue[tuple[ParseRequest, Future[list[NlpExtraction]]] | None] = (
@@ -98,7 +103,14 @@ class NlpParser:
             return self
         try:
             self._child = subprocess.Popen(
-                [sys.executable, "-m", __name__, self.model, str(os.getpid())],
+                [
+                    sys.executable,
+                    "-m",
+                    __name__,
+                    self.model,
+                    str(os.getpid()),
+                    "1" if self.relations else "0",
+                ],
                 # the child imports what this process imports, from where it does
                 env={
                     **os.environ,
@@ -143,7 +155,7 @@ class NlpParser:
             return self._parse_here(req)
 
     def _parse_here(self, req: ParseRequest) -> list[NlpExtraction]:
-        return parse_request(load_pipeline(self.model), req)
+        return parse_request(load_pipeline(self.model, parse=req.relations), req)
 
     def close(self) -> None:
         """Stop the child: it exits when its stdin closes (a parse under way is abandoned)."""
@@ -234,10 +246,11 @@ def _die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
-def _serve(model: str, requests: IO[bytes], replies: IO[bytes]) -> None:
-    """Load the pipeline, then answer requests until stdin closes."""
+def _serve(model: str, requests: IO[bytes], replies: IO[bytes], parse: bool = True) -> None:
+    """Load the pipeline (with the parser when ``parse``), then answer requests until stdin
+    closes; a request of the other kind is answered with the other pipeline."""
     try:
-        nlp = load_pipeline(model)
+        load_pipeline(model, parse=parse)
     except Exception as exc:  # noqa: BLE001 - reported to the parent, which parses itself
         load_error: str | None = f"{type(exc).__name__}: {exc}"
     else:
@@ -251,6 +264,7 @@ def _serve(model: str, requests: IO[bytes], replies: IO[bytes]) -> None:
             reply: tuple[str, Any] = ("gone", load_error)
         else:
             try:
+                nlp = load_pipeline(model, parse=req.relations)
                 reply = ("ok", parse_request(nlp, req))
             except Exception as exc:  # noqa: BLE001 - one bad batch, reported to the parent
                 reply = ("error", f"{type(exc).__name__}: {exc}")
@@ -262,12 +276,13 @@ def _serve(model: str, requests: IO[bytes], replies: IO[bytes]) -> None:
 
 def _main(argv: list[str]) -> None:
     model, parent_pid = argv[0], int(argv[1])
+    parse = argv[2] != "0" if len(argv) > 2 else True
     _die_with_parent(parent_pid)
     # the protocol owns the pipe on stdout; anything a library prints goes to stderr instead
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    _serve(model, sys.stdin.buffer, replies)
+    _serve(model, sys.stdin.buffer, replies, parse)
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from kg_platform._faults import fault_point
 from kg_platform.config import Settings
 from kg_platform.distilling.common import MARKERS, ChunkRow, StepReport, pending_chunks
 from kg_platform.distilling.entities import EntityResolver, Mention, write_chunk_facts
-from kg_platform.distilling.nlp import VERSION, NlpExtraction, nlp_available
+from kg_platform.distilling.nlp import NlpExtraction, nlp_available, version
 from kg_platform.distilling.nlp_parser import NlpParser, ParseRequest
 from kg_platform.embedding import Embedder
 from kg_platform.embedding.base import quantized_embedder
@@ -60,7 +60,8 @@ def extract_entities_nlp(
     parser: NlpParser | None = None,
 ) -> StepReport:
     """Entities and relations of every pending chunk of ``corpus`` from spaCy; resumable and
-    idempotent (a chunk already at :data:`VERSION` is not parsed again).
+    idempotent (a chunk already at the layer's marker, :func:`~kg_platform.distilling.nlp.version`
+    of ``distill.relations``, is not parsed again; switching the setting redoes every chunk).
 
     A two-stage pipeline: while this process resolves and writes one batch of sources, the
     ``parser`` (a child process, :mod:`~kg_platform.distilling.nlp_parser`) parses the next.
@@ -86,7 +87,9 @@ def extract_entities_nlp(
                 if batch is None:
                     break
                 if parser is None:
-                    parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+                    parser = NlpParser(
+                        cfg.nlp_model, in_child=cfg.nlp_parse_process, relations=cfg.relations
+                    ).start()
                 batch.parsed = parser.submit(batch.request)
                 inflight.append(batch)
             if not inflight:
@@ -104,7 +107,7 @@ def extract_entities_nlp(
                     for row, out in zip(batch.rows, outs)
                 ]
                 written, related = write_chunk_facts(
-                    graph, resolver, corpus, per_chunk, version=VERSION, by=BY
+                    graph, resolver, corpus, per_chunk, version=version(cfg.relations), by=BY
                 )
                 report.timings["resolve_write"] += time.perf_counter() - t1
             except ConfigError:
@@ -154,7 +157,7 @@ def _next_batch(
         corpus=corpus,
         levels=cfg.levels,
         marker=MARKERS["entities"],
-        version=VERSION,
+        version=version(cfg.relations),
         source_ids=source_ids,
         exclude=failed + [s for b in inflight for s in b.sources],
         limit=limit,
@@ -174,7 +177,7 @@ def _next_batch(
         corpus=corpus,
         levels=cfg.levels,
         step="entities",
-        version=VERSION,
+        version=version(cfg.relations),
         source_ids=group,
         batch=max(size, 1),
     ):
@@ -185,6 +188,7 @@ def _next_batch(
         titles=[r.source_title for r in rows],
         min_concept_mentions=cfg.nlp_min_concept_mentions,
         max_mentions=cfg.nlp_max_entities,
+        relations=cfg.relations,
     )
     return _Batch(group, rows, request)
 

@@ -464,7 +464,9 @@ class IngestSession:
         from kg_platform.distilling.nlp_parser import NlpParser
 
         cfg = self.settings.distill
-        self._nlp_parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+        self._nlp_parser = NlpParser(
+            cfg.nlp_model, in_child=cfg.nlp_parse_process, relations=cfg.relations
+        ).start()
 
     def _looks_like_passages(self, plan: SourcePlan) -> bool:
         """The guess that starts the parser early: the shape of the corpus as it was, or for a
