@@ -54,8 +54,13 @@ lint: install-test
 	$(VENV)/bin/ruff format --check kg_platform lab tests conftest.py
 	$(VENV)/bin/mypy
 
+# TEST_WORKERS=N runs the suite in N pytest-xdist workers, each with its own Neo4j servers; a
+# module's tests stay in one worker (--dist loadfile), so its module fixtures run once. 0 runs it
+# in one process.
+TEST_WORKERS ?= 0
+
 test: install-test java lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 
 test-unit: install-test
 	$(PY) -m pytest -q tests/unit

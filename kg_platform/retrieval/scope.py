@@ -39,8 +39,9 @@ def resolve_scope(
         where = f" in corpus {corpus!r}" if corpus else ""
         raise ScopeError(
             f"no source matches the scope {', '.join(repr(m) for m in missing)}{where}",
-            hint="a scope value is a source id, a title, a path or a file name; "
-            "`kgp browser` prints the guide that lists sources, or run MATCH (s:Source) RETURN s.title, s.uri",
+            # no Cypher in the hint: the HTTP API and MCP would withhold it (serve.problems.scrub)
+            hint="a scope value is a source id, a title, a path or a file name (as the "
+            "ingestion's report names them); `kgp browser` prints the guide that lists sources",
         )
     ids: list[str] = []
     for v in wanted:

@@ -7,8 +7,9 @@ chunks and pieces; piece graph equal to a rebuild), the dead run is recorded as 
 and the lock the dead ingest held is taken over at once.
 
 Both commands are held at their fault point (``KGP_FAULT_PAUSE``) while the server dies, so the
-kill lands between their connection and their next statement on every run. The test owns a
-dedicated server (the session's server is shared by every other test): it kills only that pid.
+kill lands between their connection and their next statement on every run. The test kills only
+the suite's spare server (``spare_neo4j``; the session's server is shared by every other test),
+by its pid.
 """
 
 from __future__ import annotations
@@ -44,23 +45,15 @@ FILES = ["md/docling-wiki-ibm.md", "md/markitdown-README.md"]
 
 
 @pytest.fixture()
-def own_server(neo4j_server, tmp_path):
-    if neo4j_server.get("server") is None:
-        pytest.skip("needs locally started servers (KGP_TEST_NEO4J_URI is set)")
+def own_server(spare_neo4j, tmp_path):
     from kg_platform.config import Settings
-    from kg_platform.neo4j_server import LocalNeo4j
 
-    base = Settings(neo4j={"heap": "512m", "pagecache": "128m"})
-    server = LocalNeo4j(base, ephemeral=True, home=tmp_path / "neo4j-home")
-    server.start()
+    server = spare_neo4j
     settings = Settings(
         neo4j={"uri": server.bolt_uri(), "password": server.password()},
         data_dir=tmp_path / "kgp-data",
     )
-    try:
-        yield server, settings
-    finally:
-        server.stop()
+    return server, settings
 
 
 def _wait_reached(gate, procs: list[subprocess.Popen]) -> None:

@@ -20,9 +20,9 @@ from kg_platform._process import free_port
 from kg_platform.config import ServeSettings
 from kg_platform.demo import DEMO_QUESTION
 from kg_platform.sdk import KnowledgePlatform
-from kg_platform.serve.app import build_app
 from tests.faults.helpers import KGP, kgp_env, run_kgp
-from tests.support.serving import stop, uvicorn_thread, wait_http
+from tests.support.http_api import api_client, problem, wait_run
+from tests.support.serving import stop, wait_http
 
 pytestmark = pytest.mark.integration
 
@@ -31,7 +31,6 @@ CORPUS = "serve-samples"
 KEY = "test-key-serve-http"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 FORMATS = ["PowerPoint", "Word", "Excel", "HTML", "ZIP files", "EPubs"]
-PROBLEM_FIELDS = {"type", "title", "status", "detail"}
 
 
 @pytest.fixture(scope="module")
@@ -54,19 +53,8 @@ def api(sdk, settings, embedder, ingest_root):
     served = settings.model_copy(
         update={"serve": ServeSettings(rate_per_s=50, rate_burst=200, ingest_roots=[ingest_root])}
     )
-    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base:
-        with httpx.Client(base_url=base, timeout=120) as client:
-            yield client
-
-
-def _problem(response: httpx.Response, status: int) -> dict:
-    assert response.status_code == status, response.text[:2000]
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert PROBLEM_FIELDS <= set(body) and body["status"] == status, body
-    assert "Traceback" not in response.text and 'File "' not in response.text
-    return body
+    with api_client(served, embedder, KEY) as client:
+        yield client
 
 
 def test_search_returns_the_format_list_in_the_top_3_as_the_sdk_does(api, sdk) -> None:
@@ -107,14 +95,14 @@ def test_a_token_budget_fills_the_longest_prefix_within_it(api, sdk) -> None:
 
 def test_every_endpoint_but_health_needs_the_key(api) -> None:
     body = {"query": DEMO_QUESTION, "corpus": CORPUS}
-    missing = _problem(api.post("/v1/search", json=body), 401)
+    missing = problem(api.post("/v1/search", json=body), 401)
     assert "kgp serve key" in missing["hint"]
-    _problem(api.post("/v1/search", json=body, headers={"Authorization": "Bearer wrong"}), 401)
-    _problem(api.post("/v1/search", json=body, headers={"Authorization": KEY}), 401)
-    _problem(api.get("/v1/corpora"), 401)
-    _problem(api.get("/v1/runs"), 401)
-    _problem(api.post("/v1/ingest", json={"paths": ["/tmp"]}), 401)
-    _problem(api.delete(f"/v1/corpora/{CORPUS}"), 401)
+    problem(api.post("/v1/search", json=body, headers={"Authorization": "Bearer wrong"}), 401)
+    problem(api.post("/v1/search", json=body, headers={"Authorization": KEY}), 401)
+    problem(api.get("/v1/corpora"), 401)
+    problem(api.get("/v1/runs"), 401)
+    problem(api.post("/v1/ingest", json={"paths": ["/tmp"]}), 401)
+    problem(api.delete(f"/v1/corpora/{CORPUS}"), 401)
     health = api.get("/v1/health")
     assert health.status_code == 200 and health.json()["neo4j"] == "reachable", health.text
     assert isinstance(health.json()["schema_version"], int)
@@ -127,20 +115,20 @@ def test_every_endpoint_but_health_needs_the_key(api) -> None:
 def test_a_20_mb_body_is_refused_with_413(api) -> None:
     big = b'{"query": "' + b"x" * 20_000_000 + b'"}'
     headers = AUTH | {"Content-Type": "application/json"}
-    body = _problem(api.post("/v1/search", content=big, headers=headers), 413)
+    body = problem(api.post("/v1/search", content=big, headers=headers), 413)
     assert "limit" in body["detail"] and body["hint"]
 
     def chunks():  # no Content-Length: the cap stops the stream once past the limit
         for _ in range(20):
             yield b" " * 1_000_000
 
-    _problem(api.post("/v1/search", content=chunks(), headers=headers), 413)
+    problem(api.post("/v1/search", content=chunks(), headers=headers), 413)
     # the connection pool and the server are fine afterwards
     assert api.get("/v1/health").status_code == 200
 
 
 def test_a_bad_strategy_is_a_422_problem_with_the_platforms_hint(api) -> None:
-    body = _problem(
+    body = problem(
         api.post(
             "/v1/search",
             json={"query": DEMO_QUESTION, "corpus": CORPUS, "strategy": "no-such-strategy"},
@@ -151,17 +139,17 @@ def test_a_bad_strategy_is_a_422_problem_with_the_platforms_hint(api) -> None:
     assert "unknown strategy 'no-such-strategy'" in body["detail"], body
     assert "hybrid" in body["detail"], body  # the known strategies
     assert body["type"].endswith("invalid-request")
-    invalid = _problem(api.post("/v1/search", json={"corpus": CORPUS}, headers=AUTH), 422)
+    invalid = problem(api.post("/v1/search", json={"corpus": CORPUS}, headers=AUTH), 422)
     assert "query" in invalid["detail"] and invalid["errors"]
-    unknown = _problem(api.post("/v1/search", json={"query": "x", "budget": 10}, headers=AUTH), 422)
+    unknown = problem(api.post("/v1/search", json={"query": "x", "budget": 10}, headers=AUTH), 422)
     assert "budget" in unknown["detail"]
-    gone = _problem(api.post("/v1/search", json={"query": "x", "corpus": ""}, headers=AUTH), 422)
+    gone = problem(api.post("/v1/search", json={"query": "x", "corpus": ""}, headers=AUTH), 422)
     assert "empty" in gone["detail"]
-    no_room = _problem(
+    no_room = problem(
         api.post("/v1/ask", json={"question": "x", "context_tokens": 0}, headers=AUTH), 422
     )
     assert "context_tokens" in no_room["detail"]
-    _problem(api.get("/v1/no-such-endpoint", headers=AUTH), 404)
+    problem(api.get("/v1/no-such-endpoint", headers=AUTH), 404)
 
 
 def test_explain_ask_corpora_and_sources(api) -> None:
@@ -193,8 +181,8 @@ def test_explain_ask_corpora_and_sources(api) -> None:
     assert sections and any(sec["chunks"] for sec in sections)
     text = " ".join(c["text"] for sec in sections for c in sec["chunks"])
     assert "PowerPoint" in text
-    _problem(api.get("/v1/sources/no-such-doc", params={"corpus": CORPUS}, headers=AUTH), 422)
-    _problem(api.delete("/v1/corpora/no-such-corpus", headers=AUTH), 404)
+    problem(api.get("/v1/sources/no-such-doc", params={"corpus": CORPUS}, headers=AUTH), 422)
+    problem(api.delete("/v1/corpora/no-such-corpus", headers=AUTH), 404)
 
 
 def test_an_upload_is_ingested_in_the_background_and_runs_show_it(
@@ -211,13 +199,7 @@ def test_an_upload_is_ingested_in_the_background_and_runs_show_it(
     assert response.status_code == 202, response.text[:2000]
     run_id = response.json()["run_id"]
     assert run_id and run_id.startswith("run-"), response.json()
-    deadline = time.monotonic() + 300
-    while True:
-        run = api.get(f"/v1/runs/{run_id}", headers=AUTH).json()
-        if run["status"] not in ("queued", "running"):
-            break
-        assert time.monotonic() < deadline, run
-        time.sleep(0.3)
+    run = wait_run(api, run_id, AUTH)
     assert run["status"] == "completed", run
     assert run["progress"] == {"done": 1, "total": 1} and run["errors"] == []
     listed = api.get("/v1/runs", params={"corpus": corpus}, headers=AUTH).json()["runs"]
@@ -239,52 +221,36 @@ def test_an_upload_is_ingested_in_the_background_and_runs_show_it(
     started = api.post("/v1/ingest", json={"paths": [str(folder)], "corpus": corpus}, headers=AUTH)
     assert started.status_code == 202, started.text[:2000]
     second = started.json()["run_id"]
-    while api.get(f"/v1/runs/{second}", headers=AUTH).json()["status"] in ("queued", "running"):
-        time.sleep(0.3)
-    assert api.get(f"/v1/runs/{second}", headers=AUTH).json()["status"] == "completed"
-    _problem(api.post("/v1/ingest", json={"paths": [str(tmp_path / "nothing")]}, headers=AUTH), 422)
+    assert wait_run(api, second, AUTH)["status"] == "completed"
+    problem(api.post("/v1/ingest", json={"paths": [str(tmp_path / "nothing")]}, headers=AUTH), 422)
     dropped = api.delete(f"/v1/corpora/{corpus}", headers=AUTH)
     assert dropped.status_code == 200 and dropped.json()["sources_deleted"] == 2, dropped.text
     names = [c["name"] for c in api.get("/v1/corpora", headers=AUTH).json()["corpora"]]
     assert corpus not in names
-    _problem(api.get("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
+    problem(api.get("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
 
 
 def test_the_rate_limit_answers_429(sdk, settings, embedder) -> None:
     limited = settings.model_copy(update={"serve": ServeSettings(rate_per_s=0.2, rate_burst=3)})
-    app = build_app(KnowledgePlatform(limited, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+    with api_client(limited, embedder, KEY, timeout=60) as client:
         codes = [client.get("/v1/corpora", headers=AUTH).status_code for _ in range(4)]
         assert codes == [200, 200, 200, 429], codes
         refused = client.get("/v1/corpora", headers=AUTH)
-        body = _problem(refused, 429)
+        body = problem(refused, 429)
         assert int(refused.headers["retry-after"]) >= 1 and body["hint"]
 
 
 @pytest.fixture()
-def own_neo4j(neo4j_server, tmp_path):
-    """A Neo4j of this test's own: it is stopped and started again under the API."""
-    if neo4j_server.get("server") is None:
-        pytest.skip("needs locally started servers (KGP_TEST_NEO4J_URI is set)")
+def own_neo4j(spare_neo4j, tmp_path):
+    """The suite's spare Neo4j: it is stopped and started again under the API."""
     from kg_platform.config import Settings
-    from kg_platform.neo4j_server import LocalNeo4j
 
-    # not ephemeral: an ephemeral server's stop() deletes its home (data and password)
-    server = LocalNeo4j(
-        Settings(neo4j={"heap": "512m", "pagecache": "128m"}),
-        home=tmp_path / "neo4j-home",
-        bolt_port=free_port(),
-        http_port=free_port(),
-    )
-    server.start()
+    server = spare_neo4j
     settings = Settings(
         neo4j={"uri": server.bolt_uri(), "password": server.password()},
         data_dir=tmp_path / "kgp-data",
     )
-    try:
-        yield server, settings
-    finally:
-        server.stop()
+    return server, settings
 
 
 @pytest.mark.slow
@@ -326,7 +292,7 @@ def test_kgp_serve_health_answers_while_neo4j_is_down_and_recovers(own_neo4j) ->
             assert down.status_code == 503, down.text
             assert down.json()["status"] == "degraded" and down.json()["neo4j"] == "unreachable"
             assert down.json()["hint"]
-            failed = _problem(client.get("/v1/corpora", headers=auth), 503)
+            failed = problem(client.get("/v1/corpora", headers=auth), 503)
             assert "unavailable" in failed["detail"].lower() and failed["hint"]
 
             server.start()

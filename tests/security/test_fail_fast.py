@@ -21,7 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from kg_platform._process import free_port, pid_alive
+from kg_platform._process import pid_alive
 from kg_platform.config import ServeSettings
 from kg_platform.sdk import KnowledgePlatform
 from kg_platform.serve.app import build_app
@@ -47,30 +47,18 @@ CALLS = [
 
 
 @pytest.fixture()
-def own_neo4j(neo4j_server, tmp_path):
-    """A Neo4j of this test's own (the session's is shared): killed and started again."""
-    if neo4j_server.get("server") is None:
-        pytest.skip("needs locally started servers (KGP_TEST_NEO4J_URI is set)")
+def own_neo4j(spare_neo4j, tmp_path):
+    """The suite's spare Neo4j (the session's is shared): killed and started again."""
     from kg_platform.config import Settings
-    from kg_platform.neo4j_server import LocalNeo4j
 
-    server = LocalNeo4j(
-        Settings(neo4j={"heap": "512m", "pagecache": "128m"}),
-        home=tmp_path / "neo4j-home",
-        bolt_port=free_port(),
-        http_port=free_port(),
-    )
-    server.start()
+    server = spare_neo4j
     settings = Settings(
         neo4j={"uri": server.bolt_uri(), "password": server.password()},
         data_dir=tmp_path / "kgp-data",
         distill={"nlp_on_ingest": False},
         serve=ServeSettings(rate_per_s=500, rate_burst=2000),
     )
-    try:
-        yield server, settings
-    finally:
-        server.stop()
+    return server, settings
 
 
 def _kill(server) -> None:

@@ -14,22 +14,19 @@ import os
 import time
 from pathlib import Path
 
-import httpx
 import pytest
 
 from kg_platform import _faults
 from kg_platform.config import ServeSettings
 from kg_platform.ingest.roots import PathGuard
 from kg_platform.sdk import KnowledgePlatform
-from kg_platform.serve.app import build_app
-from tests.support.serving import uvicorn_thread
+from tests.support.http_api import api_client, problem, wait_run
 
 pytestmark = pytest.mark.integration
 
 KEY = "test-key-security-ingest-roots-0123456789"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 SECRET = "SECRET-API-KEY-must-never-reach-the-graph"
-PROBLEM_FIELDS = {"type", "title", "status", "detail"}
 
 
 @pytest.fixture(scope="module")
@@ -75,35 +72,15 @@ def api(settings, embedder, graph_session, tree):
     """A server whose one root is ``root``, plus (to show data_dir is refused even under a
     root) the folder holding data_dir."""
     served = _served(settings, tree["data_dir"], ingest_roots=[tree["root"], tree["holder"]])
-    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
+    with api_client(served, embedder, KEY) as client:
         yield client
-
-
-def _problem(response: httpx.Response, status: int) -> dict:
-    assert response.status_code == status, response.text[:2000]
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert PROBLEM_FIELDS <= set(body) and body["status"] == status, body
-    return body
-
-
-def _wait(client: httpx.Client, ref: str, timeout: float = 300) -> dict:
-    deadline = time.monotonic() + timeout
-    while True:
-        run = client.get(f"/v1/runs/{ref}", headers=AUTH).json()
-        if run["status"] not in ("queued", "running"):
-            return run
-        assert time.monotonic() < deadline, run
-        time.sleep(0.3)
 
 
 def test_without_ingest_roots_every_path_is_refused(settings, embedder, tree) -> None:
     served = _served(settings, tree["data_dir"])
-    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=60) as client:
+    with api_client(served, embedder, KEY, timeout=60) as client:
         for path in [str(tree["docs"]), str(tree["docs"] / "own.md"), "/etc/passwd", "nothing"]:
-            body = _problem(client.post("/v1/ingest", json={"paths": [path]}, headers=AUTH), 403)
+            body = problem(client.post("/v1/ingest", json={"paths": [path]}, headers=AUTH), 403)
             assert "serve.ingest_roots" in body["detail"], body
             assert "upload" in body["hint"]
 
@@ -124,7 +101,7 @@ def test_paths_outside_the_roots_get_the_same_answer_as_a_missing_file(api, tree
 
     def answer(path: str) -> tuple[int, dict]:
         response = api.post("/v1/ingest", json={"paths": [path]}, headers=AUTH)
-        body = _problem(response, 422)
+        body = problem(response, 422)
         assert repr(path) in body["detail"], body
         shape = dict(body, detail=body["detail"].replace(repr(path), "<path>"))
         shape.pop("request_id", None)  # every answer has its own
@@ -138,7 +115,7 @@ def test_paths_outside_the_roots_get_the_same_answer_as_a_missing_file(api, tree
         "/v1/ingest", json={"paths": ["docs/own.md"], "corpus": "roots-one"}, headers=AUTH
     )
     assert started.status_code == 202, started.text
-    assert _wait(api, started.json()["task_id"])["status"] == "completed"
+    assert wait_run(api, started.json()["task_id"], AUTH)["status"] == "completed"
 
 
 def test_a_folder_holding_links_out_ingests_only_its_own_files(api, tree) -> None:
@@ -147,7 +124,7 @@ def test_a_folder_holding_links_out_ingests_only_its_own_files(api, tree) -> Non
         "/v1/ingest", json={"paths": [str(tree["docs"])], "corpus": corpus}, headers=AUTH
     )
     assert started.status_code == 202, started.text
-    run = _wait(api, started.json()["task_id"])
+    run = wait_run(api, started.json()["task_id"], AUTH)
     assert run["status"] == "completed", run
     # answers name the file relative to its root, never the server's path
     assert run["report"]["added"] == ["docs/own.md"], run["report"]
@@ -205,16 +182,9 @@ def test_a_run_is_seen_and_cancelled_from_a_second_server(
     gate = tmp_path / "gate"
     _faults._counts.clear()
     monkeypatch.setenv("KGP_FAULT_PAUSE", f"parse:3:{gate}")
-    app_a = build_app(KnowledgePlatform(one_per_batch, embedder=embedder), key=KEY)
-    app_b = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
     corpus = "cancel-me"
     try:
-        with (
-            uvicorn_thread(app_a) as base_a,
-            uvicorn_thread(app_b) as base_b,
-            httpx.Client(base_url=base_a, timeout=120) as a,
-            httpx.Client(base_url=base_b, timeout=120) as b,
-        ):
+        with api_client(one_per_batch, embedder, KEY) as a, api_client(served, embedder, KEY) as b:
             started = a.post("/v1/ingest", json={"paths": ["many"], "corpus": corpus}, headers=AUTH)
             assert started.status_code == 202, started.text
             run_id = started.json()["run_id"]
@@ -229,15 +199,12 @@ def test_a_run_is_seen_and_cancelled_from_a_second_server(
             assert asked.json()["cancel_requested"] is True
             time.sleep(0.6)  # past the run's poll interval
             gate.touch()
-            deadline = time.monotonic() + 300
-            while (run := b.get(f"/v1/runs/{run_id}", headers=AUTH).json())["status"] == "running":
-                assert time.monotonic() < deadline, run
-                time.sleep(0.2)
+            run = wait_run(b, run_id, AUTH)
             assert run["status"] == "cancelled", run
-            assert _wait(a, run_id)["status"] == "cancelled"
+            assert wait_run(a, run_id, AUTH)["status"] == "cancelled"
             # an ended run cannot be cancelled again
-            _problem(b.delete(f"/v1/runs/{run_id}", headers=AUTH), 409)
-            _problem(b.delete("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
+            problem(b.delete(f"/v1/runs/{run_id}", headers=AUTH), 409)
+            problem(b.delete("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
     finally:
         gate.touch()
         monkeypatch.delenv("KGP_FAULT_PAUSE")

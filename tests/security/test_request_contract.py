@@ -20,7 +20,6 @@ import json
 from typing import Any
 from urllib.parse import quote
 
-import httpx
 import pytest
 
 from kg_platform.config import ServeSettings
@@ -35,11 +34,10 @@ from kg_platform.requests import (
     UploadRequest,
 )
 from kg_platform.sdk import KnowledgePlatform
-from kg_platform.serve.app import build_app
 from kg_platform.serve.mcp_server import build_mcp
 from kg_platform.serve.service import Service
 from tests.faults.helpers import kgp_env, run_kgp
-from tests.support.serving import uvicorn_thread
+from tests.support.http_api import INTERNALS, api_client, problem
 
 CORPUS = "contract-docs"
 SLASHED = "a/b"
@@ -53,7 +51,6 @@ DOCS = {
     "owls.md": "# Owls\n\nOwls hunt at night. Barn owls eat mice and voles.\n",
 }
 SLASHED_DOC = "# Red/Green notes\n\nRed and green are the colours of the traffic light test.\n"
-JAVA = ("java.", "Exception", "OutOfMemory", "Neo.ClientError", "Neo.DatabaseError")
 
 
 # ------------------------------------------------------------------ the models (no database)
@@ -130,19 +127,8 @@ def sdk(graph_session, settings, embedder, tmp_path_factory):
 @pytest.fixture(scope="module")
 def api(sdk, settings, embedder):
     served = settings.model_copy(update={"serve": ServeSettings(rate_per_s=50, rate_burst=200)})
-    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base:
-        with httpx.Client(base_url=base, timeout=120) as client:
-            yield client
-
-
-def _problem(response: httpx.Response, status: int) -> dict[str, Any]:
-    assert response.status_code == status, response.text[:2000]
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert body["status"] == status and body["detail"], body
-    assert not any(j in response.text for j in JAVA), response.text[:2000]
-    return body
+    with api_client(served, embedder, KEY) as client:
+        yield client
 
 
 @pytest.mark.integration
@@ -226,7 +212,7 @@ def test_mcp_tools_refuse_out_of_bounds_and_unknown_arguments(sdk, settings, emb
         message = _text(result)
         assert result.is_error, (says, message[:500])
         assert says in message, message[:1000]
-        assert not any(j in message for j in JAVA), message[:1000]
+        assert not any(j in message for j in INTERNALS), message[:1000]
 
 
 @pytest.mark.integration
@@ -278,7 +264,7 @@ def test_http_answers_404_for_a_misspelt_corpus_at_every_read(api) -> None:
         api.get("/v1/sources/owls.md", params={"corpus": TYPO}, headers=AUTH),
     ]
     for response in answers:
-        body = _problem(response, 404)
+        body = problem(response, 404)
         assert TYPO in body["detail"] and "kgp corpus list" in body["hint"], body
         assert body["type"].endswith("corpus-not-found"), body
     fine = api.post("/v1/search", json={"query": QUESTION, "corpus": CORPUS}, headers=AUTH)
@@ -295,9 +281,9 @@ def test_http_refuses_each_bound_with_a_422_naming_it(api) -> None:
         ({"query": QUESTION, "scope": ["s"] * 201}, "scope"),
         ({"query": QUESTION, "select": "best"}, "select"),
     ]:
-        problem = _problem(api.post("/v1/search", json=body, headers=AUTH), 422)
-        assert field in problem["detail"], problem
-    level = _problem(api.get("/v1/sources/owls.md", params={"level": 99}, headers=AUTH), 422)
+        refused = problem(api.post("/v1/search", json=body, headers=AUTH), 422)
+        assert field in refused["detail"], refused
+    level = problem(api.get("/v1/sources/owls.md", params={"level": 99}, headers=AUTH), 422)
     assert "level" in level["detail"]
 
 
@@ -318,7 +304,7 @@ def test_http_takes_names_that_hold_a_slash(api, sdk) -> None:
     assert dropped.status_code == 200, dropped.text[:1000]
     assert dropped.json() == {"corpus": SLASHED, "sources_deleted": 1}
     assert SLASHED not in [c.name for c in sdk.corpora()]
-    again = _problem(api.delete(f"/v1/corpora/{SLASHED}", headers=AUTH), 404)
+    again = problem(api.delete(f"/v1/corpora/{SLASHED}", headers=AUTH), 404)
     assert "kgp corpus list" in again["hint"]
 
 
@@ -331,7 +317,7 @@ def test_http_upload_refuses_an_empty_corpus_field_and_a_long_file_name(api, sdk
         data={"corpus": ""},
         headers=AUTH,
     )
-    assert "corpus" in _problem(empty, 422)["detail"]  # the empty field is named
+    assert "corpus" in problem(empty, 422)["detail"]  # the empty field is named
     long_name = "n" * 300 + ".md"
     named = api.post(
         "/v1/ingest/upload",
@@ -339,7 +325,7 @@ def test_http_upload_refuses_an_empty_corpus_field_and_a_long_file_name(api, sdk
         data={"corpus": CORPUS},
         headers=AUTH,
     )
-    assert "at most 255" in _problem(named, 422)["detail"]
+    assert "at most 255" in problem(named, 422)["detail"]
     assert {c.name for c in sdk.corpora()} == before
 
 
@@ -431,14 +417,13 @@ def test_http_runs_of_a_missing_or_hidden_corpus_is_one_404(sdk, settings, embed
     # missing; the two must not be told apart
     scoped, _ = KeyStore(sdk.graph).add("contract-runs-typo", [TYPO], "read")
     served = settings.model_copy(update={"serve": ServeSettings(rate_per_s=50, rate_burst=200)})
-    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
+    with api_client(served, embedder, KEY) as client:
         listed = client.get("/v1/runs", params={"corpus": CORPUS}, headers=AUTH)
         assert listed.status_code == 200 and listed.json()["runs"], listed.text[:1000]
-        missing = _problem(client.get("/v1/runs", params={"corpus": TYPO}, headers=AUTH), 404)
+        missing = problem(client.get("/v1/runs", params={"corpus": TYPO}, headers=AUTH), 404)
         bearer = {"Authorization": f"Bearer {scoped}"}
-        mine = _problem(client.get("/v1/runs", params={"corpus": TYPO}, headers=bearer), 404)
-        hidden = _problem(client.get("/v1/runs", params={"corpus": CORPUS}, headers=bearer), 404)
+        mine = problem(client.get("/v1/runs", params={"corpus": TYPO}, headers=bearer), 404)
+        hidden = problem(client.get("/v1/runs", params={"corpus": CORPUS}, headers=bearer), 404)
     assert missing["type"].endswith("corpus-not-found"), missing
     assert f"there is no corpus {TYPO!r}" in missing["detail"], missing
     assert "kgp corpus list" in missing["hint"], missing

@@ -22,16 +22,14 @@ from kg_platform.errors import CorruptDocument
 from kg_platform.parsing import parse_file
 from kg_platform.parsing.containers import check_container
 from kg_platform.sdk import KnowledgePlatform
-from kg_platform.serve.app import build_app
 from kg_platform.serve.problems import Problem
 from kg_platform.serve.uploads import UploadStore, upload_folder
-from tests.support.serving import uvicorn_thread
+from tests.support.http_api import api_client, problem, wait_run
 
 pytestmark = pytest.mark.integration
 
 KEY = "test-key-security-uploads-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {KEY}"}
-PROBLEM_FIELDS = {"type", "title", "status", "detail"}
 QUOTA = 1_000_000
 GOOD = b"# Lanterns\n\nThe harbour of Quillmere keeps seven amber lanterns lit at night.\n"
 
@@ -97,18 +95,8 @@ def served(settings, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def api(served, embedder, graph_session):
-    app = build_app(KnowledgePlatform(served, embedder=embedder), key=KEY)
-    with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
+    with api_client(served, embedder, KEY) as client:
         yield client
-
-
-def _problem(response: httpx.Response, status: int) -> dict:
-    assert response.status_code == status, response.text[:2000]
-    assert response.headers["content-type"].startswith("application/problem+json")
-    body = response.json()
-    assert PROBLEM_FIELDS <= set(body) and body["status"] == status, body
-    assert "Traceback" not in response.text
-    return body
 
 
 def _upload(api: httpx.Client, corpus: str | None, files: list[tuple[str, bytes]]):
@@ -120,16 +108,9 @@ def _upload(api: httpx.Client, corpus: str | None, files: list[tuple[str, bytes]
     )
 
 
-def _finished(api: httpx.Client, response: httpx.Response, timeout: float = 300) -> dict:
+def _finished(api: httpx.Client, response: httpx.Response) -> dict:
     assert response.status_code == 202, response.text[:2000]
-    ref = response.json()["task_id"]
-    deadline = time.monotonic() + timeout
-    while True:
-        run = api.get(f"/v1/runs/{ref}", headers=AUTH).json()
-        if run["status"] not in ("queued", "running"):
-            return run
-        assert time.monotonic() < deadline, run
-        time.sleep(0.3)
+    return wait_run(api, response.json()["task_id"], AUTH)
 
 
 def _kept(served, corpus: str) -> list[str]:
@@ -180,7 +161,7 @@ def test_an_upload_over_the_quota_is_refused_and_nothing_is_stored(api, served, 
     first = _finished(api, _upload(api, corpus, [("a.md", _text(5_000, "lamp"))]))
     assert first["status"] == "completed", first
     before = _kept(served, corpus)
-    body = _problem(
+    body = problem(
         _upload(api, corpus, [("b.md", _text(5_000, "buoy")), ("c.md", _text(QUOTA, "mast"))]),
         413,
     )
@@ -202,12 +183,12 @@ def test_an_upload_over_the_quota_is_refused_and_nothing_is_stored(api, served, 
 
 def test_long_file_names_and_empty_fields_are_422(api, served) -> None:
     long_name = "n" * 253 + ".md"  # 256 bytes
-    body = _problem(_upload(api, "up-names", [(long_name, GOOD)]), 422)
+    body = problem(_upload(api, "up-names", [(long_name, GOOD)]), 422)
     assert "255" in body["detail"]
     accented = "é" * 126 + ".md"  # 255 bytes of UTF-8: kept
     run = _finished(api, _upload(api, "up-names", [(accented, GOOD)]))
     assert run["status"] == "completed", run
-    body = _problem(_upload(api, "", [("good.md", GOOD)]), 422)
+    body = problem(_upload(api, "", [("good.md", GOOD)]), 422)
     assert "corpus" in body["detail"]
     assert not upload_folder(served, "default").exists()  # not sent to the default corpus
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -75,6 +76,77 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
         }
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def spare_neo4j_server(neo4j_server: dict, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """A second local Neo4j for the tests that kill, stop or restart a server (the session's
+    serves every other test). Started on first use and shared by those tests, instead of a
+    fresh server each: a fresh home costs two JVM starts (the initial password, then the
+    server), a restart one. Not ephemeral: a stopped or killed server keeps its home (data and
+    password), so a test can start it again. Use it through ``spare_neo4j``."""
+    if neo4j_server.get("server") is None:
+        pytest.skip("needs locally started servers (KGP_TEST_NEO4J_URI is set)")
+    from kg_platform._process import free_port
+    from kg_platform.config import Settings
+    from kg_platform.neo4j_server import LocalNeo4j
+
+    server = LocalNeo4j(
+        Settings(neo4j={"heap": "512m", "pagecache": "128m"}),
+        home=tmp_path_factory.mktemp("spare-neo4j-home"),
+        bolt_port=free_port(),
+        http_port=free_port(),
+    )
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture()
+def spare_neo4j(spare_neo4j_server) -> Iterator:
+    """The spare server (``spare_neo4j_server``), running and with no data (schema kept): this
+    test may kill, stop and start it. Started again here if an earlier test left it down."""
+    from kg_platform.graph import GraphClient
+
+    server = spare_neo4j_server
+    if not server.status().running:
+        server.start()
+    with GraphClient(server.bolt_uri(), ("neo4j", server.password())) as graph:
+        _wipe(graph)
+    yield server
+
+
+@pytest.fixture(scope="session")
+def product_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The product's wheel (``python -m build --wheel``), built once per test run for the tests
+    that read or install it. The build writes under the repository (``build/``), so the workers
+    of a parallel run take turns under a file lock and share the one wheel."""
+    import fcntl
+    import subprocess
+    import sys
+
+    pytest.importorskip("build")
+    shared = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        shared = shared.parent  # pytest-xdist: one folder for all the workers of this run
+    out_dir = shared / "product-wheel"
+    with open(shared / "product-wheel.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        wheels = sorted(out_dir.glob("kg_platform-*.whl"))
+        if not wheels:
+            built = subprocess.run(
+                [sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", out_dir],
+                cwd=REPO,
+                capture_output=True,
+                text=True,
+                timeout=900,
+            )
+            assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-2000:]
+            wheels = sorted(out_dir.glob("kg_platform-*.whl"))
+    (wheel,) = wheels
+    return wheel
 
 
 @pytest.fixture(scope="session")
