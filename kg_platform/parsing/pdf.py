@@ -43,7 +43,14 @@ from kg_platform.parsing.pdf_layout import (
     _toc_headings,
     _union,
 )
-from kg_platform.parsing.pdf_tables import _has_grid, _table_markdown, _table_options
+from kg_platform.parsing.pdf_tables import (
+    _has_grid,
+    _table_markdown,
+    _table_options,
+    aligned_tables,
+    drop_lines_inside,
+    leader_tables,
+)
 
 MIME = "application/pdf"
 TAIL_BYTES = 4096  # a complete PDF ends with %%EOF within its last bytes
@@ -187,7 +194,23 @@ def _read_page(page: Any, number: int) -> _Page:
 
     flags = fitz.TEXTFLAGS_DICT & ~fitz.TEXT_PRESERVE_IMAGES
     labels: list[_Item] = []
-    for block in _split_run_in(page.get_text("dict", flags=flags)["blocks"]):
+    blocks = page.get_text("dict", flags=flags)["blocks"]
+    leaders, blocks = leader_tables(blocks, box)
+    words = [(*box(w[:4]), *w[4:]) for w in page.get_text("words")]
+    code = [  # a code listing (monospace, or aligned with runs of spaces) is not a table
+        box(span["bbox"])
+        for block in blocks
+        for line in block.get("lines", ())
+        for span in line["spans"]
+        if span["flags"] & 8
+        or any(m in span["font"].lower() for m in ("mono", "courier"))
+        or "   " in span["text"].strip()  # columns made of runs of spaces
+    ]
+    aligned = aligned_tables(words, table_boxes + [t for _, t in leaders] + code)
+    blocks = drop_lines_inside(blocks, [t for _, t in aligned], box)
+    for md, tbox in leaders + aligned:
+        items.append(_Item("table", md, tbox, number))
+    for block in _split_run_in(blocks):
         if block.get("type") != 0:
             continue
         bbox = box(block["bbox"])

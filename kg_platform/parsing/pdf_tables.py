@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import inspect
 import math
+import re
 from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
-from kg_platform.parsing.pdf_layout import _LIGATURES, _inside
+from kg_platform.parsing.pdf_layout import _LIGATURES, _WS, _inside, _union
 
 MIN_RULES = 2  # a ruled table needs >= 2 horizontal and >= 2 vertical rules
 
@@ -117,10 +118,21 @@ def _table_markdown(table: Any, words: list[tuple]) -> str | None:
     split = [part for cells in grid for part in _split_visual_rows(cells)]
     rows = [[_cell_text(cell) for cell in row] for row in split]
     rows = [row for row in rows if any(row)]
-    filled = sum(1 for row in rows for cell in row if cell)
-    if len(rows) < 2 or len(columns) < 2 or filled < 2:
+    if len(columns) < 2 or not _relates(rows):
         return None
-    ncols = len(columns)
+    return markdown_table(rows)
+
+
+def _relates(rows: list[list[str]]) -> bool:
+    """A table relates values across its columns: at least two rows with two or more filled
+    cells. Ruled boxes of a diagram or a page layout (one text per box) are not tables."""
+    return len(rows) >= 2 and sum(1 for row in rows if sum(1 for c in row if c) >= 2) >= 2
+
+
+def markdown_table(rows: list[list[str]]) -> str:
+    """Rows of cell texts as a Markdown table, the first row as its header."""
+    ncols = max(len(row) for row in rows)
+    rows = [row + [""] * (ncols - len(row)) for row in rows]
     out = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * ncols]
     out += ["| " + " | ".join(r) + " |" for r in rows[1:]]
     return "\n".join(out)
@@ -151,3 +163,242 @@ def _has_grid(page: Any) -> bool:
         if horizontal >= MIN_RULES and vertical >= MIN_RULES:
             return True
     return False
+
+
+# -- tables without ruling lines: tables of contents and indexes ---------------------------------
+# a title, dot leaders, then a page number or range ("Preface . . . . xi", "Roles .... 8-10")
+_LEADER = re.compile(
+    r"^(?P<title>.*?[^\s.])\s*(?:\.\s*){4,}(?P<page>[\divxlcIVXLC]{1,6}(?:\s*[-–,]\s*\d{1,5})*)$"
+)
+MIN_LEADER_ROWS = 3  # a table of contents has at least this many leader lines
+
+
+def _line_text(line: dict[str, Any]) -> str:
+    return _WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip()
+
+
+def leader_tables(
+    blocks: list[dict[str, Any]], box: Any
+) -> tuple[list[tuple[str, tuple[float, float, float, float]]], list[dict[str, Any]]]:
+    """Tables of contents and indexes: runs of at least three lines "title . . . page" become a
+    two-column table (title | page), a title wrapped onto the line before its leader line kept
+    in its row. Returns the tables (Markdown, box) and the blocks without the lines used."""
+    lines = [
+        (bi, li, line)
+        for bi, block in enumerate(blocks)
+        if block.get("type") == 0
+        for li, line in enumerate(block.get("lines", ()))
+        if _line_text(line)
+    ]
+    lines.sort(key=lambda t: (round(t[2]["bbox"][1]), t[2]["bbox"][0]))
+    runs: list[list[tuple[int, int, dict[str, Any], re.Match[str] | None]]] = []
+    current: list[tuple[int, int, dict[str, Any], re.Match[str] | None]] = []
+    pending: list[tuple[int, int, dict[str, Any], re.Match[str] | None]] = []
+    for bi, li, line in lines:
+        m = _LEADER.match(_line_text(line))
+        if m:
+            current.extend(pending)
+            pending = []
+            current.append((bi, li, line, m))
+        elif current and not pending and len(_line_text(line).split()) <= 20:
+            pending.append((bi, li, line, None))  # a title wrapped before its leader line
+        else:
+            if current:
+                runs.append(current)
+            current, pending = [], []
+    if current:
+        runs.append(current)
+    tables: list[tuple[str, tuple[float, float, float, float]]] = []
+    used: set[tuple[int, int]] = set()
+    for run in runs:
+        if sum(1 for t in run if t[3]) < MIN_LEADER_ROWS:
+            continue
+        rows: list[list[str]] = []
+        carry: list[str] = []
+        bbox: tuple[float, float, float, float] | None = None
+        for bi, li, line, m in run:
+            used.add((bi, li))
+            b = tuple(box(line["bbox"]))
+            bbox = b if bbox is None else _union(bbox, b)  # type: ignore[arg-type]
+            if m is None:
+                carry.append(_line_text(line))
+                continue
+            title = " ".join([*carry, m.group("title")]).translate(_LIGATURES)
+            rows.append([title.replace("|", "\\|"), m.group("page")])
+            carry = []
+        if bbox is not None:
+            tables.append((markdown_table(rows), bbox))
+    if not used:
+        return [], blocks
+    kept: list[dict[str, Any]] = []
+    for bi, block in enumerate(blocks):
+        if block.get("type") != 0:
+            kept.append(block)
+            continue
+        rest = [ln for li, ln in enumerate(block.get("lines", ())) if (bi, li) not in used]
+        if len(rest) == len(block.get("lines", ())):
+            kept.append(block)
+        elif rest:
+            bbox = tuple(rest[0]["bbox"])
+            for ln in rest[1:]:
+                bbox = _union(bbox, tuple(ln["bbox"]))
+            kept.append({**block, "lines": rest, "bbox": bbox})
+    return tables, kept
+
+
+# -- tables without ruling lines: columns of aligned text ---------------------------------------
+ALIGNED_MIN_ROWS = 3  # rows that share the table's full set of columns
+GAP_HEIGHTS = 1.0  # a gap wider than this many line heights separates two cells of a row
+MAX_CELL_WORDS = 4  # median words per cell: above this the "columns" are prose side by side
+ROW_GAP_HEIGHTS = 2.5  # a vertical gap wider than this many line heights ends the table
+
+
+def _segments(line: list[tuple], gap: float) -> list[list[tuple]]:
+    """The words of one visual line cut where the space between two words is wider than gap."""
+    segs: list[list[tuple]] = []
+    for w in sorted(line, key=lambda w: w[0]):
+        if segs and w[0] - segs[-1][-1][2] <= gap:
+            segs[-1].append(w)
+        else:
+            segs.append([w])
+    return segs
+
+
+def _components(intervals: list[tuple[float, float]]) -> list[tuple[float, float]]:
+    out: list[list[float]] = []
+    for x0, x1 in sorted(intervals):
+        if out and x0 <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], x1)
+        else:
+            out.append([x0, x1])
+    return [(a, b) for a, b in out]
+
+
+def _aligned_table(run: list[list[list[tuple]]]) -> tuple[list[list[str]], list[tuple]] | None:
+    """Rows of cells for a run of segmented lines, or None when the lines do not share columns."""
+    counts = [len(segs) for segs in run if len(segs) >= 2]
+    if len(counts) < ALIGNED_MIN_ROWS:
+        return None
+    k = max(set(counts), key=lambda c: (counts.count(c), c))
+    full = [segs for segs in run if len(segs) == k]
+    if len(full) < ALIGNED_MIN_ROWS or 2 * len(full) < len(counts):
+        return None
+    cols = _components([(s[0][0], s[-1][2]) for segs in full for s in segs])
+    if len(cols) != k:
+        return None  # the segments of the full rows do not line up into k columns
+    sizes = sorted(len(s) for segs in run for s in segs)
+    if sizes[len(sizes) // 2] > MAX_CELL_WORDS:
+        return None
+    rows: list[list[str]] = []
+    used: list[tuple] = []
+    for i, segs in enumerate(run):  # a one-cell line across columns is text after the table
+        if len(segs) == 1 and _crosses(segs[0], cols):
+            run = run[:i]
+            break
+    while run and len(run[-1]) == 1 and _column(run[-1][0], cols) == 0:
+        run = run[:-1]  # a line after the table starting in its first column is not a cell
+    for segs in run:
+        row = [""] * k
+        for s in segs:
+            c = _column(s, cols)
+            text = " ".join(w[4] for w in s)
+            row[c] = f"{row[c]} {text}".strip()
+            used.extend(s)
+        if len(segs) == 1 and rows:  # a wrapped cell continues the row above
+            c = next(j for j, cell in enumerate(row) if cell)
+            rows[-1][c] = f"{rows[-1][c]} {row[c]}".strip()
+        else:
+            rows.append(row)
+    return rows, used
+
+
+def _crosses(seg: list[tuple], cols: list[tuple[float, float]]) -> bool:
+    x0, x1 = seg[0][0], seg[-1][2]
+    return sum(1 for a, b in cols if min(x1, b) > max(x0, a)) > 1
+
+
+def _column(seg: list[tuple], cols: list[tuple[float, float]]) -> int:
+    x0, x1 = seg[0][0], seg[-1][2]
+    return max(range(len(cols)), key=lambda j: min(x1, cols[j][1]) - max(x0, cols[j][0]))
+
+
+def aligned_tables(
+    words: list[tuple], taken: list[tuple[float, float, float, float]]
+) -> list[tuple[str, tuple[float, float, float, float]]]:
+    """Tables without ruling lines, from text alignment (in the spirit of pdfplumber's text
+    strategy): at least three consecutive lines cut by wide gaps into the same columns, with
+    short cells (prose set in two columns has long ones). Words inside ``taken`` (tables found
+    otherwise) are left out. Returns (Markdown, box) per table."""
+    free = [
+        w for w in words if not any(_inside((w[0] + w[2]) / 2, (w[1] + w[3]) / 2, t) for t in taken)
+    ]
+    lines = _visual_lines(free)
+    if len(lines) < ALIGNED_MIN_ROWS:
+        return []
+    heights = sorted(w[3] - w[1] for w in free)
+    height = max(heights[len(heights) // 2], 1.0)
+    runs: list[list[list[list[tuple]]]] = []
+    current: list[list[list[tuple]]] = []
+    pending: list[list[list[tuple]]] = []  # one-cell lines: a cell wrapped onto its own line
+    last_bottom = -math.inf
+    for line in lines:
+        segs = _segments(line, GAP_HEIGHTS * height)
+        top = min(w[1] for w in line)
+        near = bool(current) and top - last_bottom <= ROW_GAP_HEIGHTS * height
+        if len(segs) >= 2 and (near or not current):
+            current.extend(pending)
+            pending = []
+            current.append(segs)
+        elif len(segs) == 1 and near and len(pending) < 2:
+            pending.append(segs)
+        else:
+            current.extend(pending[:1])
+            runs.append(current)
+            current, pending = ([segs] if len(segs) >= 2 else []), []
+        last_bottom = max(w[3] for w in line)
+    runs.append(current + pending[:1])
+    tables = []
+    for run in runs:
+        while run and len(run[0]) < 2:
+            run = run[1:]
+        found = _aligned_table(run) if run else None
+        if found is None:
+            continue
+        rows, used = found
+        if not _relates(rows):
+            continue
+        bbox = (
+            min(w[0] for w in used),
+            min(w[1] for w in used),
+            max(w[2] for w in used),
+            max(w[3] for w in used),
+        )
+        cells = [[c.replace("|", "\\|").translate(_LIGATURES) for c in row] for row in rows]
+        tables.append((markdown_table(cells), bbox))
+    return tables
+
+
+def drop_lines_inside(
+    blocks: list[dict[str, Any]], boxes: list[tuple[float, float, float, float]], box: Any
+) -> list[dict[str, Any]]:
+    """The blocks without their text lines whose centre lies in one of ``boxes``."""
+    if not boxes:
+        return blocks
+    kept: list[dict[str, Any]] = []
+    for block in blocks:
+        if block.get("type") != 0:
+            kept.append(block)
+            continue
+        rest = []
+        for ln in block.get("lines", ()):
+            b = tuple(box(ln["bbox"]))
+            if not any(_inside((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, t) for t in boxes):
+                rest.append(ln)
+        if len(rest) == len(block.get("lines", ())):
+            kept.append(block)
+        elif rest:
+            bbox = tuple(rest[0]["bbox"])
+            for ln in rest[1:]:
+                bbox = _union(bbox, tuple(ln["bbox"]))
+            kept.append({**block, "lines": rest, "bbox": bbox})
+    return kept
