@@ -9,6 +9,7 @@ unit-testable without Neo4j or the embedder.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -211,13 +212,17 @@ def _level1(
             pages[u.index] = seg.page
         return units
 
-    def emit(groups: list[list[Unit]], kind: str) -> None:
+    def emit(groups: list[list[Unit]], kind: str, header: Sequence[Unit] = ()) -> None:
         for group in groups:
             if not group:
                 continue
             pgs = [p for u in group if (p := pages.get(u.index)) is not None]
-            text = (" " if kind == "text" else "\n").join(u.text for u in group)
-            tokens = sum(u.tokens for u in group) + len(group) - 1
+            # a later part of a long table starts with the table's header row (text only: the
+            # pieces stay the rows themselves), so each chunk of the table reads alone
+            lead = [u for u in header if u not in group] if group[0] not in header else []
+            shown = [*lead, *group]
+            text = (" " if kind == "text" else "\n").join(u.text for u in shown)
+            tokens = sum(u.tokens for u in shown) + len(shown) - 1
             out.append(
                 (
                     LevelChunk(
@@ -246,7 +251,7 @@ def _level1(
                 if total <= budget * hard
                 else pack_units(split_long_units(units, budget, hard), budget)
             )
-            emit(groups, seg.kind)
+            emit(groups, seg.kind, _table_header(units) if seg.kind == "table" else ())
         elif keep_paragraphs:
             paragraph = units_of(seg)
             if stream and _joined_tokens(stream + paragraph) > budget:
@@ -261,6 +266,16 @@ def _level1(
     if stream:
         emit(chunker.chunk(stream), "text")
     return out
+
+
+_DELIMITER_ROW = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def _table_header(units: Sequence[Unit]) -> list[Unit]:
+    """A Markdown table's header row and its delimiter row ("|---|"), when it has them."""
+    if len(units) >= 3 and units[0].text.startswith("|") and _DELIMITER_ROW.match(units[1].text):
+        return [units[0], units[1]]
+    return []
 
 
 def _joined_tokens(units: Sequence[Unit]) -> int:
