@@ -513,3 +513,27 @@ def test_docx_chart_becomes_its_title_and_a_table_in_place(tmp_path):
     assert table.splitlines()[0] == "|  | Freshwater | Saltwater |"
     assert "| 2019 | 120 | 80 |" in table and "| 2020 | 4.4 | 95 |" in table
     assert doc.warnings == []
+
+
+MENU = (
+    '<ul class="nav"><li><a href="#">My Section</a><ul class="dropdown-menu" role="menu">'
+    '<li><a href="/start.html">Some page</a></li><li>This is my <a href="/home.html">Homepage'
+    "</a><ul><li>List item inner</li><li>More text with some links and more text.</li></ul>"
+    "</li></ul></li></ul>"
+)
+
+
+def test_html_page_that_is_all_navigation_keeps_it(tmp_path):
+    page = tmp_path / "menu.html"
+    page.write_text(f"<html><body>{MENU}</body></html>", encoding="utf-8")
+    text = parse_file(page).text()
+    for words in ("Some page", "Homepage", "List item inner", "More text with some links"):
+        assert words in text
+
+
+def test_html_menu_beside_an_article_is_dropped(tmp_path):
+    article = "<p>" + "The platypus lays eggs and feeds its young on milk. " * 6 + "</p>"
+    page = tmp_path / "article.html"
+    page.write_text(f"<html><body>{MENU}{article}</body></html>", encoding="utf-8")
+    text = parse_file(page).text()
+    assert "platypus lays eggs" in text and "List item inner" not in text
