@@ -278,11 +278,17 @@ def _picture(rid: str, descr: str = "") -> str:
     )
 
 
-def _docx(path: Path, body: str, rels: str = "", parts: dict[str, str] | None = None) -> Path:
+def _docx(
+    path: Path,
+    body: str,
+    rels: str = "",
+    parts: dict[str, str] | None = None,
+    styles: str | None = None,
+) -> Path:
     """A minimal Word package (what python-docx would write, without needing it)."""
     import zipfile
 
-    styles = "".join(
+    styles = styles or "".join(
         f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/></w:style>'
         for sid, name in (("Title", "Title"), ("Heading1", "heading 1"))
     )
@@ -537,3 +543,58 @@ def test_html_menu_beside_an_article_is_dropped(tmp_path):
     page.write_text(f"<html><body>{MENU}{article}</body></html>", encoding="utf-8")
     text = parse_file(page).text()
     assert "platypus lays eggs" in text and "List item inner" not in text
+
+
+def _style(sid: str, name: str, num: str = "", based: str = "") -> str:
+    ppr = f"<w:pPr><w:numPr>{num}</w:numPr></w:pPr>" if num else ""
+    base = f'<w:basedOn w:val="{based}"/>' if based else ""
+    return f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/>{base}{ppr}</w:style>'
+
+
+def test_docx_automatic_heading_numbers_are_kept(tmp_path):
+    levels = "".join(
+        f'<w:lvl w:ilvl="{k}"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+        f'<w:lvlText w:val="{".".join(f"%{j + 1}" for j in range(k + 1))}"/></w:lvl>'
+        for k in range(3)
+    )
+    numbering = (
+        f'<w:numbering {_W_NS}><w:abstractNum w:abstractNumId="0">{levels}</w:abstractNum>'
+        '<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:start w:val="1"/>'
+        '<w:numFmt w:val="none"/><w:lvlText w:val=""/></w:lvl></w:abstractNum>'
+        '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+        '<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num></w:numbering>'
+    )
+    styles = (
+        _style("Heading1", "heading 1")
+        + _style("Heading2", "heading 2", '<w:ilvl w:val="1"/><w:numId w:val="1"/>')
+        + _style("Heading3", "heading 3", '<w:ilvl w:val="2"/><w:numId w:val="1"/>')
+        + _style("RefHead", "heading 2 unnumbered", '<w:numId w:val="2"/>', based="Heading2")
+    )
+    h1 = '<w:p><w:pPr><w:pStyle w:val="Heading1"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>{}</w:t></w:r></w:p>'
+    body = (
+        h1.format("Scope")
+        + _para("Intro text.")
+        + _para("Terms", "Heading2")
+        + _para("Sizes", "Heading2")
+        + _para("Small sizes", "Heading3")
+        + h1.format("Method")
+        + _para("Detail", "Heading3")
+        + _para("Steps", "Heading2")
+        + _para("References", "RefHead")
+        + _para("A reference.")
+    )
+    rels = f'<Relationship Id="rIdN" Type="{_REL}/numbering" Target="numbering.xml"/>'
+    doc = parse_file(
+        _docx(tmp_path / "numbered.docx", body, rels, {"word/numbering.xml": numbering}, styles)
+    )
+    titles = [(s.level, s.title) for s in doc.sections()[1:]]
+    assert titles == [
+        (1, "1 Scope"),
+        (2, "1.1 Terms"),
+        (2, "1.2 Sizes"),
+        (3, "1.2.1 Small sizes"),
+        (1, "2 Method"),
+        (3, "2.1.1 Detail"),  # a skipped level counts from its start, as Word shows it
+        (2, "2.2 Steps"),
+        (2, "References"),  # a style based on a heading style is a heading; no number shown
+    ]
