@@ -598,3 +598,42 @@ def test_docx_automatic_heading_numbers_are_kept(tmp_path):
         (2, "2.2 Steps"),
         (2, "References"),  # a style based on a heading style is a heading; no number shown
     ]
+
+
+def _deck_with_notes(path: Path) -> Path:
+    pptx = pytest.importorskip("pptx")
+    prs = pptx.Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly review"
+    slide.placeholders[1].text = "Revenue grew in every region."
+    slide.notes_slide.notes_text_frame.text = "Say the Nordic figure twice."
+    prs.save(path)
+    return path
+
+
+def test_pptx_speaker_notes_out_of_the_body_unless_asked(tmp_path, monkeypatch):
+    from kg_platform.config import get_settings
+
+    path = _deck_with_notes(tmp_path / "notes.pptx")
+    assert "Nordic" not in parse_file(path).text()
+    monkeypatch.setenv("KGP_INGEST__SLIDE_NOTES", "section")
+    get_settings.cache_clear()
+    try:
+        doc = parse_file(path)
+    finally:
+        monkeypatch.delenv("KGP_INGEST__SLIDE_NOTES")
+        get_settings.cache_clear()
+    notes = section(doc, "Speaker notes")
+    assert [b.text for b in notes.blocks] == ["Say the Nordic figure twice."]
+    assert notes.page == 1 and notes in section(doc, "Quarterly review").children
+    assert not any("Nordic" in b.text for b in section(doc, "Quarterly review").blocks)
+
+
+def test_pptx_review_comments_are_kept_with_author_and_time(docs_parsing):
+    doc = parse_file(docs_parsing / "pptx" / "powerpoint_comments.pptx")
+    features = section(doc, "Features")
+    texts = [b.text for b in features.blocks]
+    assert (
+        "[author: Jane Smith (JS), time: 2026-06-18T17:37:55.253]: This is a cool feature" in texts
+    )
+    assert all(b.page == 3 for b in features.blocks)
