@@ -32,7 +32,6 @@ from kg_platform.parsing._tree import TreeBuilder
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.parsing.pdf_layout import (
     _LETTERS,
-    _LIGATURES,
     _WS,
     _drop_running_heads,
     _font_headings,
@@ -42,6 +41,7 @@ from kg_platform.parsing.pdf_layout import (
     _reading_order,
     _toc_headings,
     _union,
+    clean_text,
 )
 from kg_platform.parsing.pdf_tables import (
     _has_grid,
@@ -195,6 +195,11 @@ def _read_page(page: Any, number: int) -> _Page:
     flags = fitz.TEXTFLAGS_DICT & ~fitz.TEXT_PRESERVE_IMAGES
     labels: list[_Item] = []
     blocks = page.get_text("dict", flags=flags)["blocks"]
+    sizes: Counter[float] = Counter()
+    for block in blocks:
+        for line in block.get("lines", ()):
+            for span in line["spans"]:
+                sizes[round(span["size"] * 2) / 2] += len(span["text"].strip())
     leaders, blocks = leader_tables(blocks, box)
     words = [(*box(w[:4]), *w[4:]) for w in page.get_text("words")]
     code = [  # a code listing (monospace, or aligned with runs of spaces) is not a table
@@ -221,7 +226,7 @@ def _read_page(page: Any, number: int) -> _Page:
         if not spans:
             continue
         lines = [
-            _WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip().translate(_LIGATURES)
+            clean_text(_WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip())
             for line in block["lines"]
         ]
         lines = [ln for ln in lines if ln]
@@ -264,7 +269,7 @@ def _read_page(page: Any, number: int) -> _Page:
             nearest.labels.append(label.text)
         else:
             items.append(label)
-    return _Page(number, rect.width, rect.height, items, len(image_boxes))
+    return _Page(number, rect.width, rect.height, items, len(image_boxes), sizes)
 
 
 def _split_captions(block: dict[str, Any], number: int, box: Any) -> list[_Item]:
@@ -285,7 +290,7 @@ def _split_captions(block: dict[str, Any], number: int, box: Any) -> list[_Item]
         if out:
             out[-1].text += " "
     for it in out:
-        it.text = _WS.sub(" ", it.text).strip().translate(_LIGATURES)
+        it.text = clean_text(_WS.sub(" ", it.text).strip())
     return [it for it in out if it.text]
 
 

@@ -27,6 +27,24 @@ _SECTION_NUMBER = re.compile(
 )
 _LETTERS = re.compile(r"[^\W\d_]{2}")  # two letters of any script (Hangul, Arabic, Latin...)
 _LIGATURES = {c: unicodedata.normalize("NFKC", chr(c)) for c in range(0xFB00, 0xFB07)}
+# Arabic-script fonts often map the lam-alef ligature glyph to "alef, lam" (visual order): after
+# an alef this gives "ا" + "ال"/"أل"/"إل"/"آل"; two alefs in a row do not occur in Arabic or
+# Persian words, so the pair is put back in logical order ("کاال" -> "کالا", "األ" -> "الأ").
+_LAM_ALEF = re.compile("\u0627([\u0627\u0623\u0625\u0622])\u0644")
+_RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+
+def clean_text(text: str) -> str:
+    """Ligatures expanded (ﬁ -> fi) and lam-alef ligatures put back in logical order."""
+    text = text.translate(_LIGATURES)
+    return _LAM_ALEF.sub("\u0627\u0644\\1", text) if "\u0644" in text else text
+
+
+def is_rtl(words: list[str]) -> bool:
+    """Most letters of these words are Hebrew or Arabic script (read right to left)."""
+    joined = "".join(words)
+    rtl = len(_RTL_LETTER.findall(joined))
+    return rtl > 0 and 2 * rtl >= sum(1 for c in joined if c.isalpha())
 
 
 @dataclass
@@ -64,6 +82,7 @@ class _Page:
     height: float
     items: list[_Item]
     images: int
+    chars: Counter[float] = field(default_factory=Counter)  # characters by font size, tables too
 
 
 def _inside(x: float, y: float, r: tuple[float, float, float, float], pad: float = 1.0) -> bool:
@@ -145,11 +164,15 @@ def _drop_running_heads(pages: list[_Page]) -> int:
 
 
 def _body_size(pages: list[_Page]) -> float:
+    """The body text's font size: the most common size by characters over all the text, tables
+    included (a form whose body sits in tables has only its headings outside them)."""
     chars: Counter[float] = Counter()
     for page in pages:
-        for it in page.items:
-            if it.kind in ("text", "list"):
-                chars[it.size] += len(it.text)
+        chars.update(page.chars)
+        if not page.chars:
+            for it in page.items:
+                if it.kind in ("text", "list"):
+                    chars[it.size] += len(it.text)
     return chars.most_common(1)[0][0] if chars else 10.0
 
 
@@ -199,9 +222,11 @@ def _font_headings(pages: list[_Page]) -> None:
     """Mark headings by font: sizes above the body text rank first, bold body-size text last."""
     body = _body_size(pages)
     heads = [it for page in pages for it in page.items if _heading_like(it, body)]
-    texts = sum(1 for page in pages for it in page.items if it.kind == "text")
+    total = sum(sum(p.chars.values()) for p in pages) or sum(
+        len(it.text) for p in pages for it in p.items if it.kind in ("text", "list")
+    )
     bold_body = [it for it in heads if it.bold and it.lead < body + max(1.0, 0.12 * body)]
-    if texts and len(bold_body) > 0.4 * texts:
+    if total and sum(len(it.text) for it in bold_body) > 0.4 * total:
         # bold is the body style here (slides, forms): only larger type marks a heading
         drop = {id(it) for it in bold_body}
         heads = [it for it in heads if id(it) not in drop]

@@ -11,7 +11,7 @@ from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
-from kg_platform.parsing.pdf_layout import _LIGATURES, _WS, _inside, _union
+from kg_platform.parsing.pdf_layout import _RTL_LETTER, _WS, _inside, _union, clean_text, is_rtl
 
 MIN_RULES = 2  # a ruled table needs >= 2 horizontal and >= 2 vertical rules
 
@@ -30,8 +30,26 @@ def _cell_text(words: list[tuple]) -> str:
     for w in words:
         lines[(w[5], w[6])].append(w)
     ordered = sorted(lines.values(), key=lambda ws: (round(min(w[1] for w in ws)), ws[0][0]))
-    text = "<br>".join(" ".join(w[4] for w in sorted(ws, key=lambda w: w[0])) for ws in ordered)
-    return text.replace("|", "\\|").translate(_LIGATURES)
+    text = "<br>".join(_line_words(ws) for ws in ordered)
+    return clean_text(text.replace("|", "\\|"))
+
+
+def _line_words(words: list[tuple]) -> str:
+    """The words of one line in reading order: right to left for Hebrew or Arabic script."""
+    ordered = sorted(words, key=lambda w: w[0])
+    if not is_rtl([w[4] for w in words]):
+        return " ".join(w[4] for w in ordered)
+    out: list[str] = []  # right to left, but a run of numbers or Latin words reads left to right
+    run: list[str] = []
+    for w in reversed(ordered):
+        if _RTL_LETTER.search(w[4]):
+            out.extend(reversed(run))
+            run = []
+            out.append(w[4])
+        else:
+            run.append(w[4])
+    out.extend(reversed(run))
+    return " ".join(out)
 
 
 def _visual_lines(words: list[tuple]) -> list[list[tuple]]:
@@ -223,7 +241,7 @@ def leader_tables(
             if m is None:
                 carry.append(_line_text(line))
                 continue
-            title = " ".join([*carry, m.group("title")]).translate(_LIGATURES)
+            title = clean_text(" ".join([*carry, m.group("title")]))
             rows.append([title.replace("|", "\\|"), m.group("page")])
             carry = []
         if bbox is not None:
@@ -301,7 +319,7 @@ def _aligned_table(run: list[list[list[tuple]]]) -> tuple[list[list[str]], list[
         row = [""] * k
         for s in segs:
             c = _column(s, cols)
-            text = " ".join(w[4] for w in s)
+            text = _line_words(s)
             row[c] = f"{row[c]} {text}".strip()
             used.extend(s)
         if len(segs) == 1 and rows:  # a wrapped cell continues the row above
@@ -373,7 +391,7 @@ def aligned_tables(
             max(w[2] for w in used),
             max(w[3] for w in used),
         )
-        cells = [[c.replace("|", "\\|").translate(_LIGATURES) for c in row] for row in rows]
+        cells = [[clean_text(c.replace("|", "\\|")) for c in row] for row in rows]
         tables.append((markdown_table(cells), bbox))
     return tables
 

@@ -436,3 +436,28 @@ def test_ruled_boxes_of_a_diagram_are_not_a_table(tmp_path):
     doc = parse_file(_placed_pdf(tmp_path / "diagram.pdf", texts, rects=boxes))
     assert not blocks(doc, "table")
     assert block_with(doc, "CALL proc1", "text")
+
+
+def test_right_to_left_words_in_logical_order_and_lam_alef_repaired():
+    from kg_platform.parsing.pdf_layout import clean_text
+    from kg_platform.parsing.pdf_tables import _line_words
+
+    # words of one table line as PyMuPDF gives them: boxes left to right on the page
+    words = [(10, 0, 40, 10, "1403/09/19"), (50, 0, 80, 10, "تاريخ"), (90, 0, 120, 10, "ارائه")]
+    assert _line_words(words) == "ارائه تاريخ 1403/09/19"
+    digits = [(10, 0, 20, 10, "1403"), (22, 0, 25, 10, "/"), (27, 0, 35, 10, "09")]
+    assert _line_words(digits + [(50, 0, 80, 10, "تاريخ")]) == "تاريخ 1403 / 09"
+    assert _line_words([(50, 0, 80, 10, "page"), (10, 0, 40, 10, "Total")]) == "Total page"
+    # the lam-alef ligature mapped as "alef, lam" after an alef
+    assert clean_text("شرکت بورس کاالی ايران") == "شرکت بورس کالای ايران"
+    assert clean_text("من األ هداف") == "من الأ هداف"
+    assert clean_text("إلى الحكومة") == "إلى الحكومة"  # a real alef-lam stays
+    assert clean_text("ﬁnal") == "final"
+
+
+def test_right_to_left_form_headings_found_when_the_body_sits_in_tables(docs_parsing):
+    doc = parse_file(docs_parsing / "pdf" / "right_to_left_03.pdf")
+    titles = [s.title for s in doc.sections()[1:]]
+    assert "3 - پذيرش در بورس" in titles
+    table = block_with(doc, "تاريخ ارائه مدارک", "table")
+    assert "| تاريخ ارائه مدارک |" in table.text
