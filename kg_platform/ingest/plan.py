@@ -9,7 +9,6 @@ unit-testable without Neo4j or the embedder.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ from kg_platform.ingest.rows import (
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.segmenting.chunker import Chunker
 from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
+from kg_platform.segmenting.fixed import join_units, table_header, with_header
 from kg_platform.segmenting.sentences import split_sentences
 
 __all__ = [
@@ -217,12 +217,7 @@ def _level1(
             if not group:
                 continue
             pgs = [p for u in group if (p := pages.get(u.index)) is not None]
-            # a later part of a long table starts with the table's header row (text only: the
-            # pieces stay the rows themselves), so each chunk of the table reads alone
-            lead = [u for u in header if u not in group] if group[0] not in header else []
-            shown = [*lead, *group]
-            text = (" " if kind == "text" else "\n").join(u.text for u in shown)
-            tokens = sum(u.tokens for u in shown) + len(shown) - 1
+            text, tokens = join_units(with_header(group, header), " " if kind == "text" else "\n")
             out.append(
                 (
                     LevelChunk(
@@ -251,7 +246,7 @@ def _level1(
                 if total <= budget * hard
                 else pack_units(split_long_units(units, budget, hard), budget)
             )
-            emit(groups, seg.kind, _table_header(units) if seg.kind == "table" else ())
+            emit(groups, seg.kind, table_header(units) if seg.kind == "table" else ())
         elif keep_paragraphs:
             paragraph = units_of(seg)
             if stream and _joined_tokens(stream + paragraph) > budget:
@@ -266,16 +261,6 @@ def _level1(
     if stream:
         emit(chunker.chunk(stream), "text")
     return out
-
-
-_DELIMITER_ROW = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
-
-
-def _table_header(units: Sequence[Unit]) -> list[Unit]:
-    """A Markdown table's header row and its delimiter row ("|---|"), when it has them."""
-    if len(units) >= 3 and units[0].text.startswith("|") and _DELIMITER_ROW.match(units[1].text):
-        return [units[0], units[1]]
-    return []
 
 
 def _joined_tokens(units: Sequence[Unit]) -> int:
