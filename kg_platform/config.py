@@ -244,6 +244,12 @@ class IngestSettings(BaseModel):
     hard_split_factor: float = Field(
         2.0, description="a sentence above this many level-1 budgets is cut at the budget (> 1)"
     )
+    slide_notes: Literal["drop", "section"] = Field(
+        "drop",
+        description="PowerPoint speaker notes: left out of the text (drop; they are the "
+        "presenter's script, not what the slides show) or kept as a 'Speaker notes' subsection "
+        "of each slide (section); a corpus already ingested keeps its text until its files change",
+    )
     pipeline_batches: int = Field(
         2,
         ge=0,

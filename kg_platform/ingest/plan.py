@@ -30,6 +30,7 @@ from kg_platform.ingest.rows import (
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.segmenting.chunker import Chunker
 from kg_platform.segmenting.fixed import Unit, make_units, pack_units, split_long_units
+from kg_platform.segmenting.fixed import join_units, table_header, with_header
 from kg_platform.segmenting.sentences import split_sentences
 
 __all__ = [
@@ -211,13 +212,12 @@ def _level1(
             pages[u.index] = seg.page
         return units
 
-    def emit(groups: list[list[Unit]], kind: str) -> None:
+    def emit(groups: list[list[Unit]], kind: str, header: Sequence[Unit] = ()) -> None:
         for group in groups:
             if not group:
                 continue
             pgs = [p for u in group if (p := pages.get(u.index)) is not None]
-            text = (" " if kind == "text" else "\n").join(u.text for u in group)
-            tokens = sum(u.tokens for u in group) + len(group) - 1
+            text, tokens = join_units(with_header(group, header), " " if kind == "text" else "\n")
             out.append(
                 (
                     LevelChunk(
@@ -246,7 +246,7 @@ def _level1(
                 if total <= budget * hard
                 else pack_units(split_long_units(units, budget, hard), budget)
             )
-            emit(groups, seg.kind)
+            emit(groups, seg.kind, table_header(units) if seg.kind == "table" else ())
         elif keep_paragraphs:
             paragraph = units_of(seg)
             if stream and _joined_tokens(stream + paragraph) > budget:

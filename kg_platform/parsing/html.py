@@ -2,7 +2,8 @@
 
 Saved web pages are mostly chrome (menus, sidebars, footers, edit links). Before conversion the
 page is cut down to its main content (``<main>``, ``<article>``, ``role=main`` or ``#content``,
-else ``<body>``) and navigation elements are removed, so sections and chunks hold the article.
+else ``<body>``) and navigation elements are removed, so sections and chunks hold the article;
+a page that is all navigation (a site map, a list of links) keeps it, as that is its content.
 The title comes from ``<title>``; outgoing links are the ``href``s of the kept content.
 """
 
@@ -51,6 +52,26 @@ _DROP_CLASSES = {
 }
 
 
+MIN_CONTENT_WORDS = 20  # below this, and ...
+CHROME_SHARE = 0.25  # ... below this share of the page's words, the "chrome" was the content
+
+
+def _drop_chrome(soup):  # type: ignore[no-untyped-def]
+    """The page's main content without menus, sidebars, footers and edit links."""
+    for tag in soup(_DROP_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(role=True):
+        if not tag.decomposed and str(tag.get("role")) in _DROP_ROLES:
+            tag.decompose()
+    for tag in soup.find_all(class_=True):
+        if not tag.decomposed and _DROP_CLASSES.intersection(tag.get("class") or []):
+            tag.decompose()
+    for tag in soup.find_all("header"):  # site headers go; an article header with its h1 stays
+        if not tag.decomposed and tag.find("h1") is None:
+            tag.decompose()
+    return _main_content(soup)
+
+
 def _main_content(soup):  # type: ignore[no-untyped-def]
     return (
         soup.find("main")
@@ -79,18 +100,13 @@ def html_to_document(
     page_title = soup.title.get_text(" ", strip=True) if soup.title else ""
     base_tag = soup.find("base", href=True)
     base = str(base_tag["href"]) if base_tag else ""
-    for tag in soup(_DROP_TAGS):
+    for tag in soup(_DROP_TAGS[:4]):  # script, style, noscript, template: never content
         tag.decompose()
-    for tag in soup.find_all(role=True):
-        if not tag.decomposed and str(tag.get("role")) in _DROP_ROLES:
-            tag.decompose()
-    for tag in soup.find_all(class_=True):
-        if not tag.decomposed and _DROP_CLASSES.intersection(tag.get("class") or []):
-            tag.decompose()
-    for tag in soup.find_all("header"):  # site headers go; an article header with its h1 stays
-        if not tag.decomposed and tag.find("h1") is None:
-            tag.decompose()
-    main = _main_content(soup)
+    whole = len((soup.body or soup).get_text(" ").split())
+    main = _drop_chrome(BeautifulSoup(str(soup), "html.parser"))
+    kept = len(main.get_text(" ").split())
+    if kept < MIN_CONTENT_WORDS and kept < CHROME_SHARE * whole:
+        main = _main_content(soup)  # the page is its menu (a site map, a link list): keep it
     links: list[str] = []
     seen: set[str] = set()
     for a in main.find_all("a", href=True):

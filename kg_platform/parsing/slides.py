@@ -2,7 +2,8 @@
 
 The output is the Markdown markitdown writes (a ``<!-- Slide number: N -->`` marker per slide,
 the title shape as ``#``, tables as Markdown tables) with what a reader of the slides sees and
-nothing else: speaker notes stay out of the body, pictures contribute their author's alt text
+review comments (with author and time) and nothing else: speaker notes stay out of the body
+(a "Speaker notes" subsection per slide when ``ingest.slide_notes`` is "section"), pictures contribute their author's alt text
 only (not their file or shape names, not Office's generated descriptions), a chart is its title
 and its data as a table (integral values written as integers), a merged table cell's text is
 repeated in every slot it covers (so each row reads whole). A shape python-pptx cannot read (an
@@ -144,9 +145,70 @@ class _Slide:
                 self.parts.append(text)
 
 
-def pptx_markdown(path: Path, warnings: list[str]) -> str:
-    """The presentation as Markdown with slide markers; shape failures become ``warnings``."""
+def _local(tag: str) -> str:
+    return tag.rsplit("}", 1)[-1]
+
+
+def _authors(presentation: Any) -> dict[str, str]:
+    """Comment author id -> "Name (initials)", from the legacy or the modern authors part."""
+    from xml.etree import ElementTree
+
+    out: dict[str, str] = {}
+    for rel in presentation.part.rels.values():
+        if not rel.reltype.lower().endswith(("/commentauthors", "/authors")):
+            continue
+        for el in ElementTree.fromstring(rel.target_part.blob).iter():
+            if _local(el.tag) in ("cmAuthor", "author") and el.get("name"):
+                initials = f" ({el.get('initials')})" if el.get("initials") else ""
+                out[el.get("id", "")] = el.get("name", "") + initials
+    return out
+
+
+def _comments(slide: Any, authors: dict[str, str]) -> list[str]:
+    """The slide's review comments (legacy and modern parts), each as one paragraph naming its
+    author and time."""
+    from xml.etree import ElementTree
+
+    out: list[str] = []
+    for rel in slide.part.rels.values():
+        if not rel.reltype.lower().endswith("/comments"):
+            continue
+        for cm in ElementTree.fromstring(rel.target_part.blob).iter():
+            if _local(cm.tag) != "cm":
+                continue
+            texts = [el.text or "" for el in cm.iter() if _local(el.tag) in ("text", "t")]
+            text = " ".join(" ".join(texts).split())
+            if text:
+                author = authors.get(cm.get("authorId", ""), "unknown")
+                when = cm.get("dt") or cm.get("created") or ""
+                out.append(f"[author: {author}, time: {when}]: {text}")
+    return out
+
+
+def _notes(slide: Any) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    lines = [" ".join(p.text.split()) for p in frame.paragraphs] if frame is not None else []
+    return "\n".join(line for line in lines if line)
+
+
+def _notes_setting() -> bool:
+    from kg_platform.config import get_settings
+
+    return get_settings().ingest.slide_notes == "section"
+
+
+def pptx_markdown(path: Path, warnings: list[str], notes: bool | None = None) -> str:
+    """The presentation as Markdown with slide markers; shape failures become ``warnings``.
+
+    Review comments follow their slide's content, one paragraph each with author and time.
+    Speaker notes are left out unless ``notes`` (default: the ``ingest.slide_notes`` setting
+    is "section"): then each slide's notes are a "Speaker notes" subsection of that slide."""
     import pptx
+
+    if notes is None:
+        notes = _notes_setting()
 
     try:
         presentation = pptx.Presentation(str(path))
@@ -157,6 +219,11 @@ def pptx_markdown(path: Path, warnings: list[str]) -> str:
             f"presentation ({type(exc).__name__}: {exc})",
             hint="open and re-save it in PowerPoint/LibreOffice, then retry",
         ) from None
+    try:
+        authors = _authors(presentation)
+    except Exception as exc:  # noqa: BLE001 - a damaged authors part: comments stay anonymous
+        authors = {}
+        warnings.append(f"comment authors not read ({type(exc).__name__}: {exc})")
     out: list[str] = []
     for number, slide in enumerate(slides, start=1):
         page = _Slide(number, warnings)
@@ -168,6 +235,14 @@ def pptx_markdown(path: Path, warnings: list[str]) -> str:
         page.shapes(slide.shapes, title_id)
         out.append(f"<!-- Slide number: {number} -->")
         out.extend(p for p in page.parts if p.strip())
+        try:
+            out.extend(_comments(slide, authors))
+            spoken = _notes(slide) if notes else ""
+        except Exception as exc:  # noqa: BLE001 - a damaged comments or notes part
+            warnings.append(f"slide {number}: skipped comments/notes ({type(exc).__name__}: {exc})")
+            spoken = ""
+        if spoken:
+            out.extend(["## Speaker notes", spoken])
     return "\n\n".join(out)
 
 

@@ -7,7 +7,8 @@ inlined (chunks keep their alt text only): each is checked on its own, and one w
 missing is skipped with a warning naming it. Alt text Office generates ("... Description
 automatically generated") is not the author's and is dropped. Word's ``Title`` style becomes a
 top heading; a chart (which mammoth drops) becomes its title, its kind and its data as a table,
-in place; merged table cells are repeated where they span. Should mammoth still fail, the
+in place; merged table cells are repeated where they span; Word's automatic heading numbers
+("2.1") are written before the titles (:mod:`kg_platform.parsing._numbering`). Should mammoth still fail, the
 paragraphs are read one by one from the document XML (headings from their style, tables row by
 row) and a warning says so; only a package that neither can read is refused.
 """
@@ -16,9 +17,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 from kg_platform.errors import CorruptDocument
+from kg_platform.parsing._numbering import heading_numbers, number_headings
 from kg_platform.parsing._tables import expand_spans
 
 # Office's automatic alt text ("A picture containing text Description automatically generated",
@@ -160,7 +163,9 @@ def _with_chart_marks(path: Path, charts: dict[str, str], warnings: list[str]) -
     return out
 
 
-def _mammoth_html(path: Path, warnings: list[str], charts: dict[str, str]) -> str:
+def _mammoth_html(
+    path: Path, warnings: list[str], charts: dict[str, str], extra_styles: Sequence[str] = ()
+) -> str:
     import mammoth
     from mammoth import html as mhtml
     from markitdown.converter_utils.docx.pre_process import pre_process_docx
@@ -194,7 +199,7 @@ def _mammoth_html(path: Path, warnings: list[str], charts: dict[str, str]) -> st
     stream.seek(0)
     result = mammoth.convert_to_html(
         stream,
-        style_map="\n".join(p for p in (embedded, _STYLE_MAP) if p),
+        style_map="\n".join(p for p in (embedded, _STYLE_MAP, *extra_styles) if p),
         include_embedded_style_map=False,
         convert_image=convert_image,
     )
@@ -254,7 +259,12 @@ def docx_markdown(path: Path, warnings: list[str]) -> str:
 
     charts: dict[str, str] = {}
     try:
-        html = _mammoth_html(path, warnings, charts)
+        numbers, heading_styles = heading_numbers(path)
+    except Exception as exc:  # noqa: BLE001 - numbering is an addition; the text still lands
+        numbers, heading_styles = [], []
+        warnings.append(f"heading numbers not read ({type(exc).__name__}: {exc})")
+    try:
+        html = _mammoth_html(path, warnings, charts, heading_styles)
     except Exception as exc:  # noqa: BLE001 - whatever mammoth chokes on, try the plain reader
         first = f"{type(exc).__name__}: {exc}"
     else:
@@ -266,7 +276,7 @@ def docx_markdown(path: Path, warnings: list[str]) -> str:
         markdown = HtmlConverter().convert_string(html).markdown or ""
         for key, chart in charts.items():  # each chart at its place, as its own blocks
             markdown = markdown.replace(key, "\n\n" + chart + "\n\n")
-        return markdown
+        return number_headings(markdown, numbers)
     try:
         text = _fallback_markdown(path)
     except Exception as exc:  # noqa: BLE001 - neither reader can open it: the file is damaged
@@ -279,7 +289,7 @@ def docx_markdown(path: Path, warnings: list[str]) -> str:
         f"the converter failed ({first}); text read paragraph by paragraph: "
         "lists, images and notes are not kept"
     )
-    return text
+    return number_headings(text, numbers)
 
 
 __all__ = ["GENERATED_ALT", "clean_alt", "docx_markdown"]

@@ -9,13 +9,22 @@ dump, a run-on list) would otherwise make one unretrievable chunk.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg_platform.segmenting.lists import list_runs
 from kg_platform.tokens import count_tokens_batch, encoding
 
-__all__ = ["Unit", "make_units", "pack_units", "split_long_units"]
+__all__ = [
+    "Unit",
+    "make_units",
+    "pack_units",
+    "join_units",
+    "split_long_units",
+    "table_header",
+    "with_header",
+]
 
 
 @dataclass(frozen=True)
@@ -79,3 +88,27 @@ def pack_units(units: Sequence[Unit], budget: int) -> list[list[Unit]]:
     if current:
         chunks.append(current)
     return chunks
+
+
+_DELIMITER_ROW = re.compile(r"^\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?$")
+
+
+def table_header(units: Sequence[Unit]) -> list[Unit]:
+    """A Markdown table's header row and its delimiter row ("|---|"), when it has them."""
+    if len(units) >= 3 and units[0].text.startswith("|") and _DELIMITER_ROW.match(units[1].text):
+        return [units[0], units[1]]
+    return []
+
+
+def with_header(group: Sequence[Unit], header: Sequence[Unit]) -> list[Unit]:
+    """A part of a table cut at row boundaries, with the table's header rows in front when the
+    part starts later in the table (so each chunk of a long table can be read alone; the rows
+    themselves, and so the pieces, are unchanged)."""
+    if not group or not header or group[0] in header:
+        return list(group)
+    return [*(u for u in header if u not in group), *group]
+
+
+def join_units(units: Sequence[Unit], joiner: str) -> tuple[str, int]:
+    """The units' texts joined, and their tokens (one token per join, as the packer counts)."""
+    return joiner.join(u.text for u in units), sum(u.tokens for u in units) + len(units) - 1

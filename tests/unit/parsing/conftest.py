@@ -20,3 +20,14 @@ def docs() -> Path:
 def sources(docs: Path) -> dict[str, dict]:
     """SOURCES.json by relative file name: sha256 and size of every bench document."""
     return {entry["file"]: entry for entry in json.loads((docs / "SOURCES.json").read_text())}
+
+
+@pytest.fixture(scope="session")
+def docs_parsing() -> Path:
+    """The parsing bench: documents with a reference conversion (bench/parsing)."""
+    from tests.support.data import BENCH
+
+    folder = BENCH / "parsing"
+    if not folder.is_dir():
+        pytest.skip(f"parsing bench not found at {folder}")
+    return folder

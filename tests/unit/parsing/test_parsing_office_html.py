@@ -278,11 +278,17 @@ def _picture(rid: str, descr: str = "") -> str:
     )
 
 
-def _docx(path: Path, body: str, rels: str = "", parts: dict[str, str] | None = None) -> Path:
+def _docx(
+    path: Path,
+    body: str,
+    rels: str = "",
+    parts: dict[str, str] | None = None,
+    styles: str | None = None,
+) -> Path:
     """A minimal Word package (what python-docx would write, without needing it)."""
     import zipfile
 
-    styles = "".join(
+    styles = styles or "".join(
         f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/></w:style>'
         for sid, name in (("Title", "Title"), ("Heading1", "heading 1"))
     )
@@ -513,3 +519,121 @@ def test_docx_chart_becomes_its_title_and_a_table_in_place(tmp_path):
     assert table.splitlines()[0] == "|  | Freshwater | Saltwater |"
     assert "| 2019 | 120 | 80 |" in table and "| 2020 | 4.4 | 95 |" in table
     assert doc.warnings == []
+
+
+MENU = (
+    '<ul class="nav"><li><a href="#">My Section</a><ul class="dropdown-menu" role="menu">'
+    '<li><a href="/start.html">Some page</a></li><li>This is my <a href="/home.html">Homepage'
+    "</a><ul><li>List item inner</li><li>More text with some links and more text.</li></ul>"
+    "</li></ul></li></ul>"
+)
+
+
+def test_html_page_that_is_all_navigation_keeps_it(tmp_path):
+    page = tmp_path / "menu.html"
+    page.write_text(f"<html><body>{MENU}</body></html>", encoding="utf-8")
+    text = parse_file(page).text()
+    for words in ("Some page", "Homepage", "List item inner", "More text with some links"):
+        assert words in text
+
+
+def test_html_menu_beside_an_article_is_dropped(tmp_path):
+    article = "<p>" + "The platypus lays eggs and feeds its young on milk. " * 6 + "</p>"
+    page = tmp_path / "article.html"
+    page.write_text(f"<html><body>{MENU}{article}</body></html>", encoding="utf-8")
+    text = parse_file(page).text()
+    assert "platypus lays eggs" in text and "List item inner" not in text
+
+
+def _style(sid: str, name: str, num: str = "", based: str = "") -> str:
+    ppr = f"<w:pPr><w:numPr>{num}</w:numPr></w:pPr>" if num else ""
+    base = f'<w:basedOn w:val="{based}"/>' if based else ""
+    return f'<w:style w:type="paragraph" w:styleId="{sid}"><w:name w:val="{name}"/>{base}{ppr}</w:style>'
+
+
+def test_docx_automatic_heading_numbers_are_kept(tmp_path):
+    levels = "".join(
+        f'<w:lvl w:ilvl="{k}"><w:start w:val="1"/><w:numFmt w:val="decimal"/>'
+        f'<w:lvlText w:val="{".".join(f"%{j + 1}" for j in range(k + 1))}"/></w:lvl>'
+        for k in range(3)
+    )
+    numbering = (
+        f'<w:numbering {_W_NS}><w:abstractNum w:abstractNumId="0">{levels}</w:abstractNum>'
+        '<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:start w:val="1"/>'
+        '<w:numFmt w:val="none"/><w:lvlText w:val=""/></w:lvl></w:abstractNum>'
+        '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num>'
+        '<w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num></w:numbering>'
+    )
+    styles = (
+        _style("Heading1", "heading 1")
+        + _style("Heading2", "heading 2", '<w:ilvl w:val="1"/><w:numId w:val="1"/>')
+        + _style("Heading3", "heading 3", '<w:ilvl w:val="2"/><w:numId w:val="1"/>')
+        + _style("RefHead", "heading 2 unnumbered", '<w:numId w:val="2"/>', based="Heading2")
+    )
+    h1 = '<w:p><w:pPr><w:pStyle w:val="Heading1"/><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>{}</w:t></w:r></w:p>'
+    body = (
+        h1.format("Scope")
+        + _para("Intro text.")
+        + _para("Terms", "Heading2")
+        + _para("Sizes", "Heading2")
+        + _para("Small sizes", "Heading3")
+        + h1.format("Method")
+        + _para("Detail", "Heading3")
+        + _para("Steps", "Heading2")
+        + _para("References", "RefHead")
+        + _para("A reference.")
+    )
+    rels = f'<Relationship Id="rIdN" Type="{_REL}/numbering" Target="numbering.xml"/>'
+    doc = parse_file(
+        _docx(tmp_path / "numbered.docx", body, rels, {"word/numbering.xml": numbering}, styles)
+    )
+    titles = [(s.level, s.title) for s in doc.sections()[1:]]
+    assert titles == [
+        (1, "1 Scope"),
+        (2, "1.1 Terms"),
+        (2, "1.2 Sizes"),
+        (3, "1.2.1 Small sizes"),
+        (1, "2 Method"),
+        (3, "2.1.1 Detail"),  # a skipped level counts from its start, as Word shows it
+        (2, "2.2 Steps"),
+        (2, "References"),  # a style based on a heading style is a heading; no number shown
+    ]
+
+
+def _deck_with_notes(path: Path) -> Path:
+    pptx = pytest.importorskip("pptx")
+    prs = pptx.Presentation()
+    slide = prs.slides.add_slide(prs.slide_layouts[1])
+    slide.shapes.title.text = "Quarterly review"
+    slide.placeholders[1].text = "Revenue grew in every region."
+    slide.notes_slide.notes_text_frame.text = "Say the Nordic figure twice."
+    prs.save(path)
+    return path
+
+
+def test_pptx_speaker_notes_out_of_the_body_unless_asked(tmp_path, monkeypatch):
+    from kg_platform.config import get_settings
+
+    path = _deck_with_notes(tmp_path / "notes.pptx")
+    assert "Nordic" not in parse_file(path).text()
+    monkeypatch.setenv("KGP_INGEST__SLIDE_NOTES", "section")
+    get_settings.cache_clear()
+    try:
+        doc = parse_file(path)
+    finally:
+        monkeypatch.delenv("KGP_INGEST__SLIDE_NOTES")
+        get_settings.cache_clear()
+    notes = section(doc, "Speaker notes")
+    assert [b.text for b in notes.blocks] == ["Say the Nordic figure twice."]
+    assert notes.page == 1 and notes in section(doc, "Quarterly review").children
+    assert not any("Nordic" in b.text for b in section(doc, "Quarterly review").blocks)
+
+
+def test_pptx_review_comments_are_kept_with_author_and_time(docs_parsing):
+    doc = parse_file(docs_parsing / "pptx" / "powerpoint_comments.pptx")
+    features = section(doc, "Features")
+    texts = [b.text for b in features.blocks]
+    assert (
+        "[author: Jane Smith (JS), time: 2026-06-18T17:37:55.253]: This is a cool feature" in texts
+    )
+    assert all(b.page == 3 for b in features.blocks)

@@ -360,3 +360,104 @@ def test_ligatures_expanded_and_line_end_hyphens_joined(tmp_path):
     assert "first of the appointments was kept" in text  # a word ending: joined
     assert "by the self-locking crew" in text  # written with its hyphen elsewhere: kept
     assert "The first office" in text and "\ufb01" not in text
+
+
+def _placed_pdf(path: Path, texts: list[tuple[float, float, str]], rects=()) -> Path:
+    """One page with each text at (x, y) in Helvetica 10, and rectangles drawn as rules."""
+    doc = pymupdf.open()
+    page = doc.new_page()
+    for x, y, text in texts:
+        page.insert_text((x, y), text, fontsize=10)
+    for r in rects:
+        page.draw_rect(pymupdf.Rect(*r), color=(0, 0, 0), width=0.8)
+    doc.save(path)
+    return path
+
+
+def test_table_of_contents_with_dot_leaders_is_a_two_column_table(tmp_path):
+    entries = [
+        "Notices",
+        "1.1 Security fundamentals",
+        "1.2 Current state of security",
+        "2 Roles and separation of duties",
+    ]
+    texts = [(72, 72, "Contents")]
+    y = 100
+    for k, title in enumerate(entries):
+        texts.append((72, y, f"{title} " + ". " * 20 + str(k + 3)))
+        y += 14
+    texts.append((72, y, "3.4 Establishing and controlling accessibility by using the"))
+    texts.append((72, y + 14, "rule text " + ". " * 20 + "21"))
+    doc = parse_file(_placed_pdf(tmp_path / "toc.pdf", texts))
+    table = block_with(doc, "Notices", "table")
+    rows = table.text.splitlines()
+    assert rows[0] == "| Notices | 3 |"
+    assert "| 1.2 Current state of security | 5 |" in rows
+    assert (
+        rows[-1] == "| 3.4 Establishing and controlling accessibility by using the rule text | 21 |"
+    )
+    assert not any(". . ." in b.text for b in blocks(doc))
+
+
+def test_table_without_ruling_lines_from_aligned_columns(tmp_path):
+    rows = [
+        ("State", "Permits", "Handgun"),
+        ("Alabama", "18,870", "23,022"),
+        ("Alaska", "209", "3,062"),
+        ("Texas", "21,550", "56,941"),
+    ]
+    texts = [(72, 72, BODY[:90])]
+    for r, row in enumerate(rows):
+        for c, cell in enumerate(row):
+            texts.append((72 + 150 * c, 110 + 14 * r, cell))
+    texts.append((72, 200, BODY[:90]))
+    doc = parse_file(_placed_pdf(tmp_path / "borderless.pdf", texts))
+    table = block_with(doc, "Alabama", "table").text.splitlines()
+    assert table[0] == "| State | Permits | Handgun |"
+    assert "| Texas | 21,550 | 56,941 |" in table
+    assert not any("Alabama" in b.text for b in blocks(doc, "text"))
+    assert any(b.text.startswith(BODY[:40]) for b in blocks(doc, "text"))
+
+
+def test_prose_in_two_columns_is_not_a_table(tmp_path):
+    words = BODY.split()
+    texts = []
+    for k in range(12):
+        left = " ".join(words[(k * 7) % 40 : (k * 7) % 40 + 7])
+        right = " ".join(words[(k * 5) % 40 : (k * 5) % 40 + 7])
+        texts += [(72, 72 + 13 * k, left), (320, 72 + 13 * k, right)]
+    doc = parse_file(_placed_pdf(tmp_path / "columns.pdf", texts))
+    assert not blocks(doc, "table")
+
+
+def test_ruled_boxes_of_a_diagram_are_not_a_table(tmp_path):
+    boxes = [(72, 72, 250, 120), (72, 120, 250, 168), (250, 72, 430, 120), (250, 120, 430, 168)]
+    texts = [(80, 100, "Signed on as ALICE"), (260, 150, "CALL proc1")]
+    doc = parse_file(_placed_pdf(tmp_path / "diagram.pdf", texts, rects=boxes))
+    assert not blocks(doc, "table")
+    assert block_with(doc, "CALL proc1", "text")
+
+
+def test_right_to_left_words_in_logical_order_and_lam_alef_repaired():
+    from kg_platform.parsing.pdf_layout import clean_text
+    from kg_platform.parsing.pdf_tables import _line_words
+
+    # words of one table line as PyMuPDF gives them: boxes left to right on the page
+    words = [(10, 0, 40, 10, "1403/09/19"), (50, 0, 80, 10, "تاريخ"), (90, 0, 120, 10, "ارائه")]
+    assert _line_words(words) == "ارائه تاريخ 1403/09/19"
+    digits = [(10, 0, 20, 10, "1403"), (22, 0, 25, 10, "/"), (27, 0, 35, 10, "09")]
+    assert _line_words(digits + [(50, 0, 80, 10, "تاريخ")]) == "تاريخ 1403 / 09"
+    assert _line_words([(50, 0, 80, 10, "page"), (10, 0, 40, 10, "Total")]) == "Total page"
+    # the lam-alef ligature mapped as "alef, lam" after an alef
+    assert clean_text("شرکت بورس کاالی ايران") == "شرکت بورس کالای ايران"
+    assert clean_text("من األ هداف") == "من الأ هداف"
+    assert clean_text("إلى الحكومة") == "إلى الحكومة"  # a real alef-lam stays
+    assert clean_text("ﬁnal") == "final"
+
+
+def test_right_to_left_form_headings_found_when_the_body_sits_in_tables(docs_parsing):
+    doc = parse_file(docs_parsing / "pdf" / "right_to_left_03.pdf")
+    titles = [s.title for s in doc.sections()[1:]]
+    assert "3 - پذيرش در بورس" in titles
+    table = block_with(doc, "تاريخ ارائه مدارک", "table")
+    assert "| تاريخ ارائه مدارک |" in table.text
