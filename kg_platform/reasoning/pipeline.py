@@ -69,7 +69,7 @@ class Ranked:
     budget_tokens: int | None = None
 
     def cut(self, min_k: int) -> list[Evidence]:
-        from kg_platform.retrieval.selection import gradient_cut
+        from kg_platform.retrieval.rerank.selection import gradient_cut
 
         if not self.items:
             return []
@@ -185,7 +185,7 @@ class Reasoner:
         factual answer takes the gradient cut and self-feedback can widen it. With a token
         budget, the default path's ranking instead (:meth:`_budgeted`)."""
         from kg_platform.retrieval.pipeline import retrieve
-        from kg_platform.retrieval.selection import sage_gradient, sage_scorer
+        from kg_platform.retrieval.rerank.selection import sage_gradient, sage_scorer
 
         if budget is not None:
             return self._budgeted(question, corpus, strategy, budget)

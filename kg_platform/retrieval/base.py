@@ -92,7 +92,7 @@ class RetrievalContext:
     _routers: dict[tuple[str, str, int, int | None, str], tuple[Any, str]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    #: (corpus, document scope) -> (sources, level-2 chunks): see retrieval.auto.scope_counts
+    #: (corpus, document scope) -> (sources, level-2 chunks): see retrieval.strategies.auto.scope_counts
     _scope_counts: dict[tuple[str | None, tuple[str, ...] | None], tuple[int, int]] = field(
         default_factory=dict, repr=False, compare=False
     )
@@ -120,7 +120,7 @@ class RetrievalContext:
         self, corpus: str, kind: str, n_levels: int, dim: int | None = None
     ) -> tuple[Any, str]:
         """The router ``corpus`` uses for ``kind`` and where it comes from
-        (:func:`~kg_platform.retrieval.router.router_for`), looked up once per context.
+        (:func:`~kg_platform.retrieval.strategies.router.router_for`), looked up once per context.
 
         Why: the lookup is a statement of its own, a full round trip, a noticeable share of a
         MoG query's time. Like the shares below, a context sees the routers as
@@ -131,7 +131,7 @@ class RetrievalContext:
         # the default-router setting is part of the key: switching it picks again at once
         key = (corpus, kind, n_levels, dim, str(self.settings.mog.default_router))
         if key not in self._routers:
-            from kg_platform.retrieval.router import router_for
+            from kg_platform.retrieval.strategies.router import router_for
 
             self._routers[key] = router_for(self.graph, self.settings, corpus, kind, n_levels, dim)
         return self._routers[key]
@@ -258,7 +258,7 @@ def _load_builtin(rescan: bool = False) -> None:
     from importlib.metadata import entry_points
 
     for module in ("baselines", "mog", "mogg", "propagate", "atomic", "entity", "auto"):
-        importlib.import_module(f"kg_platform.retrieval.{module}")
+        importlib.import_module(f"kg_platform.retrieval.strategies.{module}")
     for entry in entry_points(group=STRATEGY_ENTRY_POINTS):
         try:
             importlib.import_module(entry.value)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_platform.retrieval import auto
+from kg_platform.retrieval.strategies import auto
 from kg_platform.retrieval.base import get_strategy
 from kg_platform.sdk import KnowledgePlatform
 from tests.support.passages import ENTITY_PASSAGES, ingest_passages, with_nlp_layer
@@ -105,7 +105,7 @@ def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_
 ) -> None:
     """Where the corpus has the distilled layer, passages go to ``entity``, and the late rerank
     then uses ``entity``'s weights (its walk's rank), not the unfitted rule ``auto`` would get."""
-    import kg_platform.retrieval.rerank_weights as rw
+    import kg_platform.retrieval.rerank.weights as rw
 
     question = "Where was the director of Sweetgrass born?"
     ctx = kp_entities.retrieval_context(WITH_ENTITIES)
@@ -211,7 +211,7 @@ def test_the_default_rerank_reads_candidates_with_int8_and_documents_questions_w
 def _late_reranked(kp: KnowledgePlatform, corpus: str, structure: str | None = None):
     """``hybrid``'s candidates for :data:`QUESTION` and the late rerank of them, with
     ``rerank.structure`` as shipped (``None``) or forced."""
-    from kg_platform.retrieval.selection import late_rerank
+    from kg_platform.retrieval.rerank.selection import late_rerank
 
     settings = kp.settings
     if structure is not None:
@@ -230,8 +230,8 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     over short passages the fixed cosine + MaxSim sum orders them."""
     import numpy as np
 
-    from kg_platform.retrieval.late_interaction import min_max
-    from kg_platform.retrieval.structure_rerank import features, load_model, structure_scores
+    from kg_platform.retrieval.rerank.late_interaction import min_max
+    from kg_platform.retrieval.rerank.structure import features, load_model, structure_scores
 
     ctx, items, out = _late_reranked(kp, DOCS)
     assert len(items) > 2

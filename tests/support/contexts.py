@@ -13,7 +13,7 @@ def known_scope_ctx(
     *, sources: int, chunks: int, model: str = "all-MiniLM-L6-v2", **rerank: Any
 ) -> SimpleNamespace:
     """A context over corpus ``c`` whose scope holds ``sources`` sources and ``chunks`` level-2
-    chunks (as :func:`kg_platform.retrieval.auto.scope_counts` keeps them), with the bundled
+    chunks (as :func:`kg_platform.retrieval.strategies.auto.scope_counts` keeps them), with the bundled
     embedder's name ``model`` and ``rerank`` settings overridden."""
     settings = Settings()
     settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update=rerank)})

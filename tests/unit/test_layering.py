@@ -177,7 +177,7 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 
 # Cycles known and accepted (none). Router training, which runs the MoG/MoGG strategies, lives in
-# the lab (kg_platform_lab.routers.training), so retrieval/router.py no longer imports them.
+# the lab (kg_platform_lab.routers.training), so retrieval/strategies/router.py no longer imports them.
 PENDING_CYCLES: list[list[str]] = []
 
 

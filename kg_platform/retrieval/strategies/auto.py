@@ -156,7 +156,7 @@ class AutoStrategy:
         alone ("the river", "the film") it spreads over every paragraph that uses them. One
         read of the question's seeds decides, and the walk reuses them. Returns the strategy
         that ran, its items and why it ran."""
-        from kg_platform.retrieval.entity import EntityStrategy
+        from kg_platform.retrieval.strategies.entity import EntityStrategy
 
         walker = self._runner(FOR_PASSAGES_WITH_ENTITIES)
         assert isinstance(walker, EntityStrategy)
