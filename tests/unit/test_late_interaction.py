@@ -10,7 +10,7 @@ import pytest
 
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
-from kg_platform.retrieval.base import RetrievedItem
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
 from kg_platform.retrieval.rerank.late_interaction import (
     _read_whole,
     content_pieces,
@@ -209,18 +209,11 @@ def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder
     assert np.array_equal(again, sim32)  # fp32 states came back from the cache unchanged
 
 
-def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> SimpleNamespace:
+def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> RetrievalContext:
     """A context over a scope of ``sources`` holding ``chunks`` level-2 chunks (the shape
     ``auto`` reads), without a database: the shape query's answer is given."""
     graph = SimpleNamespace(read=lambda name, **params: [{"sources": sources, "chunks": chunks}])
-    return SimpleNamespace(
-        settings=Settings(rerank={"quantize": quantize}),
-        embedder=embedder,
-        graph=graph,
-        corpus="c",
-        sources=None,
-        _scope_counts={},
-    )
+    return RetrievalContext(graph, embedder, Settings(rerank={"quantize": quantize}), "c")
 
 
 def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_heads_copy(

@@ -119,9 +119,7 @@ def head_for(ctx: "RetrievalContext") -> QueryHead | None:
     if mode == "off" or getattr(ctx.embedder, "model_name", None) != EMBEDDER:
         return None
     if mode == "auto":
-        from kg_platform.retrieval.strategies.auto import scope_holds_documents
-
         # texts reranked outside any graph (a bare context) have no scope whose shape to read
-        if getattr(ctx, "graph", None) is None or not scope_holds_documents(ctx):
+        if getattr(ctx, "graph", None) is None or not ctx.shape().holds_documents:
             return None
     return load_head()

@@ -158,9 +158,7 @@ def model_for(ctx: "RetrievalContext") -> StructureModel | None:
     if mode == "off" or getattr(ctx, "graph", None) is None:
         return None
     if mode == "auto":
-        from kg_platform.retrieval.strategies.auto import scope_holds_documents
-
-        if not scope_holds_documents(ctx):
+        if not ctx.shape().holds_documents:
             return None
     return load_model()
 
