@@ -304,7 +304,7 @@ class RetrieveSettings(BaseModel):
 
     ``auto`` is the default strategy: ``propagate`` over long documents and ``mogg`` over pools
     of short passages, chosen per scope by its level-2 chunks per source
-    (:mod:`kg_platform.retrieval.auto`), and ``entity`` over passages with the distilled layer
+    (:mod:`kg_platform.retrieval.strategies.auto`), and ``entity`` over passages with the distilled layer
     for a question that names one of its entities: each leads ``hybrid`` given the same rerank
     where it runs.
     ``select = auto`` adds the late-interaction rerank, which uses only the bundled embedder and
@@ -444,7 +444,7 @@ class PropagationSettings(BaseModel):
 
 class EntityGraphSettings(BaseModel):
     """The ``entity`` strategy: personalized PageRank over Entity-MENTIONED_IN-Chunk, seeded by
-    the question's entities (``retrieval/entity.py``). ``chunk_weight``, ``damping`` and
+    the question's entities (``retrieval/strategies/entity.py``). ``chunk_weight``, ``damping`` and
     ``max_degree`` were chosen on the first 50 questions of the 2Wiki and MuSiQue dev sets
     (paragraph recall at 512 tokens, strategy order), among a handful of values each."""
 
@@ -521,7 +521,7 @@ class SageSelectSettings(BaseModel):
 
 class RerankSettings(BaseModel):
     """``--select late``: rerank a strategy's candidates with cosine + MaxSim (late interaction
-    over the embedder's word-piece states; kg_platform/retrieval/late_interaction.py)."""
+    over the embedder's word-piece states; kg_platform/retrieval/rerank/late_interaction.py)."""
 
     n_candidates: int | None = Field(
         None,

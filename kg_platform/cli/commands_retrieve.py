@@ -141,8 +141,8 @@ def router_which(
     corpus: str = typer.Option(..., "--corpus"), as_json: bool = typer.Option(False, "--json")
 ) -> None:
     """Which MoG and MoGG router a corpus uses: its own, the default (shipped), or a fixed level."""
-    from kg_platform.retrieval.router import router_for
-    from kg_platform.retrieval.router import n_levels_for
+    from kg_platform.retrieval.strategies.router import router_for
+    from kg_platform.retrieval.strategies.router import n_levels_for
 
     out = {}
     with knowledge_platform() as kp:

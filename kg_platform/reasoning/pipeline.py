@@ -69,7 +69,7 @@ class Ranked:
     budget_tokens: int | None = None
 
     def cut(self, min_k: int) -> list[Evidence]:
-        from kg_platform.retrieval.selection import gradient_cut
+        from kg_platform.retrieval.rerank.selection import gradient_cut
 
         if not self.items:
             return []
@@ -104,6 +104,9 @@ class Reasoner:
     llm: "LLMClient | None" = None
     steps: ReasoningSteps | None = None
     sources: list[str] | None = None  # document scope (resolved source ids); None = whole corpus
+    #: the retrieval context the caller's scope step opened (the SDK's ``ask``): its scope and
+    #: the shape read through it are reused, not read again per retrieval
+    context: "RetrievalContext | None" = None
 
     def __post_init__(self) -> None:
         if self.steps is None and self.llm is not None:
@@ -185,7 +188,7 @@ class Reasoner:
         factual answer takes the gradient cut and self-feedback can widen it. With a token
         budget, the default path's ranking instead (:meth:`_budgeted`)."""
         from kg_platform.retrieval.pipeline import retrieve
-        from kg_platform.retrieval.selection import sage_gradient, sage_scorer
+        from kg_platform.retrieval.rerank.selection import sage_gradient, sage_scorer
 
         if budget is not None:
             return self._budgeted(question, corpus, strategy, budget)
@@ -227,11 +230,17 @@ class Reasoner:
         )
 
     def _context(self, corpus: str | None) -> "RetrievalContext":
+        """The context retrieval runs in: the caller's when it is over ``corpus`` and this
+        scope, else one opened here and kept for the rest of the question."""
         from kg_platform.retrieval.base import RetrievalContext
 
-        return RetrievalContext(
-            self.graph, self.embedder, self.settings, corpus, sources=self.sources
-        )
+        ctx = self.context
+        if ctx is None or ctx.corpus != corpus or ctx.sources != self.sources:
+            ctx = RetrievalContext(
+                self.graph, self.embedder, self.settings, corpus, sources=self.sources
+            )
+            self.context = ctx
+        return ctx
 
     def _factual(
         self,

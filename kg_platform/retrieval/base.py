@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from kg_platform.config import Settings
     from kg_platform.embedding import Embedder
     from kg_platform.graph import GraphClient
+    from kg_platform.retrieval.scope import ScopeShape
 
 
 @dataclass
@@ -92,12 +93,27 @@ class RetrievalContext:
     _routers: dict[tuple[str, str, int, int | None, str], tuple[Any, str]] = field(
         default_factory=dict, repr=False, compare=False
     )
-    #: (corpus, document scope) -> (sources, level-2 chunks): see retrieval.auto.scope_counts
-    _scope_counts: dict[tuple[str | None, tuple[str, ...] | None], tuple[int, int]] = field(
+    #: scope_key() -> the scope's shape, read once (see :meth:`shape`)
+    _shapes: dict[tuple[str | None, tuple[str, ...] | None], "ScopeShape"] = field(
         default_factory=dict, repr=False, compare=False
     )
     #: corpus -> the prefix of its own index names, "" for the shared ones (see index_prefix)
     _prefixes: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
+    def scope_key(self) -> tuple[str | None, tuple[str, ...] | None]:
+        """What the scope is known by: (corpus, its document scope's sorted source ids)."""
+        return (self.corpus, tuple(sorted(self.sources)) if self.sources else None)
+
+    def shape(self) -> "ScopeShape":
+        """The scope's shape (:func:`~kg_platform.retrieval.scope.read_shape`: its document
+        scope, else its corpus, else the whole graph), read at the first step that asks and
+        handed to every later one (``auto``'s choice, the query head, the document rerank)."""
+        key = self.scope_key()
+        if key not in self._shapes:
+            from kg_platform.retrieval.scope import read_shape
+
+            self._shapes[key] = read_shape(self.graph, self.corpus, self.sources)
+        return self._shapes[key]
 
     def index_prefix(self, corpus: str | None = None) -> str:
         """What a query prepends to an index name (``chunk_text_l1``, ``piece_embedding``, ...)
@@ -120,7 +136,7 @@ class RetrievalContext:
         self, corpus: str, kind: str, n_levels: int, dim: int | None = None
     ) -> tuple[Any, str]:
         """The router ``corpus`` uses for ``kind`` and where it comes from
-        (:func:`~kg_platform.retrieval.router.router_for`), looked up once per context.
+        (:func:`~kg_platform.retrieval.strategies.router.router_for`), looked up once per context.
 
         Why: the lookup is a statement of its own, a full round trip, a noticeable share of a
         MoG query's time. Like the shares below, a context sees the routers as
@@ -131,7 +147,7 @@ class RetrievalContext:
         # the default-router setting is part of the key: switching it picks again at once
         key = (corpus, kind, n_levels, dim, str(self.settings.mog.default_router))
         if key not in self._routers:
-            from kg_platform.retrieval.router import router_for
+            from kg_platform.retrieval.strategies.router import router_for
 
             self._routers[key] = router_for(self.graph, self.settings, corpus, kind, n_levels, dim)
         return self._routers[key]
@@ -258,7 +274,7 @@ def _load_builtin(rescan: bool = False) -> None:
     from importlib.metadata import entry_points
 
     for module in ("baselines", "mog", "mogg", "propagate", "atomic", "entity", "auto"):
-        importlib.import_module(f"kg_platform.retrieval.{module}")
+        importlib.import_module(f"kg_platform.retrieval.strategies.{module}")
     for entry in entry_points(group=STRATEGY_ENTRY_POINTS):
         try:
             importlib.import_module(entry.value)

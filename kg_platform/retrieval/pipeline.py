@@ -10,7 +10,7 @@ The steps:
 1. **scope**: :func:`open_context` resolves the user's document names to source ids once;
    strategies pass them to their Cypher (``$sources``), so the restriction happens in the query.
 2. **strategy**: a registered strategy (:mod:`kg_platform.retrieval.base`) ranks candidates;
-   it is asked for as many as the selection needs (:func:`~.selection.candidates_needed`).
+   it is asked for as many as the selection needs (:func:`~.rerank.selection.candidates_needed`).
 3. **selection**: ``none``, ``late`` (late-interaction rerank), ``sage`` (rerank + gradient
    cut) or ``auto`` (``late`` where the embedder has word-piece states).
 4. **cut**: the first ``k`` of the selected ranking, or the prefix within ``max_tokens`` (the
@@ -28,7 +28,11 @@ from typing import TYPE_CHECKING, Any
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, Strategy, get_strategy
 from kg_platform.retrieval.budget import cut_to_budget, items_for_budget
 from kg_platform.retrieval.scope import resolve_scope
-from kg_platform.retrieval.selection import candidates_needed, rank_and_keep, resolve_selection
+from kg_platform.retrieval.rerank.selection import (
+    candidates_needed,
+    rank_and_keep,
+    resolve_selection,
+)
 
 if TYPE_CHECKING:
     from kg_platform.config import Settings

@@ -658,14 +658,15 @@ class KnowledgePlatform:
         # named by the caller must exist (the configured default may still be empty)
         named = req.corpus is not None
         corpus = req.corpus if named else self.settings.corpus
-        sources = self.retrieval_context(corpus, scope, require=named).sources
+        ctx = self.retrieval_context(corpus, scope, require=named)
         with open_llm(self.settings) as llm:
             reasoner = Reasoner(
                 graph=self.graph,
                 embedder=self.embedder,
                 settings=self.settings,
                 llm=llm,
-                sources=sources,
+                sources=ctx.sources,
+                context=ctx,
             )
             return reasoner.ask(
                 question,

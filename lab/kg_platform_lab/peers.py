@@ -29,7 +29,7 @@ from typing import Any
 
 from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
-from kg_platform.retrieval.baselines import BASELINE_LEVEL, MAX_FETCH
+from kg_platform.retrieval.strategies.baselines import BASELINE_LEVEL, MAX_FETCH
 from kg_platform.graph.lucene import fulltext_query
 
 RETURN_PROPERTIES = ["id", "text", "corpus", "level", "source_id", "tokens"]

@@ -12,8 +12,8 @@ import pytest
 
 from kg_platform.config import Settings
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.rerank_weights import LateWeights
-from kg_platform.retrieval import selection
+from kg_platform.retrieval.rerank.weights import LateWeights
+from kg_platform.retrieval.rerank import selection
 from kg_platform_lab.evaluation.docqa import DocQuestion
 from kg_platform_lab.evaluation.sample import sample_docqa
 from kg_platform_lab.rerank.fit import FIXED, Scorer, fit_strategy, grid, rerank_order
@@ -74,7 +74,7 @@ def test_the_fit_finds_the_strategy_score_when_it_is_the_signal():
 def test_the_weights_file_carries_each_fits_candidate_count_to_the_product(tmp_path):
     """A fit chooses its candidate count per strategy (``--n-candidates``); the file it writes
     makes the product's rerank read that many of the strategy's items."""
-    from kg_platform.retrieval.rerank_weights import candidates_for, weights_for
+    from kg_platform.retrieval.rerank.weights import candidates_for, weights_for
     from kg_platform_lab.rerank.weights_file import write_weights
 
     pools, examples = _pools(20)
@@ -92,7 +92,7 @@ def test_the_weights_file_carries_each_fits_candidate_count_to_the_product(tmp_p
 
 def test_the_fit_orders_candidates_exactly_as_the_product_rerank(embedder, monkeypatch):
     """rerank_order on a pool equals late_rerank on the same items with the same weights."""
-    import kg_platform.retrieval.rerank_weights as rw
+    import kg_platform.retrieval.rerank.weights as rw
 
     weights = LateWeights(cosine=1.0, maxsim=0.5, retrieval=1.5, rank=0.5)
     monkeypatch.setattr(
@@ -116,7 +116,7 @@ def test_the_fit_orders_candidates_exactly_as_the_product_rerank(embedder, monke
         settings=Settings(rerank={"section_context": False, "n_candidates": 4}), embedder=embedder
     )
     product = [it.id for it in selection.late_rerank(question, items, ctx, "any")]
-    from kg_platform.retrieval.late_interaction import late_scores
+    from kg_platform.retrieval.rerank.late_interaction import late_scores
 
     _, cos, sim = late_scores(question, texts, ctx)
     pool = Pool(

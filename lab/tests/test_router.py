@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from kg_platform.config import Settings
-from kg_platform.retrieval.mog import choose_level
+from kg_platform.retrieval.strategies.mog import choose_level
 from tests.support.reference import normalise_scores
 from kg_platform_lab.routers.training import (
     bce_sum,
@@ -93,7 +93,7 @@ def test_numpy_router_makes_the_torch_routers_decisions(tmp_path):
 
     import torch
 
-    from kg_platform.retrieval.router import Router, save_router_state
+    from kg_platform.retrieval.strategies.router import Router, save_router_state
     from kg_platform_lab.routers.training import build_mlp
 
     rng = np.random.default_rng(1)
@@ -129,7 +129,7 @@ def test_router_from_an_older_model_pt_is_converted(tmp_path):
 
     import torch
 
-    from kg_platform.retrieval.router import Router
+    from kg_platform.retrieval.strategies.router import Router
     from kg_platform_lab.routers.training import build_mlp
 
     model = build_mlp(8, 3, 4, 0.0)

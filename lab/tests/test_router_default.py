@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from kg_platform.config import Settings
-from kg_platform.retrieval.mog import choose_level
-from kg_platform.retrieval.router import Router, load_default_router
+from kg_platform.retrieval.strategies.mog import choose_level
+from kg_platform.retrieval.strategies.router import Router, load_default_router
 from kg_platform_lab.routers.default import PROBE, train_default
 from kg_platform_lab.settings import RouterTrainingSettings
 
@@ -82,8 +82,8 @@ _CHILD = textwrap.dedent("""
     sys.meta_path.insert(0, BlockTorch())
     from kg_platform.config import Settings
     from kg_platform.embedding import get_embedder
-    from kg_platform.retrieval.mog import choose_level
-    from kg_platform.retrieval.router import load_default_router
+    from kg_platform.retrieval.strategies.mog import choose_level
+    from kg_platform.retrieval.strategies.router import load_default_router
 
     s = Settings()
     emb = get_embedder(s.embedding)

@@ -171,7 +171,7 @@ def test_kgp_corpus_drop_deletes_the_corpus_and_nothing_else(two_corpora, settin
     assert f"dropped corpus {A!r}: 2 sources, {info_a.sections} sections" in res.output
     assert _nodes_of(graph, A) == {}
     assert kp.corpora([A]) == [] and A not in {i.name for i in kp.corpora()}
-    from kg_platform.retrieval.router import load_router
+    from kg_platform.retrieval.strategies.router import load_router
 
     assert load_router(graph, A, "mog") is None  # a corpus re-ingested as A starts afresh
 

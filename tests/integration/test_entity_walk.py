@@ -18,7 +18,7 @@ def test_a_chunk_passes_its_mass_only_to_entities_that_lead_to_another_chunk(
     clean_graph, settings, embedder
 ):
     from kg_platform.retrieval.base import RetrievalContext
-    from kg_platform.retrieval.entity import EntityStrategy
+    from kg_platform.retrieval.strategies.entity import EntityStrategy
 
     # seed -> A; A names the bridge B, five entities nobody else names, and a hub H;
     # B -> C is the second hop. H is mentioned in four chunks, above max_degree 3.

@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
-from kg_platform.retrieval.late_interaction import reading_texts
-from kg_platform.retrieval.selection import apply_selection
+from kg_platform.retrieval.rerank.late_interaction import reading_texts
+from kg_platform.retrieval.rerank.selection import apply_selection
 from kg_platform.sdk import KnowledgePlatform
 
 pytestmark = pytest.mark.integration

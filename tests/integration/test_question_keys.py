@@ -13,7 +13,7 @@ import textwrap
 import pytest
 
 from kg_platform.distilling.common import normalise_name
-from kg_platform.retrieval.question_keys import question_mentions
+from kg_platform.retrieval.strategies.question_keys import question_mentions
 from tests.support.passages import ENTITY_PASSAGES, ingest_passages, with_nlp_layer
 
 pytestmark = pytest.mark.integration
@@ -59,7 +59,7 @@ def test_the_question_s_keys_of_its_corpus_are_found_longest_first(entities):
 
 def test_the_entity_strategy_seeds_from_keys_weighing_concepts_lower(entities, settings, embedder):
     from kg_platform.retrieval.base import RetrievalContext
-    from kg_platform.retrieval.entity import EntityStrategy
+    from kg_platform.retrieval.strategies.entity import EntityStrategy
 
     assert settings.entity_graph.question_finder == "keys"
     ctx = RetrievalContext(entities, embedder, settings, corpus=CORPUS)

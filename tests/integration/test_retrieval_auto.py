@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kg_platform.retrieval import auto
+from kg_platform.retrieval.strategies import auto
 from kg_platform.retrieval.base import get_strategy
 from kg_platform.sdk import KnowledgePlatform
 from tests.support.passages import ENTITY_PASSAGES, ingest_passages, with_nlp_layer
@@ -105,7 +105,7 @@ def test_auto_walks_the_entities_of_a_passage_corpus_with_the_layer_and_reranks_
 ) -> None:
     """Where the corpus has the distilled layer, passages go to ``entity``, and the late rerank
     then uses ``entity``'s weights (its walk's rank), not the unfitted rule ``auto`` would get."""
-    import kg_platform.retrieval.rerank_weights as rw
+    import kg_platform.retrieval.rerank.weights as rw
 
     question = "Where was the director of Sweetgrass born?"
     ctx = kp_entities.retrieval_context(WITH_ENTITIES)
@@ -211,7 +211,7 @@ def test_the_default_rerank_reads_candidates_with_int8_and_documents_questions_w
 def _late_reranked(kp: KnowledgePlatform, corpus: str, structure: str | None = None):
     """``hybrid``'s candidates for :data:`QUESTION` and the late rerank of them, with
     ``rerank.structure`` as shipped (``None``) or forced."""
-    from kg_platform.retrieval.selection import late_rerank
+    from kg_platform.retrieval.rerank.selection import late_rerank
 
     settings = kp.settings
     if structure is not None:
@@ -230,8 +230,8 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     over short passages the fixed cosine + MaxSim sum orders them."""
     import numpy as np
 
-    from kg_platform.retrieval.late_interaction import min_max
-    from kg_platform.retrieval.structure_rerank import features, load_model, structure_scores
+    from kg_platform.retrieval.rerank.late_interaction import min_max
+    from kg_platform.retrieval.rerank.structure import features, load_model, structure_scores
 
     ctx, items, out = _late_reranked(kp, DOCS)
     assert len(items) > 2
@@ -260,3 +260,53 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     assert [p_by_id[it.id].score for it in p_items] == pytest.approx(
         list(min_max(p_cos) + min_max(p_sim))
     )
+
+
+class CountingGraph:
+    """The real graph, with the names of the statements read through it."""
+
+    def __init__(self, graph) -> None:
+        self._graph = graph
+        self.reads: list[str] = []
+
+    def read(self, name, **params):
+        self.reads.append(name)
+        return self._graph.read(name, **params)
+
+    def __getattr__(self, attr):
+        return getattr(self._graph, attr)
+
+
+def test_the_scope_step_reads_the_shape_once_for_the_strategy_and_the_rerank(kp) -> None:
+    """``auto``'s choice, the query head and the document rerank all take the shape from the
+    context the scope step opened: one read of it, however many questions that context serves."""
+    from kg_platform.retrieval.pipeline import open_context, retrieve
+
+    counting = CountingGraph(kp.graph)
+    ctx = open_context(counting, kp.embedder, kp.settings, DOCS)  # type: ignore[arg-type]
+    for question in (QUESTION, "Which file formats does MarkItDown read?"):
+        result = retrieve(ctx, question, strategy="auto", k=3, select="late")
+        assert result.ran == "propagate" and result.items
+    assert counting.reads.count("retrieval/scope_shape_corpus") == 1
+    assert ctx.shape().holds_documents
+    scoped = open_context(counting, kp.embedder, kp.settings, DOCS, scope=["MarkItDown"])
+    assert retrieve(scoped, QUESTION, strategy="auto", k=3, select="late").items
+    assert counting.reads.count("retrieval/scope_shape_sources") == 1
+
+
+def test_the_reasoner_retrieves_in_the_context_the_caller_opened(kp) -> None:
+    """``ask`` hands the context its scope step opened to the reasoner, which retrieves in it
+    (and opens one of its own, kept for the question, only for another corpus or scope)."""
+    from kg_platform.reasoning import Reasoner
+
+    ctx = kp.retrieval_context(DOCS, scope=["MarkItDown"])
+    reasoner = Reasoner(
+        graph=kp.graph,
+        embedder=kp.embedder,
+        settings=kp.settings,
+        sources=ctx.sources,
+        context=ctx,
+    )
+    assert reasoner._context(DOCS) is ctx
+    other = reasoner._context(PASSAGES)
+    assert other is not ctx and other.corpus == PASSAGES and reasoner._context(PASSAGES) is other

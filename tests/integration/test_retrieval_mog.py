@@ -10,10 +10,10 @@ import pytest
 
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
 from kg_platform.graph.lucene import fulltext_query
-from kg_platform.retrieval.mog import CorpusPlan, MoGStrategy
+from kg_platform.retrieval.strategies.mog import CorpusPlan, MoGStrategy
 from tests.support.reference import PieceInfo, mogg_reference_select, reference_select
-from kg_platform.retrieval import mogg as mogg_mod
-from kg_platform.retrieval.mogg import MoGGStrategy
+from kg_platform.retrieval.strategies import mogg as mogg_mod
+from kg_platform.retrieval.strategies.mogg import MoGGStrategy
 
 pytestmark = pytest.mark.integration
 
@@ -467,7 +467,7 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
         items = get_strategy("mog", ctx).retrieve("Which river flows through Dresden?", 2)
         assert items and "fixed_level" not in items[0].breakdown
         assert "default_router" not in items[0].breakdown  # the corpus's own router wins
-        from kg_platform.retrieval.router import router_for
+        from kg_platform.retrieval.strategies.router import router_for
 
         assert router_for(ctx.graph, ctx.settings, "tA", "mog", 3)[1] == "corpus"
         assert sum(items[0].breakdown[f"w_L{g}"] for g in (1, 2, 3)) > 0
@@ -484,7 +484,7 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
 def test_propagate_matches_the_chunk_layer_cosines(world):
     import numpy as np
 
-    from kg_platform.retrieval.propagate import PropagateStrategy
+    from kg_platform.retrieval.strategies.propagate import PropagateStrategy
 
     ctx, _ = world
     question = "porcelain made in Saxony"
@@ -506,7 +506,7 @@ def test_propagate_matches_the_chunk_layer_cosines(world):
 
 def test_propagate_lexical_layer_is_normalised_bm25(world):
     """Layer T = BM25 of level-1 chunks divided by the best hit's; alone it ranks like the index."""
-    from kg_platform.retrieval.propagate import PropagateStrategy
+    from kg_platform.retrieval.strategies.propagate import PropagateStrategy
 
     ctx, _ = world
     question = "porcelain Meissen"
@@ -587,7 +587,7 @@ def test_propagate_queries_only_the_layers_it_weighs(world):
     """A layer weighted 0 neither scores nor proposes candidates: its index call is not made (the
     piece layer, off by default, is the largest index). C is always asked: it is every
     candidate's base score."""
-    from kg_platform.retrieval.propagate import PropagateStrategy
+    from kg_platform.retrieval.strategies.propagate import PropagateStrategy
 
     ctx, _ = world
     assert PropagateStrategy(ctx).queried_layers() == ["C", "D", "I", "T"]  # P weighs 0
@@ -615,7 +615,7 @@ def test_index_fetch_follows_the_corpus_share(world):
 
 def test_fit_weights_searches_present_layers_on_the_train_part(world):
     """`kgp lab router fit-propagation`: fit on the train questions only; absent layers stay 0."""
-    from kg_platform.retrieval.propagate import LAYERS, fit_weights, rank_with
+    from kg_platform.retrieval.strategies.propagate import LAYERS, fit_weights, rank_with
 
     ctx, _ = world
     questions = ["porcelain Meissen Saxony", "Vienna capital Austria Danube"]
@@ -640,7 +640,7 @@ def test_fit_weights_searches_present_layers_on_the_train_part(world):
 def test_fit_candidates_are_asked_in_each_questions_scope(world):
     """Document QA fits each question inside its own paper, as `kgp lab eval` scopes it; the
     context's own scope is restored afterwards."""
-    from kg_platform.retrieval.propagate import grid_scores, layer_candidates
+    from kg_platform.retrieval.strategies.propagate import grid_scores, layer_candidates
 
     ctx, data = world
     questions = ["Which river flows through Dresden?", "Which river flows through Dresden?"]
@@ -660,8 +660,8 @@ def test_corpus_without_router_uses_the_shipped_default(world):
     """No router trained for tA: `mog` and `mogg` use the default router shipped in the package
     and report it (breakdown ``default_router``, ``router_level``); switched off, they fall back
     to the fixed level, and the result says so."""
-    from kg_platform.retrieval.mog import choose_level
-    from kg_platform.retrieval.router import load_default_router, router_for
+    from kg_platform.retrieval.strategies.mog import choose_level
+    from kg_platform.retrieval.strategies.router import load_default_router, router_for
 
     ctx, _ = world
     cfg = ctx.settings.mog

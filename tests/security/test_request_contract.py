@@ -100,7 +100,7 @@ def test_the_closed_choices_are_the_platforms_own() -> None:
 
     from kg_platform.reasoning import MODES
     from kg_platform.requests import Mode, Select
-    from kg_platform.retrieval.selection import SELECTIONS
+    from kg_platform.retrieval.rerank.selection import SELECTIONS
 
     assert set(get_args(Select)) == set(SELECTIONS)
     assert set(get_args(Mode)) == set(MODES)

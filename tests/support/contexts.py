@@ -7,21 +7,23 @@ from types import SimpleNamespace
 from typing import Any
 
 from kg_platform.config import Settings
+from kg_platform.retrieval.base import RetrievalContext
+from kg_platform.retrieval.scope import ScopeShape
 
 
 def known_scope_ctx(
     *, sources: int, chunks: int, model: str = "all-MiniLM-L6-v2", **rerank: Any
-) -> SimpleNamespace:
+) -> RetrievalContext:
     """A context over corpus ``c`` whose scope holds ``sources`` sources and ``chunks`` level-2
-    chunks (as :func:`kg_platform.retrieval.auto.scope_counts` keeps them), with the bundled
+    chunks (the shape :meth:`RetrievalContext.shape` keeps, already known), with the bundled
     embedder's name ``model`` and ``rerank`` settings overridden."""
     settings = Settings()
     settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update=rerank)})
-    return SimpleNamespace(
+    ctx = RetrievalContext(
+        graph=SimpleNamespace(),  # type: ignore[arg-type]  # never read: the shape is known
+        embedder=SimpleNamespace(model_name=model),  # type: ignore[arg-type]
         settings=settings,
-        graph=SimpleNamespace(),  # never read: the counts below are known
-        embedder=SimpleNamespace(model_name=model),
         corpus="c",
-        sources=None,
-        _scope_counts={("c", None): (sources, chunks)},
     )
+    ctx._shapes[ctx.scope_key()] = ScopeShape(sources, chunks)
+    return ctx

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from kg_platform.retrieval.mog import CorpusPlan
+from kg_platform.retrieval.strategies.mog import CorpusPlan
 
 
 def normalise_scores(scores: Sequence[float], mode: str) -> list[float]:

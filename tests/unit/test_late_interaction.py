@@ -10,8 +10,8 @@ import pytest
 
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
-from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.late_interaction import (
+from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
+from kg_platform.retrieval.rerank.late_interaction import (
     _read_whole,
     content_pieces,
     late_scores,
@@ -19,7 +19,7 @@ from kg_platform.retrieval.late_interaction import (
     min_max,
     without_shared_head,
 )
-from kg_platform.retrieval.selection import apply_selection, candidates_needed, decides_count
+from kg_platform.retrieval.rerank.selection import apply_selection, candidates_needed, decides_count
 
 
 def test_maxsim_averages_each_query_tokens_best_match():
@@ -151,7 +151,7 @@ def test_late_rerank_without_token_states_says_what_to_do():
 
 
 def test_text_cache_computes_each_text_once_and_keeps_the_most_recent():
-    from kg_platform.retrieval.text_cache import TextCache
+    from kg_platform.retrieval.rerank.text_cache import TextCache
 
     calls: list[list[str]] = []
 
@@ -185,7 +185,7 @@ def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder
     """``rerank.quantize = "int8"`` scores with the int8 copy of the bundled model (the copy
     entity names use); its states are cached apart from fp32's, so a process that reranks both
     ways never mixes them, and the two agree closely without being equal."""
-    from kg_platform.retrieval.late_interaction import rerank_embedder
+    from kg_platform.retrieval.rerank.late_interaction import rerank_embedder
 
     question = "Which treebank do they report results on?"
     texts = ["We report results on the Penn Treebank.", "Gradients were clipped at five."]
@@ -209,18 +209,11 @@ def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder
     assert np.array_equal(again, sim32)  # fp32 states came back from the cache unchanged
 
 
-def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> SimpleNamespace:
+def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> RetrievalContext:
     """A context over a scope of ``sources`` holding ``chunks`` level-2 chunks (the shape
     ``auto`` reads), without a database: the shape query's answer is given."""
     graph = SimpleNamespace(read=lambda name, **params: [{"sources": sources, "chunks": chunks}])
-    return SimpleNamespace(
-        settings=Settings(rerank={"quantize": quantize}),
-        embedder=embedder,
-        graph=graph,
-        corpus="c",
-        sources=None,
-        _scope_counts={},
-    )
+    return RetrievalContext(graph, embedder, Settings(rerank={"quantize": quantize}), "c")
 
 
 def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_heads_copy(
@@ -230,13 +223,13 @@ def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_
     copy (half the CPU), the question by the copy the query head was trained on where the head
     reads it (long documents; its provenance's ``states``), else by the candidates' copy; texts
     outside any graph by the configured model, and an explicit setting reads both with one."""
-    from kg_platform.retrieval.late_interaction import (
+    from kg_platform.retrieval.rerank.late_interaction import (
         question_embedder,
         question_quantize,
         rerank_embedder,
         rerank_quantize,
     )
-    from kg_platform.retrieval.query_head import head_states
+    from kg_platform.retrieval.rerank.query_head import head_states
 
     assert Settings().rerank.quantize == "auto"
     passages = _scoped_ctx(embedder, "auto", sources=50, chunks=50)

@@ -177,7 +177,7 @@ def test_cycle_finder_finds_a_cycle() -> None:
 
 
 # Cycles known and accepted (none). Router training, which runs the MoG/MoGG strategies, lives in
-# the lab (kg_platform_lab.routers.training), so retrieval/router.py no longer imports them.
+# the lab (kg_platform_lab.routers.training), so retrieval/strategies/router.py no longer imports them.
 PENDING_CYCLES: list[list[str]] = []
 
 
@@ -245,3 +245,79 @@ def test_the_product_imports_nothing_from_the_lab() -> None:
                 names = [node.module]
             offenders += [f"{path}: {n}" for n in names if n == LAB or n.startswith(LAB + ".")]
     assert offenders == []
+
+
+# Retrieval's steps (docs/architecture.md): the strategies rank, the rerank models reorder what
+# a strategy returned; the pipeline at the top composes them, so neither imports the other.
+RETRIEVAL_STEPS = ("strategies", "rerank")
+#: issue 55: no module of the retrieval package longer than this
+MAX_RETRIEVAL_LINES = 450
+
+
+def _retrieval_step(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:2] == ["kg_platform", "retrieval"] and len(parts) > 2 and parts[2] in RETRIEVAL_STEPS:
+        return parts[2]
+    return None
+
+
+def crossed_retrieval_steps(graph: dict[str, set[str]]) -> list[str]:
+    """Imports from a strategy module into a rerank module or back."""
+    return sorted(
+        f"{m} -> {d}"
+        for m, deps in graph.items()
+        for d in deps
+        if _retrieval_step(m) and _retrieval_step(d) and _retrieval_step(m) != _retrieval_step(d)
+    )
+
+
+def test_the_crossing_check_finds_a_rerank_module_that_imports_a_strategy() -> None:
+    graph = {
+        "kg_platform.retrieval.rerank.query_head": {"kg_platform.retrieval.strategies.auto"},
+        "kg_platform.retrieval.strategies.mogg": {"kg_platform.retrieval.strategies.mog"},
+        "kg_platform.retrieval.pipeline": {"kg_platform.retrieval.rerank.selection"},
+    }
+    assert crossed_retrieval_steps(graph) == [
+        "kg_platform.retrieval.rerank.query_head -> kg_platform.retrieval.strategies.auto"
+    ]
+
+
+def test_strategies_and_rerank_models_do_not_import_each_other() -> None:
+    crossed = crossed_retrieval_steps(import_graph())
+    assert crossed == [], "imports across retrieval's steps:\n" + "\n".join(
+        "  " + c for c in crossed
+    )
+
+
+def test_every_builtin_strategy_lives_in_the_strategies_package() -> None:
+    from kg_platform.retrieval import base
+
+    base._load_builtin()
+    homes = {
+        name: factory.__module__
+        for name, (factory, _) in base._REGISTRY.items()
+        if factory.__module__.startswith("kg_platform.")
+    }
+    assert {
+        "bm25",
+        "vector",
+        "hybrid",
+        "mog",
+        "mogg",
+        "propagate",
+        "entity",
+        "atomic",
+        "auto",
+    } <= set(homes)
+    assert {
+        n: m for n, m in homes.items() if not m.startswith("kg_platform.retrieval.strategies.")
+    } == {}
+
+
+def test_no_retrieval_module_is_over_450_lines() -> None:
+    lines = {
+        str(p.relative_to(PACKAGE.parent)): len(p.read_text(encoding="utf-8").splitlines())
+        for p in (PACKAGE / "retrieval").rglob("*.py")
+    }
+    assert len(lines) > 20
+    assert {f: n for f, n in lines.items() if n > MAX_RETRIEVAL_LINES} == {}

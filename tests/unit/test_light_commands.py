@@ -82,7 +82,7 @@ def test_the_read_path_imports_neither_scipy_nor_the_ingestion_pipeline() -> Non
     child = (
         "import json, sys\n"
         "import kg_platform.sdk.platform, kg_platform.retrieval.pipeline\n"
-        "import kg_platform.retrieval.late_interaction, kg_platform.ingest.runs\n"
+        "import kg_platform.retrieval.rerank.late_interaction, kg_platform.ingest.runs\n"
         "from kg_platform.ingest import IngestReport\n"
         "print(json.dumps([m for m in ('scipy', 'kg_platform.ingest.pipeline') "
         "if m in sys.modules]))\n"

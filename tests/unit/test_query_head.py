@@ -12,8 +12,8 @@ import pytest
 
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
-from kg_platform.retrieval import query_head
-from kg_platform.retrieval.query_head import SHIPPED_HEAD, file_sha256, head_for, load_head
+from kg_platform.retrieval.rerank import query_head
+from kg_platform.retrieval.rerank.query_head import SHIPPED_HEAD, file_sha256, head_for, load_head
 from tests.support.contexts import known_scope_ctx
 
 #: the head trained by `kgp lab rerank train-head` (seed 0) and measured on bench/longdoc; a
@@ -71,7 +71,7 @@ def test_the_heads_states_are_read_from_its_provenance(tmp_path) -> None:
     """Which model copy a head was trained on comes from its provenance (``states``); a head
     whose record predates the field was trained on fp32 states, and a head without a record
     reads as fp32 here (loading it reports the missing file)."""
-    from kg_platform.retrieval.query_head import head_states
+    from kg_platform.retrieval.rerank.query_head import head_states
 
     for states, expected in (({"states": "int8"}, "int8"), ({}, "none")):
         head = tmp_path / f"head-{expected}.onnx"

@@ -3,7 +3,7 @@ among the corpus's entity keys, which capitalised runs count as names, and which
 
 from __future__ import annotations
 
-from kg_platform.retrieval.question_keys import (
+from kg_platform.retrieval.strategies.question_keys import (
     candidate_keys,
     capitalised_names,
     longest_matches,
@@ -53,7 +53,7 @@ def test_the_longest_match_wins_and_matches_do_not_overlap():
 
 
 def test_a_pasted_page_is_read_only_up_to_its_first_words():
-    from kg_platform.retrieval.question_keys import MAX_QUESTION_WORDS, MAX_WORDS
+    from kg_platform.retrieval.strategies.question_keys import MAX_QUESTION_WORDS, MAX_WORDS
 
     page = " ".join(f"word{i}" for i in range(10 * MAX_QUESTION_WORDS))
     keys = candidate_keys(page)

@@ -12,8 +12,8 @@ import pytest
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.late_interaction import combine
-from kg_platform.retrieval.rerank_weights import (
+from kg_platform.retrieval.rerank.late_interaction import combine
+from kg_platform.retrieval.rerank.weights import (
     DEFAULT_CANDIDATES,
     SHIPPED_WEIGHTS,
     LateWeights,
@@ -22,7 +22,7 @@ from kg_platform.retrieval.rerank_weights import (
     most_candidates,
     weights_for,
 )
-from kg_platform.retrieval.selection import late_rerank
+from kg_platform.retrieval.rerank.selection import late_rerank
 
 
 def test_combine_adds_the_strategy_score_and_its_rank_as_weighted():
@@ -85,7 +85,7 @@ def test_an_unknown_weight_name_is_a_config_error():
 def test_the_rerank_uses_the_weights_of_the_strategy_it_follows(embedder, monkeypatch):
     """With a strategy whose weights trust its own score, the rerank keeps the strategy's order
     even where cosine and MaxSim disagree; with the unfitted rule it does not."""
-    import kg_platform.retrieval.rerank_weights as rw
+    import kg_platform.retrieval.rerank.weights as rw
 
     question = "Which treebank do they report results on?"
     texts = [

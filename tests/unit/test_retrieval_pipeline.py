@@ -26,7 +26,7 @@ STEP_FUNCTIONS = {
     "rerank_scores",
     "enrich_items",
 }
-OWNERS = {PRODUCT / "retrieval" / "pipeline.py", PRODUCT / "retrieval" / "selection.py"}
+OWNERS = {PRODUCT / "retrieval" / "pipeline.py", PRODUCT / "retrieval" / "rerank" / "selection.py"}
 #: The callers the pipeline exists for.
 CALLERS = [
     PRODUCT / "sdk" / "platform.py",
@@ -89,7 +89,7 @@ def test_the_sdk_the_reasoner_and_the_harness_call_the_pipeline() -> None:
 def test_the_check_catches_a_hand_made_assembly() -> None:
     """The detector itself: a module that reranks and enriches by hand is reported."""
     tree = ast.parse(
-        "from kg_platform.retrieval.selection import late_rerank\n"
+        "from kg_platform.retrieval.rerank.selection import late_rerank\n"
         "def search(q, items, ctx):\n"
         "    items = late_rerank(q, items, ctx)\n"
         "    ctx.graph.read('retrieval/item_context', ids=[i.id for i in items])\n"

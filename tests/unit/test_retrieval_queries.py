@@ -6,10 +6,10 @@ from importlib import resources
 
 import pytest
 
-from kg_platform.retrieval import mogg
+from kg_platform.retrieval.strategies import mogg
 from tests.support.reference import seed_scores
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.propagate import rank_with, rescore
+from kg_platform.retrieval.strategies.propagate import rank_with, rescore
 
 
 @pytest.mark.parametrize("hops", list(mogg.HOPS))
@@ -18,7 +18,7 @@ def test_per_radius_files_are_the_rendered_template(radius, hops):
     name = mogg.query_name(radius, hops).split("/", 1)[1]
     path = resources.files("kg_platform").joinpath("cypher", "retrieval", f"{name}.cypher")
     assert path.read_text(encoding="utf-8") == mogg.render_query(radius, hops), (
-        "edit cypher/retrieval/mogg.cypher.template, then run `python -m kg_platform.retrieval.mogg`"
+        "edit cypher/retrieval/mogg.cypher.template, then run `python -m kg_platform.retrieval.strategies.mogg`"
     )
     text = mogg.render_query(radius, hops)
     rels = mogg.HOPS[hops][0]
@@ -28,13 +28,13 @@ def test_per_radius_files_are_the_rendered_template(radius, hops):
 
 
 def test_entity_walk_file_is_the_rendered_template():
-    from kg_platform.retrieval import entity
+    from kg_platform.retrieval.strategies import entity
 
     path = resources.files("kg_platform").joinpath("cypher", entity.QUERY + ".cypher")
     text = entity.render_query()
     assert path.read_text(encoding="utf-8") == text, (
         "edit cypher/retrieval/entity_ppr.cypher.template, then run "
-        "`python -m kg_platform.retrieval.entity`"
+        "`python -m kg_platform.retrieval.strategies.entity`"
     )
     for t in range(1, entity.STEPS + 1):
         assert f"CALL (w{t - 1}) {{\n  UNWIND w{t - 1} AS x" in text
@@ -96,7 +96,7 @@ def test_mog_two_step_selection_on_hand_made_scores():
     score(a) = 0.3*1 + 0.7*0 = 0.3, score(b) = 0.7*0 = 0, score(c) = 0.3*0.5 + 0.7*1 = 0.85,
     score(d) = 0.3*0 + 0.7*1 = 0.7. At g_r = 2, c and d share CD (kept once, with c's score).
     """
-    from kg_platform.retrieval.mog import CorpusPlan
+    from kg_platform.retrieval.strategies.mog import CorpusPlan
     from tests.support.reference import reference_select
 
     hits = {("K", 1): [("a", 10.0), ("c", 6.0), ("d", 2.0)], ("K", 2): [("CD", 8.0), ("AB", 4.0)]}

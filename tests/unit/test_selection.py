@@ -12,7 +12,7 @@ import pytest
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError, RetrievalError
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.selection import apply_selection, gradient_cut
+from kg_platform.retrieval.rerank.selection import apply_selection, gradient_cut
 
 PAPER = [13.79, 13.58, 11.91, 11.55, 10.94, 7.815, 7.665, 5.49, 4.416, 1.304, 1.2, 1.1]
 
@@ -97,7 +97,7 @@ def test_rerank_embeds_each_text_once_per_process():
 
 
 def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder):
-    from kg_platform.retrieval.selection import DEFAULT_GRADIENT, sage_gradient, sage_scorer
+    from kg_platform.retrieval.rerank.selection import DEFAULT_GRADIENT, sage_gradient, sage_scorer
 
     def scorer(embedder_, **sage):
         return sage_scorer(SimpleNamespace(settings=Settings(sage=sage), embedder=embedder_))
@@ -114,7 +114,7 @@ def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder)
 
 
 def test_auto_selection_is_the_late_rerank_only_where_the_embedder_can_run_it(embedder):
-    from kg_platform.retrieval.selection import candidates_needed, resolve_selection
+    from kg_platform.retrieval.rerank.selection import candidates_needed, resolve_selection
 
     def ctx(embedder_):
         return SimpleNamespace(settings=Settings(), embedder=embedder_)

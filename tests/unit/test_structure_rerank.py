@@ -12,7 +12,7 @@ import pytest
 
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError
-from kg_platform.retrieval.structure_rerank import (
+from kg_platform.retrieval.rerank.structure import (
     FEATURES,
     SHIPPED_PROVENANCE,
     SHIPPED_WEIGHTS,

@@ -1,4 +1,4 @@
-// Rendered from entity_ppr.cypher.template by `python -m kg_platform.retrieval.entity`: edit that.
+// Rendered from entity_ppr.cypher.template by `python -m kg_platform.retrieval.strategies.entity`: edit that.
 // Entity-graph retrieval, step 2 (HippoRAG's idea): a personalized PageRank over the bipartite
 // graph Entity -[:MENTIONED_IN]- Chunk, truncated to three power-iteration steps, scoring chunks.
 // Restart vector r: the question's entities $seeds [{id, w}] share 1 - $chunk_weight of the mass,

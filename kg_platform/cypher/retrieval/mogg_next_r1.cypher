@@ -1,7 +1,7 @@
 // MoGG (MoG paper) with hop radius bound 1 over SIMILAR|NEXT (Cypher path bounds and relationship
 // types cannot be parameters, so there is one file per radius and hop set: mogg_r0..mogg_r3 over
 // SIMILAR, mogg_next_r0..r3 over SIMILAR|NEXT, all rendered from retrieval/mogg.cypher.template by
-// `python -m kg_platform.retrieval.mogg`). Levels 1..2 = radius 0..1 around a centre piece.
+// `python -m kg_platform.retrieval.strategies.mogg`). Levels 1..2 = radius 0..1 around a centre piece.
 // Params: $q (escaped Lucene text, '' = no lexical seeds), $qv (query vector, null = no dense
 // seeds), $plan = [{corpus, w: [w_1..w_2], g_r}], $seeds, $fetch, $k_r, $normalise
 // ('minmax'|'max'), $cap (group token cap), $cand (finest candidates expanded), $k, $sources

@@ -1,5 +1,5 @@
 // Where each reranked chunk sits in its document, for the document rerank
-// (kg_platform/retrieval/structure_rerank.py). $ids are item ids; a chunk with a section gives one
+// (kg_platform/retrieval/rerank/structure.py). $ids are item ids; a chunk with a section gives one
 // row: its place in its section (ord), its section, its length in tokens, the section's place in
 // the document (sord), how many chunks of the chunk's level the section holds (section_chunks)
 // and the last section place of its document (last_sord). Other ids (pieces, chunks without a

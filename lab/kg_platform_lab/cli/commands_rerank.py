@@ -152,7 +152,7 @@ def score(
 ) -> None:
     """Recall of each strategy's pools without a rerank, with the unfitted rule and with a
     weights file's weights (a check on questions the weights were not fitted on)."""
-    from kg_platform.retrieval.rerank_weights import (
+    from kg_platform.retrieval.rerank.weights import (
         SHIPPED_WEIGHTS,
         candidates_in,
         load_weights,
@@ -247,7 +247,7 @@ def train_head(
             f"training the head needs torch ({exc}): pip install -e 'lab/[train]'",
             param_hint="train-head",
         ) from exc
-    from kg_platform.retrieval.query_head import EMBEDDER
+    from kg_platform.retrieval.rerank.query_head import EMBEDDER
     from kg_platform.sdk.platform import KnowledgePlatform
     from kg_platform_lab.rerank.pools import pool_dataset_name, read_pools
 

@@ -149,7 +149,7 @@ def fit_propagation(
         scope_examples,
         to_ranking,
     )
-    from kg_platform.retrieval.propagate import grid_scores, layer_candidates, rank_with
+    from kg_platform.retrieval.strategies.propagate import grid_scores, layer_candidates, rank_with
 
     document_qa = dataset.is_dir()
     examples = load_examples(dataset, document_qa=document_qa)[1][:limit]

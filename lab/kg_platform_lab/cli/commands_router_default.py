@@ -40,10 +40,10 @@ def router_levels(
     import numpy as np
 
     from kg_platform_lab.evaluation.docqa import is_docqa_folder, load_docqa
-    from kg_platform.retrieval.mog import plan_for
+    from kg_platform.retrieval.strategies.mog import plan_for
     from kg_platform_lab.routers.training import read_dataset
     from kg_platform_lab.routers.default import level_distribution
-    from kg_platform.retrieval.router import n_levels_for
+    from kg_platform.retrieval.strategies.router import n_levels_for
 
     if is_docqa_folder(dataset):
         questions = [q.question for q in load_docqa(dataset, limit=limit)]

@@ -42,7 +42,7 @@ def fit_structure(
     (weights + provenance with their sha256). Needs Neo4j holding the pools' corpora: each
     candidate's place in its document is read from the graph."""
     from kg_platform.graph import GraphClient
-    from kg_platform.retrieval.structure_rerank import file_sha256
+    from kg_platform.retrieval.rerank.structure import file_sha256
     from kg_platform_lab.cli.commands_rerank import _examples, _manifest
     from kg_platform_lab.rerank.fit import Scorer
     from kg_platform_lab.rerank.pools import read_pools

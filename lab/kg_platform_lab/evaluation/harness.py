@@ -33,7 +33,7 @@ from kg_platform_lab.evaluation.metrics import (
 )
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, get_strategy
 from kg_platform.retrieval.pipeline import retrieve
-from kg_platform.retrieval.selection import candidates_needed, resolve_selection
+from kg_platform.retrieval.rerank.selection import candidates_needed, resolve_selection
 from kg_platform_lab.queries import lab_read
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ class EvalConfig:
     corpus: str | None = None  # default: qa-<dataset file stem>
     corpus_limit: int | None = None  # ingest only the first N questions' paragraphs (tests)
     ingest: bool = True  # False: score the corpus as it is in the graph
-    select: str | None = None  # post-processor from kg_platform.retrieval.selection
+    select: str | None = None  # post-processor from kg_platform.retrieval.rerank.selection
     fetch_k: int | None = None  # items asked from a strategy (default: see fetch_size)
     scope: str | None = None  # document QA: 'document' (default) or 'corpus'
     #: a file of question or document ids seen in training (routers, fitted weights): those
@@ -312,7 +312,7 @@ def cut(
     ranking: list[Ranked], cfg: EvalConfig, k: int | None = None, budget: int | None = None
 ) -> list[Ranked]:
     """Cut at the budget when one is set, else at k (with ``--select``: as selected)."""
-    from kg_platform.retrieval.selection import decides_count
+    from kg_platform.retrieval.rerank.selection import decides_count
 
     budget = budget if budget is not None else cfg.budget_tokens
     if not budget and k is None and decides_count(cfg.select):

@@ -1,7 +1,7 @@
 """Fit the late rerank's weights per strategy by grid search on the metric itself.
 
 For each strategy, every weight combination of the grid reorders each training question's
-candidates exactly as the product's rerank would (:func:`kg_platform.retrieval.late_interaction
+candidates exactly as the product's rerank would (:func:`kg_platform.retrieval.rerank.late_interaction
 .combine`, the same tie-break), the ranking is deduplicated and cut at each token budget as
 ``kgp lab eval`` cuts it, and the mean evidence (or paragraph) recall over the budgets is the
 objective. Four weights and a few thousand questions leave little room to overfit, but the
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from kg_platform.retrieval.late_interaction import combine
-from kg_platform.retrieval.rerank_weights import LateWeights
+from kg_platform.retrieval.rerank.late_interaction import combine
+from kg_platform.retrieval.rerank.weights import LateWeights
 from kg_platform_lab.evaluation.harness import cut_at, score_example, to_ranking
 from kg_platform.retrieval.base import RetrievedItem
 from kg_platform_lab.rerank.pools import Pool

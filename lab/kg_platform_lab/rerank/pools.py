@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
-from kg_platform.retrieval.late_interaction import late_scores
+from kg_platform.retrieval.rerank.late_interaction import late_scores
 from kg_platform_lab.evaluation.docqa import is_docqa_folder
 from kg_platform_lab.evaluation.harness import load_examples, scope_examples
 

@@ -33,7 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from kg_platform.retrieval.query_head import EMBEDDER, file_sha256
+from kg_platform.retrieval.rerank.query_head import EMBEDDER, file_sha256
 from kg_platform_lab.evaluation.metrics import normalise
 from kg_platform_lab.rerank.fit import Scorer, order_by_score
 from kg_platform_lab.rerank.pools import Pool
@@ -109,7 +109,7 @@ def collect_states(
 ) -> list[StateRow]:
     """The frozen states of each pool's question and first ``candidates`` candidates, in the
     pools' order, read exactly as the product's late rerank reads them: the candidate under its
-    section path (:func:`~kg_platform.retrieval.late_interaction.reading_texts`, hence Neo4j
+    section path (:func:`~kg_platform.retrieval.rerank.late_interaction.reading_texts`, hence Neo4j
     and the ``corpus`` the pools were collected from), one model call per question
     (``_token_states``: the batch is the rerank's), the question's content pieces marked
     (``content_pieces``). Training on other states than the rerank's would fit another reader.
@@ -118,7 +118,7 @@ def collect_states(
     int8 copy); the head's provenance records it, and under ``rerank.quantize = auto`` the
     product reads the question with that copy (its candidates with int8 either way).
     """
-    from kg_platform.retrieval.late_interaction import (
+    from kg_platform.retrieval.rerank.late_interaction import (
         _token_states,
         content_pieces,
         reading_texts,
@@ -383,7 +383,7 @@ def held_recall(
     """Mean evidence recall at the scorer's budgets when the rows' candidates are reordered by
     min-max cosine + ``late_weight`` x min-max MaxSim (the product's unfitted rule), through
     ``head`` or (``None``) without one."""
-    from kg_platform.retrieval.late_interaction import min_max
+    from kg_platform.retrieval.rerank.late_interaction import min_max
 
     out = []
     with torch.no_grad():
@@ -449,7 +449,7 @@ def _fmt(values: Sequence[float]) -> str:
 
 # ---------------------------------------------------------------------------------- export
 def export_onnx(head: Head, path: Path) -> Path:
-    """Write the head as the product loads it (:mod:`kg_platform.retrieval.query_head`, ONNX
+    """Write the head as the product loads it (:mod:`kg_platform.retrieval.rerank.query_head`, ONNX
     Runtime, no torch): input ``tokens`` float32 [pieces, 384] (the question's L2-normalised
     content word-piece states); outputs ``mapped`` float32 [pieces, 384] =
     normalise(tokens + tokens A) and ``weights`` float32 [pieces] = softmax(tokens u); opset

@@ -1,7 +1,7 @@
 """Fitting the document rerank (``kgp lab rerank fit-structure``).
 
 Each pool's first candidates get the product's features
-(:func:`kg_platform.retrieval.structure_rerank.features`, their places read from the corpus the
+(:func:`kg_platform.retrieval.rerank.structure.features`, their places read from the corpus the
 pools came from), labelled 1 where the candidate holds a gold evidence sentence (as the query
 head is trained). A logistic regression with an L2 penalty (``0.5 / C * |w|^2``, intercept free)
 is fitted by Newton's method: 13 weights, thousands of lists, deterministic, no solver to
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from kg_platform.retrieval.structure_rerank import FEATURES, StructureModel, features, places
+from kg_platform.retrieval.rerank.structure import FEATURES, StructureModel, features, places
 from kg_platform_lab.rerank.fit import Scorer, order_by_score
 from kg_platform_lab.rerank.pools import Pool
 from kg_platform_lab.rerank.query_head import labels

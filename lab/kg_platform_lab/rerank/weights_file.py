@@ -17,7 +17,7 @@ def write_weights(path: Path, fits: Sequence[StrategyFit], report: dict[str, Any
     by_name = {f.strategy: f for f in fits}
     source = by_name.get(report.get("default_from", ""))
     body = {
-        "about": "late-rerank weights per strategy (kg_platform.retrieval.rerank_weights); "
+        "about": "late-rerank weights per strategy (kg_platform.retrieval.rerank.weights); "
         "reproduce with `kgp lab rerank collect` + `kgp lab rerank fit` (lab/docs/evaluation.md)",
         "fitted": date.today().isoformat(),
         "fitted_on": {

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import EvaluationError
-from kg_platform.retrieval.router import KINDS, n_levels_for
+from kg_platform.retrieval.strategies.router import KINDS, n_levels_for
 from kg_platform_lab.settings import RouterTrainingSettings, get_lab_settings
 from kg_platform_lab.routers.training import (
     best_snippets,
@@ -161,9 +161,9 @@ def train_default(
     training: RouterTrainingSettings | None = None,
 ) -> dict[str, Any]:
     """Train one router on the pooled records (minus the ``exclude`` datasets) into ``out_dir``
-    (``weights.npz`` + ``meta.json``, the layout :class:`~kg_platform.retrieval.router.Router`
+    (``weights.npz`` + ``meta.json``, the layout :class:`~kg_platform.retrieval.strategies.router.Router`
     reads). ``training``: the lab's ``router`` settings unless given."""
-    from kg_platform.retrieval.mog import choose_level
+    from kg_platform.retrieval.strategies.mog import choose_level
 
     training = training or get_lab_settings().router
 
@@ -190,7 +190,7 @@ def train_default(
             for k, v in result.state.items()
         },
     )
-    from kg_platform.retrieval.router import Router
+    from kg_platform.retrieval.strategies.router import Router
 
     datasets = sorted({r["dataset"] for r in recs})
     meta = {

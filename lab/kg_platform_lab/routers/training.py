@@ -5,7 +5,7 @@ question's label text (gold supporting sentences, else question + answer); the b
 soft label 0.8, the second 0.2, the rest 0; the MLP's sigmoid outputs are trained with binary
 cross-entropy summed over levels, Adam (lr 1e-3), with early stopping on a validation split. The
 result is saved next to a numpy copy of its weights and registered as ``(:Router)``, which
-:mod:`kg_platform.retrieval.router` loads at query time without torch.
+:mod:`kg_platform.retrieval.strategies.router` loads at query time without torch.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import EvaluationError, RetrievalError
-from kg_platform.retrieval.router import KINDS, n_levels_for, save_router_state
+from kg_platform.retrieval.strategies.router import KINDS, n_levels_for, save_router_state
 from kg_platform_lab.settings import RouterTrainingSettings, get_lab_settings
 
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ def read_dataset(path: Path) -> list[dict[str, Any]]:
 
 def best_snippets(ctx: "RetrievalContext", query: str, kind: str, n_levels: int) -> list[str]:
     """S_best[g]: the single best snippet of each level g for ``query`` (BM25, MoG paper)."""
-    from kg_platform.retrieval.mog import CorpusPlan, MoGStrategy, one_hot
+    from kg_platform.retrieval.strategies.mog import CorpusPlan, MoGStrategy, one_hot
 
     corpus = ctx.corpus
     out = []
@@ -201,7 +201,7 @@ def best_snippets(ctx: "RetrievalContext", query: str, kind: str, n_levels: int)
             items = strat.run(query, 1, [CorpusPlan(corpus, one_hot(g, n_levels), g)])
             out.append(items[0].text if items else "")
         return out
-    from kg_platform.retrieval.mogg import MoGGStrategy
+    from kg_platform.retrieval.strategies.mogg import MoGGStrategy
 
     strat = MoGGStrategy(ctx)
     for g in range(1, n_levels + 1):
@@ -263,7 +263,7 @@ def train_router(
     model.eval()
     with torch.no_grad():
         W = model(torch.tensor(X)).numpy()
-    from kg_platform.retrieval.mog import choose_level
+    from kg_platform.retrieval.strategies.mog import choose_level
 
     chosen = Counter(choose_level(w, settings.mog.zero_weight) for w in W)
     label_best = Counter(int(np.argmax(y)) + 1 for y in Y)

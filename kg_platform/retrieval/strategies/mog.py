@@ -106,7 +106,7 @@ def list_corpora(ctx: RetrievalContext) -> list[str]:
 
 def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) -> CorpusPlan:
     """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
-    from kg_platform.retrieval.router import n_levels_for
+    from kg_platform.retrieval.strategies.router import n_levels_for
 
     cfg = ctx.settings.mog
     n = n_levels_for(ctx.settings, kind)

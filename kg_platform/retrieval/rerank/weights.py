@@ -32,14 +32,14 @@ from kg_platform.errors import ConfigError
 if TYPE_CHECKING:
     from kg_platform.config import Settings
 
-SHIPPED_WEIGHTS = Path(__file__).resolve().parent.parent / "models" / "rerank" / "late-weights.json"
+SHIPPED_WEIGHTS = Path(__file__).resolve().parents[2] / "models" / "rerank" / "late-weights.json"
 #: candidates the rerank reorders for a strategy the weights file gives no count
 DEFAULT_CANDIDATES = 30
 
 
 @dataclass(frozen=True)
 class LateWeights:
-    """Weights of the rerank's terms (:func:`kg_platform.retrieval.late_interaction.combine`)."""
+    """Weights of the rerank's terms (:func:`kg_platform.retrieval.rerank.late_interaction.combine`)."""
 
     cosine: float = 1.0
     maxsim: float = 1.0

@@ -24,7 +24,7 @@ import numpy as np
 from kg_platform.embedding.base import has_token_states
 from kg_platform.errors import ConfigError, RetrievalError
 from kg_platform.retrieval.base import RetrievedItem
-from kg_platform.retrieval.text_cache import TextCache
+from kg_platform.retrieval.rerank.text_cache import TextCache
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
@@ -126,7 +126,7 @@ def rerank_scores(
         # Logits may be negative; the ratio test needs positive scores (SAGE paper): sigmoid.
         return 1.0 / (1.0 + np.exp(-raw)), scorer
     if scorer == "late":
-        from kg_platform.retrieval.late_interaction import late_scores
+        from kg_platform.retrieval.rerank.late_interaction import late_scores
 
         scores, _, _ = late_scores(query, texts, ctx, ids=ids)
         return np.maximum(scores, _EPS), scorer
@@ -183,16 +183,16 @@ def late_rerank(
 ) -> list[RetrievedItem]:
     """Reorder ``strategy``'s first items (``rerank.n_candidates``, unset: as many as the
     weights file gives the strategy, else 30) by the late rerank's score: cosine,
-    MaxSim (late interaction, :mod:`kg_platform.retrieval.late_interaction`), the strategy's own
+    MaxSim (late interaction, :mod:`kg_platform.retrieval.rerank.late_interaction`), the strategy's own
     score and rank, weighted as fitted for ``strategy``
-    (:func:`~kg_platform.retrieval.rerank_weights.weights_for`); over long documents
+    (:func:`~kg_platform.retrieval.rerank.weights.weights_for`); over long documents
     (``rerank.structure``) the document rerank's model instead, which adds where each candidate
-    sits in its document (:mod:`kg_platform.retrieval.structure_rerank`); an item's score is
+    sits in its document (:mod:`kg_platform.retrieval.rerank.structure`); an item's score is
     then the model's probability that it holds evidence. The rest follow in their order.
     Keeps every item: the caller's ``k`` or token budget decides how many are used."""
-    from kg_platform.retrieval.late_interaction import combine, late_scores
-    from kg_platform.retrieval.rerank_weights import candidates_for, weights_for
-    from kg_platform.retrieval.structure_rerank import model_for, structure_scores
+    from kg_platform.retrieval.rerank.late_interaction import combine, late_scores
+    from kg_platform.retrieval.rerank.weights import candidates_for, weights_for
+    from kg_platform.retrieval.rerank.structure import model_for, structure_scores
 
     n = candidates_for(strategy, ctx.settings)
     head, tail = items[:n], items[n:]
@@ -286,7 +286,7 @@ def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
     if name == "sage":
         return max(k, ctx.settings.sage.n_candidates)
     if name == "late":
-        from kg_platform.retrieval.rerank_weights import most_candidates
+        from kg_platform.retrieval.rerank.weights import most_candidates
 
         return max(k, most_candidates(ctx.settings))
     return k

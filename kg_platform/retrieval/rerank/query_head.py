@@ -1,6 +1,6 @@
 """The late rerank's trained query head: how the question's word pieces are read for MaxSim.
 
-The late rerank (:mod:`kg_platform.retrieval.late_interaction`) matches each of the question's
+The late rerank (:mod:`kg_platform.retrieval.rerank.late_interaction`) matches each of the question's
 content word pieces with its best word piece in a candidate. Untrained, a piece only finds
 itself or a near-synonym: "datasets" in "what datasets do they use?" does not find "SQuAD" or
 "the Penn Treebank", which is where the evidence is. The head maps each question piece's state
@@ -36,7 +36,7 @@ from kg_platform.errors import ConfigError
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
 
-SHIPPED_HEAD = Path(__file__).resolve().parent.parent / "models" / "rerank" / "query-head.onnx"
+SHIPPED_HEAD = Path(__file__).resolve().parents[2] / "models" / "rerank" / "query-head.onnx"
 #: the embedder whose word-piece states the head was trained on (the bundled model)
 EMBEDDER = "all-MiniLM-L6-v2"
 
@@ -119,9 +119,7 @@ def head_for(ctx: "RetrievalContext") -> QueryHead | None:
     if mode == "off" or getattr(ctx.embedder, "model_name", None) != EMBEDDER:
         return None
     if mode == "auto":
-        from kg_platform.retrieval.auto import scope_holds_documents
-
         # texts reranked outside any graph (a bare context) have no scope whose shape to read
-        if getattr(ctx, "graph", None) is None or not scope_holds_documents(ctx):
+        if getattr(ctx, "graph", None) is None or not ctx.shape().holds_documents:
             return None
     return load_head()

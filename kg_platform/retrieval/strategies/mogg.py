@@ -19,7 +19,7 @@ gathers sentences from anywhere in the paper and reads as no passage. ``auto`` (
 long (:meth:`MoGGStrategy.hops`). Cypher path bounds and relationship types cannot be
 parameters, so there is one named query per radius and hop set (``retrieval/mogg_r0..r3``,
 ``retrieval/mogg_next_r0..r3``), all rendered from ``retrieval/mogg.cypher.template``
-(``python -m kg_platform.retrieval.mogg`` rewrites them; a test checks they are in sync); the
+(``python -m kg_platform.retrieval.strategies.mogg`` rewrites them; a test checks they are in sync); the
 file used is the largest radius that has a non-zero weight. A plain-Python twin of the
 computation lives with the tests (``tests/support/reference.py``) and checks it exactly.
 """
@@ -37,7 +37,7 @@ from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 from kg_platform.graph.lucene import fulltext_query
 from kg_platform.graph.params import vector_param
-from kg_platform.retrieval.mog import CorpusPlan, list_corpora, plan_for
+from kg_platform.retrieval.strategies.mog import CorpusPlan, list_corpora, plan_for
 
 log = logging.getLogger(__name__)
 MAX_RADIUS = 3

@@ -72,7 +72,7 @@ class PropagateStrategy:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         if self.lam.get("E", 0.0) > 0 and not self.ctx.sources:
-            from kg_platform.retrieval.entity import EntityStrategy
+            from kg_platform.retrieval.strategies.entity import EntityStrategy
 
             walk = EntityStrategy(self.ctx)
             qv, seeds = walk.seeds(query)

@@ -16,8 +16,9 @@ record has the measurements (``lab/results/2026-11-27/default-path/``,
 What tells the kinds apart is known before the question is read: how many level-2 chunks each
 source holds (sources of a few chunks are passages; sources of dozens are documents;
 :mod:`kg_platform.graph.corpus_shape`, which ingestion reads too, to build the entities where
-this walks them), and whether the corpus has entities. One count over a sample of sources and
-one existence check decide (kept per retrieval context), so the cost does not grow with the
+this walks them), and whether the corpus has entities. One count over a sample of sources (the
+scope step's :meth:`~kg_platform.retrieval.base.RetrievalContext.shape`) and one existence
+check decide (kept per retrieval context), so the cost does not grow with the
 corpus; for passages with entities, the read of the question's seeds the walk needs anyway
 decides between ``entity`` and ``mogg``. Nothing is fitted on anyone's corpus.
 """
@@ -26,7 +27,7 @@ from __future__ import annotations
 
 import logging
 
-from kg_platform.graph.corpus_shape import corpus_counts, holds_documents, sources_counts
+from kg_platform.graph.corpus_shape import holds_documents
 from kg_platform.retrieval.base import (
     RetrievalContext,
     RetrievedItem,
@@ -54,33 +55,6 @@ def choose(sources: int, chunks: int, entities: bool = False) -> str:
     return FOR_PASSAGES_WITH_ENTITIES if entities else FOR_PASSAGES
 
 
-def scope_key(ctx: RetrievalContext) -> tuple[str | None, tuple[str, ...] | None]:
-    """What a scope's shape is kept under: (corpus, its document scope's sorted source ids)."""
-    return (ctx.corpus, tuple(sorted(ctx.sources)) if ctx.sources else None)
-
-
-def scope_counts(ctx: RetrievalContext) -> tuple[int, int]:
-    """``(sources, level-2 chunks)`` of the context's scope (its document scope, else its
-    corpus, else the whole graph), counted over a sample of its sources
-    (:mod:`kg_platform.graph.corpus_shape`) and kept on the context: one small read per scope,
-    whoever asks first (``auto``, the late rerank)."""
-    key = scope_key(ctx)
-    if key not in ctx._scope_counts:
-        ctx._scope_counts[key] = (
-            corpus_counts(ctx.graph, ctx.corpus)
-            if key[1] is None
-            else sources_counts(ctx.graph, list(key[1]))
-        )
-    return ctx._scope_counts[key]
-
-
-def scope_holds_documents(ctx: RetrievalContext) -> bool:
-    """Whether the scope is long documents (what ``auto`` answers with ``propagate``), not short
-    passages."""
-    n_sources, n_chunks = scope_counts(ctx)
-    return choose(n_sources, n_chunks) == FOR_DOCUMENTS
-
-
 class AutoStrategy:
     """``auto``: ``propagate`` over long documents, ``mogg`` over short passages (``entity``
     where the corpus has the distilled layer and the question names one of its entities);
@@ -100,9 +74,10 @@ class AutoStrategy:
         self.last_plans: object = None
 
     def _choice(self) -> str:
-        key = scope_key(self.ctx)
+        key = self.ctx.scope_key()
         if key not in self._shapes:
-            n_sources, n_chunks = scope_counts(self.ctx)
+            shape = self.ctx.shape()  # read by the scope step, once per context
+            n_sources, n_chunks = shape.sources, shape.chunks
             entities = key[1] is None and self._has_entity_layer()
             self._shapes[key] = choose(n_sources, n_chunks, entities)
             log.debug(
@@ -156,7 +131,7 @@ class AutoStrategy:
         alone ("the river", "the film") it spreads over every paragraph that uses them. One
         read of the question's seeds decides, and the walk reuses them. Returns the strategy
         that ran, its items and why it ran."""
-        from kg_platform.retrieval.entity import EntityStrategy
+        from kg_platform.retrieval.strategies.entity import EntityStrategy
 
         walker = self._runner(FOR_PASSAGES_WITH_ENTITIES)
         assert isinstance(walker, EntityStrategy)

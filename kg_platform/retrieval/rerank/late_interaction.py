@@ -41,9 +41,9 @@ import numpy as np
 from kg_platform.embedding.base import has_token_states, quantized_embedder
 from kg_platform.granularity.bm25 import STOPWORDS
 from kg_platform.errors import ConfigError
-from kg_platform.retrieval.query_head import head_for
-from kg_platform.retrieval.rerank_weights import LateWeights
-from kg_platform.retrieval.text_cache import TextCache
+from kg_platform.retrieval.rerank.query_head import head_for
+from kg_platform.retrieval.rerank.weights import LateWeights
+from kg_platform.retrieval.rerank.text_cache import TextCache
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
@@ -82,7 +82,7 @@ def question_quantize(ctx: "RetrievalContext") -> str:
     int8 ones measured as good as fp32 (``lab/results/2026-11-28/doc-int8-mixed/``). The
     question is one short text, so reading it with fp32 costs next to nothing."""
     if ctx.settings.rerank.quantize == "auto" and head_for(ctx) is not None:
-        from kg_platform.retrieval.query_head import head_states
+        from kg_platform.retrieval.rerank.query_head import head_states
 
         return head_states()
     return rerank_quantize(ctx)
@@ -246,7 +246,7 @@ def late_scores(
     rerank = min-max(cosine) + ``rerank.late_weight`` x min-max(MaxSim), over these texts;
     MaxSim over the query's content word pieces (``rerank.query_stop_words``), read through
     the trained query head where ``rerank.query_head`` applies
-    (:mod:`kg_platform.retrieval.query_head`).
+    (:mod:`kg_platform.retrieval.rerank.query_head`).
     With ``ids`` (the items' node ids) each text is read under its section path
     (:func:`reading_texts`); without, as it is."""
     if not texts:

@@ -68,7 +68,7 @@ class AtomicRetriever:
                 path=rec["atoms"] or [],
             )
         if self.direct:
-            from kg_platform.retrieval.baselines import VectorChunks
+            from kg_platform.retrieval.strategies.baselines import VectorChunks
 
             for item in VectorChunks(self.ctx, level=self.level).retrieve_vector(qv, k):
                 prev = found.get(item.id)
@@ -152,7 +152,7 @@ class AtomicTagged:
         self._tags = TaggedRetriever(self.ctx)
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
-        from kg_platform.retrieval.baselines import rrf
+        from kg_platform.retrieval.strategies.baselines import rrf
 
         depth = max(2 * k, 20)
         fused = rrf(

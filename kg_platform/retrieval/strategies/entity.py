@@ -2,7 +2,7 @@
 
 1. The question's mentions are its word n-grams that are entity keys of the corpus, longest
    first, and its capitalised names that match none
-   (:mod:`~kg_platform.retrieval.question_keys`; ``entity_graph.question_finder = spacy`` runs
+   (:mod:`~kg_platform.retrieval.strategies.question_keys`; ``entity_graph.question_finder = spacy`` runs
    the NLP extractor on the question instead); each is matched to the corpus's entities by
    normalised name and, for names, by name embedding (``retrieval/entity_seeds``).
 2. A personalized PageRank over Entity -[:MENTIONED_IN]- Chunk, three power-iteration steps in one
@@ -53,11 +53,11 @@ class EntityStrategy:
     def question_mentions(self, query: str) -> list[tuple[str, str, str]]:
         """(normalised key, surface name, type) of the question's mentions, found as
         ``entity_graph.question_finder`` says: ``keys`` looks the question's n-grams up among
-        the corpus's entity keys (:mod:`~kg_platform.retrieval.question_keys`; a capitalised
+        the corpus's entity keys (:mod:`~kg_platform.retrieval.strategies.question_keys`; a capitalised
         name that matches none is typed ``name`` and found by embedding); ``spacy`` runs the
         NLP extractor on the question (none without spaCy)."""
         if self.ctx.settings.entity_graph.question_finder == "keys":
-            from kg_platform.retrieval.question_keys import question_mentions
+            from kg_platform.retrieval.strategies.question_keys import question_mentions
 
             return [
                 (m.key, m.name, m.type or UNMATCHED_NAME)

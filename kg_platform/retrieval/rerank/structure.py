@@ -31,12 +31,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import ConfigError
-from kg_platform.retrieval.late_interaction import min_max
+from kg_platform.retrieval.rerank.late_interaction import min_max
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
 
-MODELS = Path(__file__).resolve().parent.parent / "models" / "rerank"
+MODELS = Path(__file__).resolve().parents[2] / "models" / "rerank"
 SHIPPED_WEIGHTS = MODELS / "structure-rerank.weights.json"
 SHIPPED_PROVENANCE = MODELS / "structure-rerank.json"
 QUERY = "retrieval/structure_context"
@@ -158,9 +158,7 @@ def model_for(ctx: "RetrievalContext") -> StructureModel | None:
     if mode == "off" or getattr(ctx, "graph", None) is None:
         return None
     if mode == "auto":
-        from kg_platform.retrieval.auto import scope_holds_documents
-
-        if not scope_holds_documents(ctx):
+        if not ctx.shape().holds_documents:
             return None
     return load_model()
 
