@@ -81,6 +81,9 @@ class EvalConfig:
     #: a file of question or document ids seen in training (routers, fitted weights): those
     #: questions are left out, so the numbers are for questions nothing was fitted on
     held_out: Path | None = None
+    #: a passage JSONL (bench/distractors/) added to the pooled corpus, without the passages
+    #: already in it; the default corpus is then qa-<dataset>+<distractor file stem>
+    distractors: Path | None = None
 
     @property
     def document_qa(self) -> bool:
@@ -111,8 +114,18 @@ class EvalConfig:
             raise EvaluationError(f"--k must be >= 1, got {self.k}")
         if self.budget_tokens is not None and self.budget_tokens < 1:
             raise EvaluationError(f"--budget-tokens must be >= 1, got {self.budget_tokens}")
+        if self.distractors is not None:
+            self.distractors = Path(self.distractors)
+            if self.document_qa:
+                raise EvaluationError(
+                    "--distractors adds passages to a pooled QA corpus, not to a document-QA "
+                    "folder",
+                    hint="evaluate a QA file (bench/dev/*.jsonl) with --distractors",
+                )
         if self.corpus is None:
             self.corpus = f"qa-{dataset_name(self.dataset)}"
+            if self.distractors is not None:
+                self.corpus += f"+{self.distractors.stem}"
 
     def fetch_size(self) -> int:
         """Items requested from a strategy before selection, dedup and the cut."""
@@ -205,7 +218,9 @@ def ensure_corpus(
             hint="ingest the corpus another way, then evaluate it without ingesting "
             "(EvalConfig ingest=False with its corpus name)",
         ) from exc
-    kwargs = {"embedder": embedder} if embedder is not None else {}
+    kwargs: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
+    if cfg.distractors is not None:
+        kwargs["distractors"] = cfg.distractors
     report = qa.ingest_qa(
         graph, settings, cfg.dataset, cfg.corpus, limit=cfg.corpus_limit, **kwargs
     )

@@ -82,6 +82,7 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         "scope": cfg.scope,
         "skipped_missing_document": result.missing_documents,
         "held_out": str(cfg.held_out) if cfg.held_out else None,
+        "distractors": str(cfg.distractors) if cfg.distractors else None,
         "excluded_trained": result.excluded_trained,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
