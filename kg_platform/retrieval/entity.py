@@ -103,7 +103,13 @@ class EntityStrategy:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qv, seeds = self.seeds(query)
-        return self.run(qv, seeds, k)
+        items = self.run(qv, seeds, k)
+        cfg = self.ctx.settings.entity_graph
+        if cfg.references_top:  # the REFERENCES hop (retrieval/references_hop.py)
+            from kg_platform.retrieval.references_hop import add_referenced
+
+            items = add_referenced(self.ctx, items, cfg.references_top, cfg.references_per)[:k]
+        return items
 
     def run(self, qv: list[float], seeds: list[dict[str, Any]], k: int) -> list[RetrievedItem]:
         cfg = self.ctx.settings.entity_graph

@@ -59,6 +59,17 @@ def test_a_bad_distractor_file_is_refused_with_a_hint(tmp_path):
         read_distractors(tmp_path / "missing.jsonl", {})
 
 
+def test_the_passage_cut_keeps_the_first_five_distinct_passages():
+    from kg_platform.retrieval.base import RetrievedItem
+    from kg_platform_lab.evaluation.harness import first_passages
+
+    items = [
+        RetrievedItem(id=f"c{i}", text="", score=1.0, source_id=s)
+        for i, s in enumerate(["a", "a", "b", None, "c", "b", "d", "e", "f"])
+    ]
+    assert first_passages(items) == ["a", "b", "c3", "c", "d"]
+
+
 def test_the_default_corpus_names_the_distractors():
     cfg = EvalConfig(dataset=WIKI, strategies=["bm25"], distractors=DISTRACTORS)
     assert cfg.corpus == "qa-2wikimultihopqa+2wikimultihopqa-hipporag2"
@@ -84,5 +95,9 @@ def test_kgp_eval_adds_the_distractors(graph_session, cli_env, tmp_path):
     report = json.loads(out.read_text())
     assert report["corpus"] == corpus and report["distractors"] == str(path)
     assert report["ingest"]["added"] == len({p["doc_id"] for p in question["paragraphs"]}) + extra
-    assert report["strategies"]["bm25"]["n"] == 1
+    block = report["strategies"]["bm25"]
+    assert block["n"] == 1
+    # k=5 items lie in at most 5 passages, which the passage cut reads whole
+    assert block["recall_at_5_passages"] >= block["paragraph_recall"]
+    assert block["all_found_at_5_passages"] >= block["all_supporting_found"]
     drop_corpus(graph_session, corpus)

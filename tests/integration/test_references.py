@@ -131,3 +131,81 @@ def test_a_renamed_source_is_looked_for_again(graph_session, settings, embedder,
     assert ("Anna Kendrick", "Portland, Maine") not in got
     assert got == _full(graph, corpus)
     drop_corpus(graph, corpus)
+
+
+def test_explain_shows_the_references_between_results(graph_session, settings, embedder, tmp_path):
+    from kg_platform.retrieval.explain import SUBGRAPH_QUERY, subgraph_ids
+    from kg_platform.retrieval.references_explain import reference_lines
+    from kg_platform.sdk import KnowledgePlatform
+
+    graph, corpus = graph_session, "t-refs-explain"
+    drop_corpus(graph, corpus)
+    folder = tmp_path / "docs"
+    for n in ARTICLES:
+        _write(folder, n, *ARTICLES[n])
+    ingest_paths(graph, settings, [folder], corpus, embedder=embedder)
+    kp = KnowledgePlatform(settings, graph=graph, embedder=embedder)
+    items = kp.search("Who directed Pitch Perfect?", strategy="bm25", k=3, corpus=corpus).items
+    assert {it.source_title for it in items} >= {"Pitch Perfect", "Jason Moore (director)"}
+    lines = reference_lines(graph, items)
+    assert lines[0].startswith("references")
+    assert any(
+        "'Pitch Perfect' -> #" in line and "'Jason Moore (director)'" in line and "both" in line
+        for line in lines
+    ), lines
+    # the Browser snippet's subgraph holds the REFERENCES edges between the results' sources
+    rows = graph.read(SUBGRAPH_QUERY, ids=subgraph_ids(items))
+    kinds = {rel.type for r in rows if r["r"] is not None for rel in r["r"].relationships}
+    assert "REFERENCES" in kinds
+    drop_corpus(graph, corpus)
+
+
+def test_the_references_hop_places_named_sources_after_their_parent(
+    graph_session, settings, embedder, tmp_path
+):
+    from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
+    from kg_platform.retrieval.references_hop import add_referenced
+
+    graph, corpus = graph_session, "t-refs-hop"
+    drop_corpus(graph, corpus)
+    folder = tmp_path / "docs"
+    for n in ARTICLES:
+        _write(folder, n, *ARTICLES[n])
+    _write(folder, "other.md", "Toledo Museum of Art", "A museum in Ohio with glass.")
+    ingest_paths(graph, settings, [folder], corpus, embedder=embedder)
+    rows = graph.read_raw(
+        "MATCH (c:Chunk {corpus: $c, level: 1}) MATCH (s:Source {id: c.source_id}) "
+        "RETURN s.title AS title, c.id AS id, c.source_id AS sid",
+        c=corpus,
+    )
+    chunk = {r["title"]: (r["id"], r["sid"]) for r in rows}
+
+    def item(title: str) -> RetrievedItem:
+        cid, sid = chunk[title]
+        return RetrievedItem(id=cid, text=title, score=1.0, source_id=sid, source_title=title)
+
+    ctx = RetrievalContext(graph=graph, embedder=embedder, settings=settings, corpus=corpus)
+    # Kendrick's source names Pitch Perfect: it comes in right after her, with its first chunk
+    # (only the first `top` items are parents: Jason Moore stays where he is)
+    items = [item("Anna Kendrick"), item("Toledo Museum of Art"), item("Jason Moore (director)")]
+    got = add_referenced(ctx, items, top=1, per=2)
+    assert [it.source_title for it in got] == [
+        "Anna Kendrick",
+        "Pitch Perfect",
+        "Toledo Museum of Art",
+        "Jason Moore (director)",
+    ]
+    assert got[1].query == "retrieval/references_neighbours" and got[1].path[0] == items[0].id
+    # a neighbour the walk ranked lower moves up behind the chunk that links it (most mentions
+    # first: Moore and Pitch Perfect name each other three times, Kendrick twice)
+    items = [item("Pitch Perfect"), item("Toledo Museum of Art"), item("Jason Moore (director)")]
+    got = add_referenced(ctx, items, top=1, per=2)
+    assert [it.source_title for it in got] == [
+        "Pitch Perfect",
+        "Jason Moore (director)",
+        "Anna Kendrick",
+        "Toledo Museum of Art",
+    ]
+    assert got[1] is items[2]  # moved, not fetched again
+    assert len({it.source_id for it in got}) == len(got)
+    drop_corpus(graph, corpus)
