@@ -7,7 +7,9 @@ vector finds it, and the entity walk only when the two passages share an extract
 With ``entity_graph.references_top = N`` the sources that the walk's first N chunks' sources
 name (or are named by) are placed right after the chunk that links them (moved up when the walk
 ranked them lower, brought in with their first chunk when it did not reach them), so the rerank
-sees them. Off by default: it did not help on the dev sets (see the setting).
+sees them. On by default (``references_top = 4``, ``references_per = 2``, set before measuring):
+on the multi-hop dev sets the default path's paragraph recall at 512 tokens went 0.860 -> 0.890
+(HotpotQA), 0.828 -> 0.860 (2Wiki), 0.732 -> 0.732 (MuSiQue).
 """
 
 from __future__ import annotations
