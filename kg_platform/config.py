@@ -493,6 +493,18 @@ class EntityGraphSettings(BaseModel):
     )
     width: int = Field(500, ge=1, description="nodes kept per power-iteration step")
     fetch: int = Field(200, description="vector hits fetched before the corpus filter")
+    references_top: int = Field(
+        4,
+        ge=0,
+        description="REFERENCES hop: the sources that the walk's first N chunks' sources name (or "
+        "are named by) join the candidates right after the chunk that links them "
+        "(retrieval/references_hop.py); 0 = off. 4 and references_per 2 were set before "
+        "measuring, not fitted; on the multi-hop dev sets the default path gained on HotpotQA "
+        "and 2Wiki and held MuSiQue",
+    )
+    references_per: int = Field(
+        2, ge=1, description="REFERENCES hop: linked sources added per chunk at most"
+    )
 
 
 class SageSelectSettings(BaseModel):

@@ -19,8 +19,11 @@ from kg_platform.cli.lazy import get_settings, knowledge_platform
 
 
 def register(app: typer.Typer) -> None:
+    from kg_platform.cli.commands_references import register_references
+
     app.command("ingest")(ingest)
     register_piece_graph(app)
+    register_references(app)
 
 
 def _json_progress(event: dict[str, Any]) -> None:

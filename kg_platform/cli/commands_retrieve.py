@@ -63,6 +63,7 @@ def retrieve(
     import logging
 
     from kg_platform.retrieval.explain import browser_snippet, explain_lines
+    from kg_platform.retrieval.references_explain import reference_lines
 
     if explain:
         logging.getLogger("kg_platform.retrieval").setLevel(logging.INFO)
@@ -77,6 +78,7 @@ def retrieve(
             record=record,
             max_tokens=budget_tokens,
         )
+        references = reference_lines(kp.graph, found.items) if explain else []
     items = found.items
     if as_json:
         payload = found.to_dict()
@@ -97,6 +99,7 @@ def retrieve(
                     "",
                     f"explanation ({_strategy_line(found)}; selection {found.select}):",
                     *explain_lines(items),
+                    *references,
                     "",
                     "Neo4j Browser (paste):",
                     browser_snippet(items),

@@ -482,6 +482,21 @@ class IngestSession:
         if parser is not None:
             parser.close()
 
+    def _sync_references(self) -> None:
+        """REFERENCES edges between the corpus's sources that name each other's titles."""
+        from kg_platform.ingest.references import sync_references
+
+        self.emit(event="phase", name="references")
+        started = time.perf_counter()
+        refs = sync_references(self.graph, self.corpus, lease_s=self.settings.jobs.lease_s)
+        self.timings["references"] = self.timings.get("references", 0.0) + (
+            time.perf_counter() - started
+        )
+        if not refs.skipped:
+            self.counts["references_edges"] = refs.edges
+            self.counts["references_added"] = refs.added
+            self.counts["references_removed"] = refs.removed
+
     def _distill_nlp(self) -> None:
         """The NLP extractor over the corpus's pending chunks, as :meth:`_nlp_mode` says: under
         ``auto`` only where ``auto`` retrieval reads the corpus as short passages (its default
@@ -564,6 +579,7 @@ class IngestSession:
                     self.counts["similar_edges"] = sync.edges
                     self.counts["piece_graph_pending"] = sync.pending
                     self.report.piece_graph_mode = sync.mode
+                self._sync_references()
                 self._distill_nlp()
         except BaseException as exc:  # noqa: BLE001 - recorded below, then re-raised by caller
             fatal = exc

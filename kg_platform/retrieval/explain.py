@@ -14,10 +14,12 @@ SUBGRAPH_QUERY = "retrieval/explain_subgraph"
 
 
 def subgraph_ids(items: Sequence[RetrievedItem]) -> list[str]:
-    """Every node id on the results' paths, in first-seen order."""
+    """Every node id on the results' paths, in first-seen order, then their sources (whose
+    REFERENCES edges show which result names another's title)."""
     ids: list[str] = []
     for it in items:
         ids.extend([it.id, *it.path])
+    ids.extend(it.source_id or "" for it in items)
     return list(dict.fromkeys(i for i in ids if i))
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from kg_platform.ingest.roots import PathGuard
     from kg_platform.ingest.runs import RunRecord
     from kg_platform.ingest.similar import PieceGraphSync
+    from kg_platform.ingest.references import ReferencesSync
     from kg_platform.jobs import JobRunResult, JobSpec
     from kg_platform.jobs.runner import Trigger
     from kg_platform.reasoning import Answer
@@ -375,6 +376,16 @@ class KnowledgePlatform:
             force=True,
             candidates=pg.candidates,
             rebuild_factor=pg.rebuild_factor,
+        )
+
+    def rebuild_references(self, corpus: str | None = None) -> "ReferencesSync":
+        """Rebuild the corpus' ``(:Source)-[:REFERENCES]->(:Source)`` edges in full (every text
+        against every title). Ingestion keeps them up to date by itself; this builds them for a
+        corpus ingested before they existed, and gives the same edges as the increments."""
+        from kg_platform.ingest.references import sync_references
+
+        return sync_references(
+            self.graph, self.open_corpus(corpus), force=True, lease_s=self.settings.jobs.lease_s
         )
 
     def check_piece_graph(self, corpus: str | None = None) -> dict[str, Any]:

@@ -89,6 +89,59 @@ def _paragraph_input(corpus: str, dataset: str, para: dict[str, Any]) -> SourceI
     )
 
 
+def _same_text_key(para: dict[str, Any]) -> tuple[str, str]:
+    """A paragraph's title and text with every space removed: the same passage whatever the
+    file's sentence split or spacing."""
+    text = para.get("text")
+    if not text:
+        text = "".join(str(s) for s in para.get("sentences") or [])
+    return str(para.get("title") or "").strip(), "".join(str(text).split())
+
+
+def read_distractors(
+    path: str | Path, present: dict[str, tuple[str, dict[str, Any]]]
+) -> tuple[list[tuple[str, dict[str, Any]]], int]:
+    """The passages of a distractor JSONL (``bench/distractors/*.jsonl``: ``doc_id``, ``dataset``,
+    ``title``, ``text``, ``sentences``) that are not already among ``present`` (doc_id ->
+    (dataset, paragraph)) by doc_id or by title and text; and how many were skipped so."""
+    path = Path(path)
+    seen_ids = set(present)
+    seen_texts = {_same_text_key(p) for _, p in present.values()}
+    out: list[tuple[str, dict[str, Any]]] = []
+    skipped = 0
+    try:
+        fh = path.open(encoding="utf-8")
+    except OSError as exc:
+        raise EvaluationError(
+            f"cannot read the distractor file {path}: {exc.strerror or exc}",
+            hint="pass a JSONL of passages such as bench/distractors/2wikimultihopqa-hipporag2.jsonl",
+        ) from exc
+    with fh:
+        for n, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise EvaluationError(
+                    f"{path}:{n} is not JSON: {exc.msg}",
+                    hint="one passage object per line (doc_id, dataset, title, text, sentences)",
+                ) from exc
+            if not isinstance(row, dict) or not row.get("doc_id") or not row.get("sentences"):
+                raise EvaluationError(
+                    f"{path}:{n} is not a passage (needs doc_id and sentences)",
+                    hint="see bench/distractors/README.md for the schema",
+                )
+            key = _same_text_key(row)
+            if row["doc_id"] in seen_ids or key in seen_texts:
+                skipped += 1
+                continue
+            seen_ids.add(row["doc_id"])
+            seen_texts.add(key)
+            out.append((str(row.get("dataset") or path.stem), row))
+    return out, skipped
+
+
 def ingest_qa(
     graph: GraphClient,
     settings: Settings,
@@ -98,8 +151,10 @@ def ingest_qa(
     *,
     progress: Progress | None = None,
     embedder: Embedder | None = None,
+    distractors: str | Path | None = None,
 ) -> IngestReport:
-    """Ingest the candidate paragraphs of the first ``limit`` questions of ``path``."""
+    """Ingest the candidate paragraphs of the first ``limit`` questions of ``path``, and with
+    ``distractors`` (a passage JSONL) its passages that are not among them already."""
     paragraphs: dict[str, tuple[str, dict[str, Any]]] = {}
     for q in read_questions(path, limit):
         dataset = str(q.get("dataset") or Path(path).stem)
@@ -110,8 +165,14 @@ def ingest_qa(
                     hint="see bench/README.md for the unified schema",
                 )
             paragraphs.setdefault(para["doc_id"], (dataset, para))
+    paths = [str(path)]
+    if distractors is not None:
+        extra, _ = read_distractors(distractors, paragraphs)
+        for dataset, para in extra:
+            paragraphs[para["doc_id"]] = (dataset, para)
+        paths.append(str(distractors))
     session = IngestSession(
-        graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(path)]
+        graph, settings, corpus, embedder=embedder, progress=progress, paths=paths
     )
     try:
         session.emit(event="start", total=len(paragraphs), run_id=session.run_id)

@@ -127,3 +127,31 @@ def test_the_command_prints_the_table_and_writes_it(tmp_path):
     assert "evidence_recall:" in res.output
     assert "| `hybrid` | **0.500** | **0.200** |" in res.output
     assert out.read_text().splitlines()[0] == "| strategy | document | corpus |"
+
+
+def test_multi_hop_reports_show_recall_at_5_passages_and_all_found(tmp_path):
+    from typer.testing import CliRunner
+
+    from kg_platform.cli.main import app
+
+    qa = _report(
+        tmp_path / "qa.json",
+        {
+            "default": _block(
+                paragraph_recall=0.8, recall_at_5_passages=0.9, all_supporting_found=0.6
+            ),
+            "bm25": _block(paragraph_recall=0.7, recall_at_5_passages=0.75),
+        },
+    )
+    res = CliRunner().invoke(app, ["lab", "eval-table", str(qa)])
+    assert res.exit_code == 0, res.output + repr(res.exception)
+    assert "paragraph_recall, recall_at_5_passages, all_supporting_found:" in res.output
+    assert "| strategy | qa R | qa R@5 passages | qa all found |" in res.output
+    assert "| `default` | **0.800** | **0.900** | **0.600** |" in res.output
+    # one metric named: the one-metric table as before
+    res = CliRunner().invoke(app, ["lab", "eval-table", str(qa), "--metric", "mrr"])
+    assert "| strategy | qa |" in res.output
+    # reports without the passage cut keep the single default metric
+    old = _report(tmp_path / "old.json", {"bm25": _block(paragraph_recall=0.5)})
+    res = CliRunner().invoke(app, ["lab", "eval-table", str(old)])
+    assert res.output.startswith("paragraph_recall:\n")

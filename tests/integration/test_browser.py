@@ -57,7 +57,17 @@ def populated(graph_session, settings, embedder, tmp_path_factory):
     from kg_platform.sdk import KnowledgePlatform
 
     doc = SAMPLE if SAMPLE.exists() else FALLBACK
-    report = ingest_paths(graph_session, settings, [doc], CORPUS, embedder=embedder)
+    # two short articles that name each other's titles: REFERENCES edges for their slide
+    articles = tmp_path_factory.mktemp("articles")
+    (articles / "armonk.md").write_text(
+        "# Armonk, New York\n\nArmonk is a hamlet where Thomas J. Watson built a campus.\n",
+        encoding="utf-8",
+    )
+    (articles / "watson.md").write_text(
+        "# Thomas J. Watson\n\nThomas J. Watson led the company from Armonk, New York.\n",
+        encoding="utf-8",
+    )
+    report = ingest_paths(graph_session, settings, [doc, articles], CORPUS, embedder=embedder)
     assert report.status == "completed", report.summary()
     with FakeOpenAI(responder) as server:
         s = llm_settings_for(server, tmp_path_factory.mktemp("llm-cache"), concurrency=2)

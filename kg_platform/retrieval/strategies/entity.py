@@ -121,7 +121,12 @@ class EntityStrategy:
             width=cfg.width,
             k=k,
         )
-        return [self._item(r) for r in rows]
+        items = [self._item(r) for r in rows]
+        if cfg.references_top:  # the REFERENCES hop (retrieval/references_hop.py)
+            from kg_platform.retrieval.references_hop import add_referenced
+
+            items = add_referenced(self.ctx, items, cfg.references_top, cfg.references_per)[:k]
+        return items
 
     @staticmethod
     def _item(r: Any) -> RetrievedItem:

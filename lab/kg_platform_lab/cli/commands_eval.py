@@ -67,6 +67,13 @@ def eval_command(
         "document id) is listed in this file, e.g. the ids the shipped routers were trained "
         "on (lab/results/2026-11-24/default-routers/longdoc-trained-ids.txt)",
     ),
+    distractors: Path = typer.Option(
+        None,
+        "--distractors",
+        help="a passage JSONL added to the pooled corpus (passages already in it by doc_id or "
+        "title and text are skipped), e.g. bench/distractors/2wikimultihopqa-hipporag2.jsonl; "
+        "the default corpus is then qa-<dataset>+<file stem>",
+    ),
     list_only: bool = typer.Option(False, "--list", help="list the known strategies and exit"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="no progress output"),
 ) -> None:
@@ -121,6 +128,7 @@ def eval_command(
         fetch_k=fetch_k,
         scope=scope,
         held_out=held_out,
+        distractors=distractors,
     )
     with KnowledgePlatform(get_settings()) as kp:
         result = run_evaluation(cfg, kp.graph, kp.embedder, kp.settings, progress=progress)

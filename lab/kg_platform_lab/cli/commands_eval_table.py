@@ -17,7 +17,9 @@ def eval_table_command(
     metric: str = typer.Option(
         None,
         "--metric",
-        help="the strategy field to show (default: evidence_recall, else paragraph_recall)",
+        help="the strategy field(s) to show, comma-separated (default: evidence_recall, else "
+        "paragraph_recall; for multi-hop reports also recall_at_5_passages and "
+        "all_supporting_found)",
     ),
     strategies: str = typer.Option(
         None, "--strategy", "-s", help="comma-separated strategies, in this row order"
@@ -27,12 +29,15 @@ def eval_table_command(
         True, "--bold-best/--no-bold-best", help="bold each column's best value"
     ),
 ) -> None:
-    """Lay one metric of several kgp lab eval reports out as one Markdown table: strategies down,
-    runs across, each column named by the settings that differ between the runs."""
-    from kg_platform_lab.evaluation.table import merge_reports
+    """Lay metrics of several kgp lab eval reports out as one Markdown table: strategies down,
+    runs across, each column named by the settings that differ between the runs (and by the
+    metric when there are several). Multi-hop reports show recall at the run's cut (e.g. 512
+    tokens), recall at 5 passages (the cut published figures use) and all-supporting-found."""
+    from kg_platform_lab.evaluation.table import default_metrics, merge_metrics
 
     names = [s.strip() for s in strategies.split(",") if s.strip()] if strategies else None
-    table = merge_reports(reports, metric=metric, strategies=names)
+    metrics = [m.strip() for m in metric.split(",") if m.strip()] if metric else None
+    table = merge_metrics(reports, metrics or default_metrics(reports), strategies=names)
     text = table.markdown(bold_best=bold_best)
     typer.echo(f"{table.metric}:\n{text}")
     if out:

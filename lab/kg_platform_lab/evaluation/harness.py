@@ -81,6 +81,9 @@ class EvalConfig:
     #: a file of question or document ids seen in training (routers, fitted weights): those
     #: questions are left out, so the numbers are for questions nothing was fitted on
     held_out: Path | None = None
+    #: a passage JSONL (bench/distractors/) added to the pooled corpus, without the passages
+    #: already in it; the default corpus is then qa-<dataset>+<distractor file stem>
+    distractors: Path | None = None
 
     @property
     def document_qa(self) -> bool:
@@ -111,8 +114,18 @@ class EvalConfig:
             raise EvaluationError(f"--k must be >= 1, got {self.k}")
         if self.budget_tokens is not None and self.budget_tokens < 1:
             raise EvaluationError(f"--budget-tokens must be >= 1, got {self.budget_tokens}")
+        if self.distractors is not None:
+            self.distractors = Path(self.distractors)
+            if self.document_qa:
+                raise EvaluationError(
+                    "--distractors adds passages to a pooled QA corpus, not to a document-QA "
+                    "folder",
+                    hint="evaluate a QA file (bench/dev/*.jsonl) with --distractors",
+                )
         if self.corpus is None:
             self.corpus = f"qa-{dataset_name(self.dataset)}"
+            if self.distractors is not None:
+                self.corpus += f"+{self.distractors.stem}"
 
     def fetch_size(self) -> int:
         """Items requested from a strategy before selection, dedup and the cut."""
@@ -138,6 +151,8 @@ class StrategyRun:
     router_levels: list[tuple[str, int]] = field(default_factory=list)  # mog/mogg: (source, g_r)
     #: what ran under this name when it is not a strategy's own: ``default`` -> "hybrid + auto"
     path: str | None = None
+    #: QA files: each question scored on the ranking's first PASSAGES_AT passages, read whole
+    passage_scores: list[QuestionScore] = field(default_factory=list)
 
 
 #: The run name that evaluates what a user gets with no flags: the settings' default strategy
@@ -205,7 +220,9 @@ def ensure_corpus(
             hint="ingest the corpus another way, then evaluate it without ingesting "
             "(EvalConfig ingest=False with its corpus name)",
         ) from exc
-    kwargs = {"embedder": embedder} if embedder is not None else {}
+    kwargs: dict[str, Any] = {"embedder": embedder} if embedder is not None else {}
+    if cfg.distractors is not None:
+        kwargs["distractors"] = cfg.distractors
     report = qa.ingest_qa(
         graph, settings, cfg.dataset, cfg.corpus, limit=cfg.corpus_limit, **kwargs
     )
@@ -298,6 +315,36 @@ def corpus_chunks(graph: "GraphClient", corpus: str, level: int = BASELINE_LEVEL
 
 # ----------------------------------------------------------------------------- selection
 # ------------------------------------------------------------------------------- scoring
+#: The cut published multi-hop retrieval figures use (recall@5, e.g. HippoRAG 2's tables): the
+#: first five distinct passages of a ranking, each counted whole. Reported beside the token
+#: budget's figures as ``recall_at_5_passages`` / ``all_found_at_5_passages``.
+PASSAGES_AT = 5
+
+
+def first_passages(items: list[RetrievedItem], n: int = PASSAGES_AT) -> list[str]:
+    """The first ``n`` distinct passages (source ids) of a ranking, in rank order."""
+    out: list[str] = []
+    for it in items:
+        sid = it.source_id or it.id
+        if sid not in out:
+            out.append(sid)
+            if len(out) == n:
+                break
+    return out
+
+
+def passage_ranking(
+    graph: "GraphClient", items: list[RetrievedItem], cache: dict[str, str]
+) -> list[Ranked]:
+    """The ranking's first PASSAGES_AT passages as whole texts (read once per passage)."""
+    ids = first_passages(items)
+    missing = [sid for sid in ids if sid not in cache]
+    if missing:
+        for row in graph.read("ingest/references_texts", ids=missing):
+            cache[row["id"]] = "\n".join(t or "" for t in row["texts"])
+    return [Ranked(sid, cache.get(sid, "")) for sid in ids]
+
+
 def to_ranking(items: list[RetrievedItem]) -> list[Ranked]:
     """A strategy's items as the scorer sees them: ids and texts, duplicates dropped."""
     return dedupe([Ranked(it.id, it.text) for it in items])
@@ -413,6 +460,7 @@ def run_evaluation(
         sources=next(iter(scopes.values()), None) if scoped else None,
     )
     runs: dict[str, StrategyRun] = {}
+    passages: dict[str, str] = {}  # source id -> its whole text, for the passage cut
     for name in cfg.strategies:
         strategy_name, run_cfg = path_of(name, cfg, settings)
         fetch = _fetch_depth(run_cfg, ctx)
@@ -442,6 +490,10 @@ def run_evaluation(
             ranking = to_ranking(items)
             run.rankings.append(ranking)
             run.scores.append(score_example(ex, cut(ranking, run_cfg)))
+            if not cfg.document_qa:
+                run.passage_scores.append(
+                    score_example(ex, passage_ranking(graph, items, passages))
+                )
             if progress:
                 progress(name, i + 1, len(examples))
         runs[name] = run

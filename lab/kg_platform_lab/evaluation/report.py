@@ -6,7 +6,8 @@ JSON contract (other tools read it; add keys, never rename or drop)::
      "strategies": {NAME: {"paragraph_recall": float, "sentence_recall": float,
                            "all_supporting_found": float, "mrr": float, "context_tokens": float,
                            "latency_ms_p50": float, "latency_ms_p95": float, "n": int,
-                           ...additive: "errors", "curve"}},
+                           ...additive: "errors", "curve", "recall_at_5_passages",
+                           "all_found_at_5_passages"}},
      ...additive: "schema_version", "corpus", "corpus_chunks", "skipped_empty_gold",
                   "fetch_k", "select", "ingest", "wall_s", "created"}
 
@@ -55,6 +56,10 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         block = aggregate(run.scores, run.latencies_ms)
         block["errors"] = len(run.errors)
         block["curve"] = curves[name]
+        if run.passage_scores:  # QA files: the published cut, beside the token budget's
+            at5 = aggregate(run.passage_scores, [])
+            block["recall_at_5_passages"] = at5["paragraph_recall"]
+            block["all_found_at_5_passages"] = at5["all_supporting_found"]
         by_gold = recall_by_gold_paragraphs(result.examples, run.scores)
         if by_gold:  # document QA: one-paragraph and multi-paragraph questions apart
             block["evidence_recall_by_gold_paragraphs"] = by_gold
@@ -82,6 +87,7 @@ def report_json(result: "EvalResult", curves: dict[str, list[dict[str, float]]])
         "scope": cfg.scope,
         "skipped_missing_document": result.missing_documents,
         "held_out": str(cfg.held_out) if cfg.held_out else None,
+        "distractors": str(cfg.distractors) if cfg.distractors else None,
         "excluded_trained": result.excluded_trained,
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
@@ -192,11 +198,21 @@ EVIDENCE_COLUMNS = [
 ]
 
 
+PASSAGE_COLUMNS = [
+    ("recall_at_5_passages", "R@5 psg", "{:.3f}"),
+    ("all_found_at_5_passages", "all@5 psg", "{:.3f}"),
+]
+
+
 def _columns(report: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """The table's columns: document QA adds evidence recall and token coverage up front."""
+    """The table's columns: document QA adds evidence recall and token coverage up front; QA
+    files add recall and all-found at 5 passages (the published figures' cut) after the run's."""
     blocks = list((report.get("strategies") or {}).values())
     if blocks and all("evidence_recall" in b for b in blocks):
         return EVIDENCE_COLUMNS + [c for c in COLUMNS if c[0] != "paragraph_recall"]
+    if blocks and all("recall_at_5_passages" in b for b in blocks):
+        at = 3  # after paragraph recall, sentence recall, all found
+        return COLUMNS[:at] + PASSAGE_COLUMNS + COLUMNS[at:]
     return COLUMNS
 
 

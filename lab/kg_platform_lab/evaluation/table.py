@@ -159,3 +159,53 @@ def merge_reports(
             if name in seen and isinstance(value, (int, float)) and not isinstance(value, bool):
                 cells[(name, col)] = float(value)
     return MergedTable(metric=chosen, columns=columns, strategies=seen, cells=cells)
+
+
+#: short names of the metrics a multi-metric table puts beside each run's label
+SHORT_NAMES = {
+    "paragraph_recall": "R",
+    "evidence_recall": "R",
+    "recall_at_5_passages": "R@5 passages",
+    "all_supporting_found": "all found",
+    "all_found_at_5_passages": "all found@5 passages",
+}
+
+#: what a multi-hop table shows by default when the reports carry the passage cut: recall at the
+#: run's own cut (token budget or k), recall at 5 passages (the published figures' cut), and the
+#: share of questions with every supporting fact returned
+MULTI_HOP_METRICS = ("recall_at_5_passages", "all_supporting_found")
+
+
+def default_metrics(paths: Sequence[Path]) -> list[str]:
+    """The run's own metric, plus recall at 5 passages and all-supporting-found when every
+    strategy of every report has them (QA-file reports written since they were added)."""
+    reports = [load_report(p) for p in paths]
+    first = pick_metric(reports, None)
+    blocks = [b for r in reports for b in r.report["strategies"].values()]
+    extra = [m for m in MULTI_HOP_METRICS if blocks and all(m in b for b in blocks)]
+    return [first, *extra] if len(extra) == len(MULTI_HOP_METRICS) else [first]
+
+
+def merge_metrics(
+    paths: Sequence[Path], metrics: Sequence[str], *, strategies: Sequence[str] | None = None
+) -> MergedTable:
+    """One table of several metrics: each run's column repeated per metric (``<run> <short>``)."""
+    if len(metrics) == 1:
+        return merge_reports(paths, metric=metrics[0], strategies=strategies)
+    tables = [merge_reports(paths, metric=m, strategies=strategies) for m in metrics]
+    columns: list[str] = []
+    cells: dict[tuple[str, str], float] = {}
+    for col in tables[0].columns:
+        for table in tables:
+            label = f"{col} {SHORT_NAMES.get(table.metric, table.metric)}"
+            columns.append(label)
+            for name in table.strategies:
+                value = table.cells.get((name, col))
+                if value is not None:
+                    cells[(name, label)] = value
+    return MergedTable(
+        metric=", ".join(t.metric for t in tables),
+        columns=columns,
+        strategies=tables[0].strategies,
+        cells=cells,
+    )
