@@ -498,7 +498,7 @@ class EntityGraphSettings(BaseModel):
         ge=0,
         description="REFERENCES hop: the sources that the walk's first N chunks' sources name (or "
         "are named by) join the candidates right after the chunk that links them "
-        "(retrieval/references_hop.py); 0 = off. 4 and references_per 2 were set before "
+        "(retrieval/strategies/references_hop.py); 0 = off. 4 and references_per 2 were set before "
         "measuring, not fitted; on the multi-hop dev sets the default path gained on HotpotQA "
         "and 2Wiki and held MuSiQue",
     )

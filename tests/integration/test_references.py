@@ -164,7 +164,7 @@ def test_the_references_hop_places_named_sources_after_their_parent(
     graph_session, settings, embedder, tmp_path
 ):
     from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
-    from kg_platform.retrieval.references_hop import add_referenced
+    from kg_platform.retrieval.strategies.references_hop import add_referenced
 
     graph, corpus = graph_session, "t-refs-hop"
     drop_corpus(graph, corpus)

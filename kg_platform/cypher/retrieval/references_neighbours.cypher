@@ -1,4 +1,4 @@
-// The REFERENCES hop (retrieval/references_hop.py): for each of the walk's top chunks
+// The REFERENCES hop (retrieval/strategies/references_hop.py): for each of the walk's top chunks
 // (rows: {parent: chunk id, source: its source id}), the sources its source names or is named
 // by (most mentions first, $per of them, none already among the results: $have), each with its
 // first finest-level chunk.

@@ -122,8 +122,8 @@ class EntityStrategy:
             k=k,
         )
         items = [self._item(r) for r in rows]
-        if cfg.references_top:  # the REFERENCES hop (retrieval/references_hop.py)
-            from kg_platform.retrieval.references_hop import add_referenced
+        if cfg.references_top:  # the REFERENCES hop (retrieval/strategies/references_hop.py)
+            from kg_platform.retrieval.strategies.references_hop import add_referenced
 
             items = add_referenced(self.ctx, items, cfg.references_top, cfg.references_per)[:k]
         return items
