@@ -71,7 +71,7 @@ def atomize(
     for rows in pending_chunks(
         graph,
         corpus=corpus,
-        levels=settings.distill.levels,
+        levels=settings.tuning.distill.levels,
         step="atomic",
         version=version,
         source_ids=source_ids,

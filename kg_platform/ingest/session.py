@@ -545,7 +545,7 @@ class IngestSession:
                 self._unlock()  # writes done: the next run of this corpus may start
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
-                pg = self.settings.piece_graph
+                pg = self.settings.tuning.piece_graph
                 fault_point("piece_graph")
                 sync = sync_piece_graph(
                     self.graph,

@@ -172,7 +172,7 @@ class Reasoner:
         result.notes = notes + result.notes
         result.trace = trace
         result.usage = self.steps.usage().minus(before)
-        if run is not None and self.settings.reasoning.store_trajectories:
+        if run is not None and self.settings.tuning.reasoning.store_trajectories:
             result.trajectory_id = self._store(result, run, corpus)
         return result
 
@@ -282,7 +282,7 @@ class Reasoner:
         budget: int | None,
     ) -> tuple[Answer, DecompositionRun]:
         assert self.steps is not None
-        dcfg = self.settings.decomposition
+        dcfg = self.settings.tuning.decomposition
         source = GraphCandidates(
             self.graph, self.embedder, corpus, chunk_index=f"chunk_embedding_l{dcfg.chunk_level}"
         )
@@ -368,7 +368,7 @@ class Reasoner:
         from kg_platform.reasoning.fallback import best_sentences
 
         picked = best_sentences(
-            question, context, self.embedder, self.settings.reasoning.evidence_sentences
+            question, context, self.embedder, self.settings.tuning.reasoning.evidence_sentences
         )
         quotes = " ".join(f'"{s}" [{i + 1}]' for _, i, s in picked)
         return Draft(
@@ -436,7 +436,7 @@ class Reasoner:
     ) -> Answer:
         from kg_platform.retrieval.pipeline import retrieve
 
-        k = self.settings.reasoning.evidence_chunks
+        k = self.settings.tuning.reasoning.evidence_chunks
         # the default selection (the late rerank): the chunks `kgp retrieve` would return
         result = retrieve(
             self._context(corpus),
@@ -461,5 +461,5 @@ class Reasoner:
             self.embedder,
             skipped=skipped,
             strategy=strategy,
-            top=self.settings.reasoning.evidence_sentences,
+            top=self.settings.tuning.reasoning.evidence_sentences,
         )

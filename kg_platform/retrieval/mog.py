@@ -8,7 +8,7 @@ corpus), pools the corpora, keeps the top-k level-1 chunks and returns each one'
 the router's level ``g_r`` (two chunks with one container count once; the next candidate moves
 up). Levels the router weighs below ``mog.level_skip`` times its largest weight are not
 searched (except ``g_r``). Without a trained router, a one-hot weight on
-``settings.mog.fixed_level`` is used, and the result says so (``breakdown['fixed_level']``).
+``settings.tuning.mog.fixed_level`` is used, and the result says so (``breakdown['fixed_level']``).
 
 A plain-Python twin of this selection lives with the tests (``tests/support/reference.py``)
 and checks the Cypher exactly.
@@ -134,7 +134,7 @@ class MoGStrategy:
 
     def __init__(self, ctx: RetrievalContext, scoring: str | None = None) -> None:
         self.ctx = ctx
-        self.scoring = scoring or ctx.settings.mog.scoring
+        self.scoring = scoring or ctx.settings.tuning.mog.scoring
         self.last_plans: list[CorpusPlan] = []
 
     @property

@@ -5,7 +5,7 @@ Level g of a centre piece is the piece plus every piece within ``g - 1`` hops ov
 token cap, emitted in document order. Groups are expanded at query time around seed pieces (no
 materialised groups: they would multiply the stored text by the hop radius and go stale on
 every ingest). Seeds come from the piece fulltext index (BM25), the piece
-vector index, or both (``settings.mog.mogg_seed_index``; a seed's score is the sum of its
+vector index, or both (``settings.tuning.mog.mogg_seed_index``; a seed's score is the sum of its
 normalised scores); a group's score is the sum of the seed scores of its members (query-time
 stand-in for scoring the group's text). The two-step selection is MoG's: top-k_r groups per level
 (k_r raised to k when k is larger, so k results can exist) -> t_rs(piece)[g] = best normalised
@@ -68,7 +68,7 @@ class MoGGStrategy:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qvec = self.ctx.embedder.embed([query])[0]
-        skip = self.ctx.settings.mog.mogg_level_skip
+        skip = self.ctx.settings.tuning.mog.mogg_level_skip
         plans = [
             plan_for(self.ctx, c, qvec, "mogg").without_low_weights(skip)
             for c in list_corpora(self.ctx)
@@ -128,7 +128,7 @@ class MoGGStrategy:
         params = self.params(query, k, plans, qvec)
         if not params["q"] and params["qv"] is None:
             return []
-        radius = radius_needed(plans, self.ctx.settings.mog.zero_weight)
+        radius = radius_needed(plans, self.ctx.settings.tuning.mog.zero_weight)
         name = query_name(radius, self.hops(plans))
         self.last_query = name
         rows = self.ctx.graph.read(name, **params)

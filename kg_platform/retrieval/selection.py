@@ -5,7 +5,7 @@ candidates, :func:`apply_selection` reranks them against the question (a cross-e
 ``settings.sage.cross_encoder`` names a local model, otherwise the late-interaction score of
 ``--select late`` or the embedder's cosine: :func:`sage_scorer`) and keeps
 the first :func:`gradient_cut` of them. The number returned is decided by the cut, not by ``k``:
-callers that want SAGE should fetch ``settings.sage.n_candidates`` items first.
+callers that want SAGE should fetch ``settings.tuning.sage.n_candidates`` items first.
 
 The rule is the multiplicative reading of the paper's misprinted pseudo-code: after ``min_k``
 items, keep item ``i`` while ``S[i] >= g * S[i-1]`` (it reproduces the paper's worked example).
@@ -102,7 +102,7 @@ def sage_scorer(ctx: "RetrievalContext") -> str:
 
 def sage_gradient(settings: Any, scorer: str) -> float:
     """``sage.gradient`` when set, else the value calibrated for ``scorer``."""
-    g = settings.sage.gradient
+    g = settings.tuning.sage.gradient
     return DEFAULT_GRADIENT.get(scorer, PAPER_GRADIENT) if g is None else float(g)
 
 
@@ -170,7 +170,7 @@ def sage_rerank(
 def sage_keep(ranked: list[RetrievedItem], ctx: "RetrievalContext") -> int:
     """How many of SAGE's reranked items its gradient cut keeps."""
     g = sage_gradient(ctx.settings, sage_scorer(ctx))
-    keep = gradient_cut([it.score for it in ranked], ctx.settings.sage.min_k, g) if ranked else 0
+    keep = gradient_cut([it.score for it in ranked], ctx.settings.tuning.sage.min_k, g) if ranked else 0
     log.debug("sage selection kept %d of %d candidates", keep, len(ranked))
     return keep
 
@@ -284,7 +284,7 @@ def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
     """How many items a caller should ask the strategy for before applying ``name``."""
     name = resolve_selection(name, ctx)
     if name == "sage":
-        return max(k, ctx.settings.sage.n_candidates)
+        return max(k, ctx.settings.tuning.sage.n_candidates)
     if name == "late":
         from kg_platform.retrieval.rerank_weights import most_candidates
 

@@ -366,7 +366,7 @@ class KnowledgePlatform:
         """
         from kg_platform.ingest.similar import sync_piece_graph
 
-        pg = self.settings.piece_graph
+        pg = self.settings.tuning.piece_graph
         return sync_piece_graph(
             self.graph,
             self.open_corpus(corpus),
@@ -387,7 +387,7 @@ class KnowledgePlatform:
         from kg_platform.ingest.similar import desired_edges, frozen_stats
 
         name = self.open_corpus(corpus)
-        pg = self.settings.piece_graph
+        pg = self.settings.tuning.piece_graph
         rows = self.graph.read("ingest/piece_texts", corpus=name)
         stored = {
             (r["a"], r["b"]): float(r["score"])
@@ -563,7 +563,7 @@ class KnowledgePlatform:
         Defaults (``strategy``, ``k``, ``select``) come from ``settings.retrieve``. Each item has
         its score breakdown, path, the named Cypher that found it, and its source (id, title,
         uri), section, page and chunk id. ``select="sage"`` asks the strategy for
-        ``settings.sage.n_candidates`` items and keeps SAGE's gradient cut of them (so the number
+        ``settings.tuning.sage.n_candidates`` items and keeps SAGE's gradient cut of them (so the number
         returned is the cut's, not ``k``). ``scope`` restricts retrieval to some documents
         (source ids, titles, paths or file names), inside the Cypher. ``record=True`` stores the
         result as ``(:Trajectory {kind: 'retrieve'})`` and returns its id as ``answer_id``, so

@@ -442,7 +442,7 @@ def load_segmenter(
     return SageSegmenter(
         model,
         embedder.embed,
-        threshold=settings.segment.sage_threshold,
-        coarse_tokens=settings.segment.sage_coarse_tokens,
+        threshold=settings.tuning.segment.sage_threshold,
+        coarse_tokens=settings.tuning.segment.sage_coarse_tokens,
         coarse_mode=getattr(settings.segment, "sage_coarse_mode", "adaptive"),
     )

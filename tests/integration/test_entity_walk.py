@@ -42,7 +42,7 @@ def test_a_chunk_passes_its_mass_only_to_entities_that_lead_to_another_chunk(
         """,
         corpus=CORPUS,
     )
-    walk = settings.entity_graph.model_copy(
+    walk = settings.tuning.entity_graph.model_copy(
         update={"chunk_seeds": 0, "chunk_weight": 0.0, "damping": 1.0, "max_degree": 3}
     )
     ctx = RetrievalContext(

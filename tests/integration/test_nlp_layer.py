@@ -264,7 +264,7 @@ def test_entity_strategy_reaches_a_paragraph_only_a_shared_entity_leads_to(
                 update={"extractor": "nlp", "nlp_on_ingest": True}
             ),
             # one chunk seed only: the director's paragraph must come through the entity
-            "entity_graph": settings.entity_graph.model_copy(update={"chunk_seeds": 1}),
+            "entity_graph": settings.tuning.entity_graph.model_copy(update={"chunk_seeds": 1}),
         }
     )
     ingest_paths(clean_graph, s, [tmp_path], CORPUS, embedder=embedder)

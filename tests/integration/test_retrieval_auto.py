@@ -193,7 +193,7 @@ def test_the_default_rerank_reads_candidates_with_int8_and_documents_questions_w
     the query head was trained on (read by int8, the head lost recall)."""
     if getattr(kp.embedder, "quantize", None) != "none":
         pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
-    assert kp.settings.rerank.quantize == "auto"
+    assert kp.settings.tuning.rerank.quantize == "auto"
     docs, docs_fp32, docs_int8 = (_maxsims(kp, DOCS, None, q) for q in (None, "none", "int8"))
     common = set(docs) & set(docs_fp32) & set(docs_int8)
     assert common

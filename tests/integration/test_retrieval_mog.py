@@ -217,10 +217,10 @@ def _reference(ctx, data, hits: dict, plans, normalise: str = "minmax") -> list:
         data["ancestors"],
         data["corpus_of"],
         plans,
-        k_r=ctx.settings.mog.k_r,
+        k_r=ctx.settings.tuning.mog.k_r,
         k=3,
         normalise=normalise,
-        skip_below=ctx.settings.mog.level_skip,
+        skip_below=ctx.settings.tuning.mog.level_skip,
     )
 
 
@@ -228,14 +228,14 @@ def _reference(ctx, data, hits: dict, plans, normalise: str = "minmax") -> list:
 @pytest.mark.parametrize("normalise", ["minmax", "max"])
 def test_mog_cypher_equals_python_reference(world, question, normalise):
     ctx, data = world
-    ctx.settings.mog.normalise = normalise
+    ctx.settings.tuning.mog.normalise = normalise
     try:
         plans = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
         got = MoGStrategy(ctx, scoring="bm25").run(question, 3, plans)
         # the Cypher skips the levels mog.level_skip leaves out: so does the reference
         want = _reference(ctx, data, _chunk_hits(ctx.graph, question, 3), plans, normalise)
     finally:
-        ctx.settings.mog.normalise = "minmax"
+        ctx.settings.tuning.mog.normalise = "minmax"
     assert want, "the reference found nothing: the test graph is wrong"
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
@@ -277,8 +277,8 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans, level
     ctx, data = world
     assert [p.searched_levels(0.2) for p in LOW_WEIGHTS] == [[2, 3], [1, 3]]
     assert [p.searched_levels(0.0) for p in ALL_LEVELS_WEIGHTED] == [[1, 2, 3], [1, 2, 3]]
-    old = ctx.settings.mog.level_skip
-    ctx.settings.mog.level_skip = level_skip
+    old = ctx.settings.tuning.mog.level_skip
+    ctx.settings.tuning.mog.level_skip = level_skip
     try:
         qvec = ctx.embedder.embed([question])[0]
         got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
@@ -289,7 +289,7 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans, level
             ctx, data, {k[:2]: v for k, v in hits.items() if k[2] == "bm25"}, plans
         )
     finally:
-        ctx.settings.mog.level_skip = old
+        ctx.settings.tuning.mog.level_skip = old
     assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
@@ -305,11 +305,11 @@ def test_mog_dense_variant_and_fixed_level_without_router(world, caplog):
         dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
     finally:
         ctx.settings.mog.default_router = old
-    assert items and all(it.level == ctx.settings.mog.fixed_level for it in items)
-    assert all(it.breakdown["fixed_level"] == ctx.settings.mog.fixed_level for it in items)
+    assert items and all(it.level == ctx.settings.tuning.mog.fixed_level for it in items)
+    assert all(it.breakdown["fixed_level"] == ctx.settings.tuning.mog.fixed_level for it in items)
     # the Meissen sentence is level-1 chunk tA-c1-4, returned as its fixed-level container
     assert dense[0].path[0] == "tA-c1-4" and dense[0].query == "retrieval/mog_dense"
-    assert dense[0].id == {1: "tA-c1-4", 2: "tA-c2-2", 3: "tA-c3-1"}[ctx.settings.mog.fixed_level]
+    assert dense[0].id == {1: "tA-c1-4", 2: "tA-c2-2", 3: "tA-c3-1"}[ctx.settings.tuning.mog.fixed_level]
 
 
 def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:

@@ -246,7 +246,7 @@ def test_mogg_groups_the_format_list_whole_with_separate_piece_vectors(
     assert report.status == "completed", report.summary()
     ctx = platform.retrieval_context(corpus, scope=["MarkItDown"])
     ctx.settings = ctx.settings.model_copy(deep=True)
-    ctx.settings.mog.mogg_group_tokens = 2048
+    ctx.settings.tuning.mog.mogg_group_tokens = 2048
     top = get_strategy("mogg", ctx).retrieve(FORMATS_QUESTION, 1)
     assert top, "mogg returned nothing"
     assert "MarkItDown currently supports the conversion from:" in top[0].text

@@ -219,9 +219,9 @@ def train_sage(
     segmenter = SageSegmenter(
         model,
         cache.embed,
-        threshold=settings.segment.sage_threshold,
-        coarse_tokens=settings.segment.sage_coarse_tokens,
-        coarse_mode=settings.segment.sage_coarse_mode,
+        threshold=settings.tuning.segment.sage_threshold,
+        coarse_tokens=settings.tuning.segment.sage_coarse_tokens,
+        coarse_mode=settings.tuning.segment.sage_coarse_mode,
     )
     threshold, val_err = calibrate_sage_threshold(segmenter, data.documents["val"], cache)
     say(f"calibrated ss = {threshold:.2f} (validation mean of Pk and WindowDiff {val_err:.4f})")
@@ -245,8 +245,8 @@ def train_sage(
     model.meta.update(
         {
             "threshold": threshold,
-            "coarse_tokens": settings.segment.sage_coarse_tokens,
-            "coarse_mode": settings.segment.sage_coarse_mode,
+            "coarse_tokens": settings.tuning.segment.sage_coarse_tokens,
+            "coarse_mode": settings.tuning.segment.sage_coarse_mode,
             "seed": seed,
             "loss": "bce",
             "embedder_frozen": True,
