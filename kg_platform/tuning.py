@@ -263,7 +263,6 @@ class DistillTuning(BaseModel):
     )
     nlp_min_concept_mentions: int = Field(2, ge=1, description="recurrences that make a concept")
     nlp_max_entities: int = Field(40, ge=1, description="NLP mentions kept per chunk")
-    nlp_batch_chunks: int = Field(256, ge=1, description="chunks parsed and written per batch")
     nlp_parse_process: bool = Field(True, description="parse with spaCy in a child process")
     tag_sample_chunks: int = Field(12, ge=1, description="chunks read to propose tag classes")
     max_tag_classes: int = Field(8, ge=1, description="tag classes kept per corpus")

@@ -66,13 +66,13 @@ def extract_entities_nlp(
     ``parser`` (a child process, :mod:`~kg_platform.distilling.nlp_parser`) parses the next.
     Pass a started parser to have its pipeline loaded ahead (ingestion does); otherwise one is
     started here and closed at the end."""
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     report = StepReport("entities")
     report.timings = {"parse_wait": 0.0, "resolve_write": 0.0}
     names = quantized_embedder(embedder, settings.embedding, cfg.name_quantize)
     resolver = EntityResolver(graph, names, corpus, cfg.entity_merge_cos)
     own_parser = parser is None
-    first_limit = max(1, cfg.nlp_batch_chunks // 4)
+    first_limit = max(1, settings.distill.nlp_batch_chunks // 4)
     failed: list[str] = []
     inflight: deque[_Batch] = deque()
     started = time.perf_counter()
@@ -81,12 +81,16 @@ def extract_entities_nlp(
             # keep one batch parsing ahead of the one being written
             while len(inflight) < 2:
                 # the first batch is small: nothing overlaps its parse, so it should be short
-                limit = cfg.nlp_batch_chunks if report.chunks or inflight else first_limit
+                limit = (
+                    settings.distill.nlp_batch_chunks if report.chunks or inflight else first_limit
+                )
                 batch = _next_batch(graph, settings, corpus, source_ids, failed, inflight, limit)
                 if batch is None:
                     break
                 if parser is None:
-                    parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+                    parser = NlpParser(
+                        settings.distill.nlp_model, in_child=cfg.nlp_parse_process
+                    ).start()
                 batch.parsed = parser.submit(batch.request)
                 inflight.append(batch)
             if not inflight:
@@ -118,7 +122,7 @@ def extract_entities_nlp(
             report.chunks += len(batch.rows)
             report.written += written
             report.relations += related
-            if echo and report.chunks % (cfg.nlp_batch_chunks * 8) < len(batch.rows):
+            if echo and report.chunks % (settings.distill.nlp_batch_chunks * 8) < len(batch.rows):
                 echo(f"nlp entities: {report.chunks} chunks, {time.perf_counter() - started:.0f}s")
     finally:
         if own_parser and parser is not None:
@@ -148,7 +152,7 @@ def _next_batch(
 ) -> _Batch | None:
     """The next sources with pending chunks, up to ``limit`` chunks (a bigger source alone),
     skipping sources that failed in this run or are in flight; None when done."""
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     recs = graph.read(
         "distill/pending_sources",
         corpus=corpus,

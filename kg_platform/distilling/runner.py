@@ -208,7 +208,10 @@ def _distill_locked(
 
     corpus = report.corpus
     counts = graph.read(
-        "distill/count_chunks", corpus=corpus, levels=settings.tuning.distill.levels, source_ids=source_ids
+        "distill/count_chunks",
+        corpus=corpus,
+        levels=settings.tuning.distill.levels,
+        source_ids=source_ids,
     )
     report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0
     t0 = time.perf_counter()

@@ -49,7 +49,7 @@ def ensure_tag_classes(
     rec = graph.read("distill/corpus_tag_classes", corpus=corpus)
     if rec and rec[0]["classes"] and rec[0]["version"] == version:
         return json.loads(rec[0]["classes"])
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     samples = graph.read(
         "distill/sample_chunks", corpus=corpus, levels=cfg.levels, limit=cfg.tag_sample_chunks
     )
@@ -259,7 +259,11 @@ class QueryTagger:
         for m in out.mappings:
             qk, ck = normalise_name(m.query_tag), normalise_name(m.corpus_tag)
             c = by_name.get(ck)
-            if qk not in need or c is None or m.confidence < self.settings.tuning.distill.map_confidence:
+            if (
+                qk not in need
+                or c is None
+                or m.confidence < self.settings.tuning.distill.map_confidence
+            ):
                 continue
             conf = max(0.0, min(1.0, float(m.confidence)))
             found.append(MappedTag(c["id"], c["name"], c["class"], conf, keys[qk]))

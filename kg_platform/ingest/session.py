@@ -126,7 +126,7 @@ class IngestSession:
         self._pending_rows = 0
         # batches handed to the embed/write stages, oldest first, with the future of their write
         self._inflight: deque[tuple[list[tuple[SourcePlan, bool]], Future[int]]] = deque()
-        self._depth = max(0, int(getattr(settings.ingest, "pipeline_batches", 0)))
+        self._depth = max(0, int(settings.tuning.ingest.pipeline_batches))
         self._embed_pool: ThreadPoolExecutor | None = None
         self._write_pool: ThreadPoolExecutor | None = None
         self._stop = threading.Event()
@@ -463,8 +463,10 @@ class IngestSession:
             return
         from kg_platform.distilling.nlp_parser import NlpParser
 
-        cfg = self.settings.distill
-        self._nlp_parser = NlpParser(cfg.nlp_model, in_child=cfg.nlp_parse_process).start()
+        cfg = self.settings.tuning.distill
+        self._nlp_parser = NlpParser(
+            self.settings.distill.nlp_model, in_child=cfg.nlp_parse_process
+        ).start()
 
     def _looks_like_passages(self, plan: SourcePlan) -> bool:
         """The guess that starts the parser early: the shape of the corpus as it was, or for a

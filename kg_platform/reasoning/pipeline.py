@@ -109,7 +109,7 @@ class Reasoner:
         if self.steps is None and self.llm is not None:
             from kg_platform.reasoning.llm_steps import LLMSteps
 
-            cfg = self.settings.reasoning
+            cfg = self.settings.tuning.reasoning
             self.steps = LLMSteps(
                 self.llm, feedback_bias=cfg.feedback_bias, max_passage_tokens=cfg.max_passage_tokens
             )
@@ -189,7 +189,7 @@ class Reasoner:
 
         if budget is not None:
             return self._budgeted(question, corpus, strategy, budget)
-        cfg = self.settings.sage
+        cfg = self.settings.tuning.sage
         ctx = self._context(corpus)
         result = retrieve(ctx, question, strategy=strategy, k=cfg.n_candidates, select="sage")
         evidence = from_items(result.ranked, via=strategy)
@@ -390,7 +390,7 @@ class Reasoner:
     ) -> None:
         assert self.steps is not None
         steps = self.steps
-        cfg = self.settings.sage
+        cfg = self.settings.tuning.reasoning
         outcome = self_feedback_loop(
             pool,
             min_k,

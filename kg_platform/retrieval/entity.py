@@ -92,7 +92,7 @@ class EntityStrategy:
             ],
             corpus=self.ctx.corpus,
             ix=self.ctx.index_prefix(),
-            fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, cfg.fetch),
+            fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, settings.retrieve.fetch),
             per_mention=cfg.per_mention,
             min_cos=cfg.seed_cos,
         )
@@ -111,7 +111,7 @@ class EntityStrategy:
             QUERY,
             seeds=[{"id": s["id"], "w": s["w"]} for s in seeds],
             qv=qv,
-            fetch=self.ctx.index_fetch(max(cfg.chunk_seeds, 1), cfg.fetch),
+            fetch=self.ctx.index_fetch(max(cfg.chunk_seeds, 1), self.ctx.settings.retrieve.fetch),
             ix=self.ctx.index_prefix(),
             k_seed=cfg.chunk_seeds,
             corpus=self.ctx.corpus,

@@ -108,7 +108,7 @@ def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) ->
     """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
     from kg_platform.retrieval.router import n_levels_for
 
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     n = n_levels_for(ctx.settings, kind)
     router, source = ctx.router_of(corpus, kind, n, len(qvec))
     if router is not None:
@@ -153,10 +153,12 @@ class MoGStrategy:
     def run(
         self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
     ) -> list[RetrievedItem]:
-        cfg = self.ctx.settings.mog
+        cfg = self.ctx.settings.tuning.mog
         # k_r is raised to k: with fewer candidates per level than k, MoG could not fill k.
         k_r = max(cfg.k_r, k)
-        fetch = self.ctx.index_fetch(k_r, max(cfg.fetch, k_r), [p.corpus for p in plans])
+        fetch = self.ctx.index_fetch(
+            k_r, max(self.ctx.settings.retrieve.fetch, k_r), [p.corpus for p in plans]
+        )
         if self.ctx.sources and self.scoring != "dense":
             fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
         params = dict(

@@ -79,7 +79,7 @@ class MoGGStrategy:
     def params(
         self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
     ) -> dict[str, Any]:
-        cfg = self.ctx.settings.mog
+        cfg = self.ctx.settings.tuning.mog
         lexical = cfg.mogg_seed_index in ("bm25", "hybrid")
         dense = cfg.mogg_seed_index in ("vector", "hybrid")
         if dense and qvec is None:
@@ -107,7 +107,7 @@ class MoGGStrategy:
         SIMILAR neighbours lie anywhere, and NEXT makes a group a passage. The two kinds of
         corpus are far apart in length (QA paragraphs: about a hundred tokens; papers:
         thousands), so one median threshold separates them."""
-        cfg = self.ctx.settings.mog
+        cfg = self.ctx.settings.tuning.mog
         if cfg.mogg_hops != "auto":
             return cfg.mogg_hops
         median = self.ctx.median_source_tokens([p.corpus for p in plans])
@@ -116,8 +116,10 @@ class MoGGStrategy:
     def _fetch(self, plans: Sequence[CorpusPlan]) -> int:
         """Index hits per seed list: sized by the corpus share, or by the scope's share of the
         pieces' chunks in a document scope (the piece fulltext index cannot filter by source)."""
-        cfg = self.ctx.settings.mog
-        fetch = self.ctx.index_fetch(cfg.mogg_seeds, cfg.fetch, [p.corpus for p in plans])
+        cfg = self.ctx.settings.tuning.mog
+        fetch = self.ctx.index_fetch(
+            cfg.mogg_seeds, self.ctx.settings.retrieve.fetch, [p.corpus for p in plans]
+        )
         if self.ctx.sources:
             fetch = max(fetch, self.ctx.scope_fetch(cfg.mogg_seeds, 1))
         return fetch

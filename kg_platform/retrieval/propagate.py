@@ -93,7 +93,7 @@ class PropagateStrategy:
         each scored by its PageRank score over the best one."""
         cfg = self.ctx.settings.tuning.propagation
         k_layer = max(cfg.k_per_layer, k)
-        fetch = self.ctx.index_fetch(k_layer, max(cfg.fetch, k_layer))
+        fetch = self.ctx.index_fetch(k_layer, max(self.ctx.settings.retrieve.fetch, k_layer))
         query = QUERY
         layers = self.queried_layers()
         hits: list[dict[str, Any]] = []

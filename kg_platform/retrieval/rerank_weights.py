@@ -120,7 +120,7 @@ def candidates_in(data: dict[str, Any], strategy: str | None) -> int:
         raise ConfigError(
             f"the late rerank's candidate count for {strategy!r} is {count!r}, not a positive "
             "integer",
-            hint="fix the weights file's 'candidates' entry, or set KGP_RERANK__N_CANDIDATES",
+            hint="fix the weights file's 'candidates' entry, or give the lab tuning rerank.n_candidates",
         )
     return count
 

@@ -94,7 +94,7 @@ def sage_scorer(ctx: "RetrievalContext") -> str:
     cfg = ctx.settings.sage
     if cfg.cross_encoder:
         return "cross-encoder"
-    choice = cfg.scorer
+    choice = ctx.settings.tuning.sage.scorer
     if choice == "auto":
         choice = "late" if has_token_states(ctx.embedder) else "cosine"
     return "late" if choice == "late" else "embedder-cosine"
@@ -149,7 +149,7 @@ def sage_rerank(
 ) -> list[RetrievedItem]:
     """The first ``sage.n_candidates`` items reranked by SAGE's scorer, all of them kept, each
     with its SAGE score (the pool a gradient cut, or self-feedback, works from)."""
-    cfg = ctx.settings.sage
+    cfg = ctx.settings.tuning.sage
     candidates = items[: cfg.n_candidates]
     scores, scorer = rerank_scores(
         query, [it.text for it in candidates], ctx, ids=[it.id for it in candidates]
@@ -170,7 +170,11 @@ def sage_rerank(
 def sage_keep(ranked: list[RetrievedItem], ctx: "RetrievalContext") -> int:
     """How many of SAGE's reranked items its gradient cut keeps."""
     g = sage_gradient(ctx.settings, sage_scorer(ctx))
-    keep = gradient_cut([it.score for it in ranked], ctx.settings.tuning.sage.min_k, g) if ranked else 0
+    keep = (
+        gradient_cut([it.score for it in ranked], ctx.settings.tuning.sage.min_k, g)
+        if ranked
+        else 0
+    )
     log.debug("sage selection kept %d of %d candidates", keep, len(ranked))
     return keep
 

@@ -88,11 +88,11 @@ _CHILD = textwrap.dedent("""
     s = Settings()
     emb = get_embedder(s.embedding)
     out = {}
-    for kind, n in (("mog", s.segment.n_gra), ("mogg", s.mog.mogg_levels)):
+    for kind, n in (("mog", s.segment.n_gra), ("mogg", s.tuning.mog.mogg_levels)):
         r = load_default_router(s, kind, n)
         q = r.meta["probe"]["question"]
         w = r.weights(emb.embed([q])[0])
-        out[kind] = {"level": choose_level(w, s.mog.zero_weight), "w": [float(x) for x in w],
+        out[kind] = {"level": choose_level(w, s.tuning.mog.zero_weight), "w": [float(x) for x in w],
                      "meta": r.meta}
     out["torch_loaded"] = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
     print(json.dumps(out))

@@ -407,9 +407,7 @@ def test_too_many_tokens_is_reported(graph_session, settings, embedder, tmp_path
     corpus = "t-ingest-tokens"
     drop_corpus(graph_session, corpus)
     shutil.copy(SAMPLES / DOCS[0], tmp_path / "doc.md")
-    tight = settings.model_copy(
-        update={"ingest": settings.ingest.model_copy(update={"max_source_tokens": 100})}
-    )
+    tight = settings.with_tuning(ingest={"max_source_tokens": 100})
     report = ingest_paths(
         graph_session, tight, [tmp_path], corpus, embedder=embedder, parser=PARSER
     )

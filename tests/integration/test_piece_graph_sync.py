@@ -59,8 +59,7 @@ def _rebuilt(graph, corpus: str, settings) -> dict[tuple[str, str], float]:
 
 
 def _with_piece_graph(settings, **changes):
-    pg = settings.tuning.piece_graph.model_copy(update=changes)
-    return settings.model_copy(update={"piece_graph": pg})
+    return settings.with_tuning(piece_graph=changes)
 
 
 def _state(graph, corpus: str) -> dict:

@@ -239,7 +239,7 @@ def test_mogg_groups_the_format_list_whole_with_separate_piece_vectors(
     papers) the best group for this question is the optional-dependencies passage, and the list
     is not in MoGG's top 3, with either kind of piece vectors."""
     separate = settings.model_copy(deep=True)
-    separate.ingest.piece_vectors = "separate"
+    separate.tuning.ingest.piece_vectors = "separate"
     corpus = CORPUS + "-separate"
     platform = KnowledgePlatform(separate, graph=graph_session, embedder=embedder)
     report = platform.ingest([SAMPLES], corpus=corpus)  # the same samples as the fixture

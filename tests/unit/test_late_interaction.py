@@ -113,7 +113,9 @@ def test_late_rerank_finds_the_answer_diluted_in_a_long_paragraph(embedder):
     # no graph here: the candidates are read without section paths (tests/integration/
     # test_late_context.py covers those)
     # the unfitted rule (cosine + MaxSim only): test_rerank_weights.py covers the fitted ones
-    settings = Settings(rerank={"n_candidates": 3, "section_context": False, "query_head": "off"})
+    settings = Settings(rerank={"query_head": "off"}).with_tuning(
+        rerank={"n_candidates": 3, "section_context": False}
+    )
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]
     out = apply_selection("late", question, items, ctx)
@@ -140,7 +142,7 @@ def test_late_rerank_without_token_states_says_what_to_do():
             return np.ones((len(texts), 2), dtype=np.float32)
 
     ctx = SimpleNamespace(
-        settings=Settings(rerank={"section_context": False}), embedder=VectorsOnly()
+        settings=Settings().with_tuning(rerank={"section_context": False}), embedder=VectorsOnly()
     )
     items = [RetrievedItem(id="a", text="a", score=1.0)]
     with pytest.raises(ConfigError, match="word-piece states") as raised:
@@ -191,7 +193,7 @@ def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder
     texts = ["We report results on the Penn Treebank.", "Gradients were clipped at five."]
     ctxs = {
         q: SimpleNamespace(
-            settings=Settings(rerank={"section_context": False, "quantize": q}),
+            settings=Settings().with_tuning(rerank={"section_context": False, "quantize": q}),
             embedder=embedder,
         )
         for q in ("none", "int8")

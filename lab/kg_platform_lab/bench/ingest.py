@@ -85,7 +85,7 @@ def plan_inputs(settings: Settings, inputs: list[SourceInput]) -> list[SourcePla
             chunker,
             budget=seg.chunk_tokens,
             n_gra=seg.n_gra,
-            min_piece_tokens=seg.min_sentence_tokens,
+            min_piece_tokens=settings.tuning.segment.min_sentence_tokens,
         )
         for inp in inputs
     ]
