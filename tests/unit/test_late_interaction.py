@@ -56,8 +56,9 @@ def test_maxsim_over_content_pieces_stops_function_words_matching_function_words
 
     def sims(mode: str) -> list[float]:
         # the untrained reading (test_query_head.py covers the trained head)
-        rerank = {"section_context": False, "query_stop_words": mode, "query_head": "off"}
-        ctx = SimpleNamespace(settings=Settings(rerank=rerank), embedder=embedder)
+        tuned = {"section_context": False, "query_stop_words": mode}
+        settings = Settings(rerank={"query_head": "off"}).with_tuning(rerank=tuned)
+        ctx = SimpleNamespace(settings=settings, embedder=embedder)
         return late_scores(question, texts, ctx)[2].tolist()
 
     keep, drop = sims("keep"), sims("drop")
@@ -216,7 +217,7 @@ def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> SimpleNam
     ``auto`` reads), without a database: the shape query's answer is given."""
     graph = SimpleNamespace(read=lambda name, **params: [{"sources": sources, "chunks": chunks}])
     return SimpleNamespace(
-        settings=Settings(rerank={"quantize": quantize}),
+        settings=Settings().with_tuning(rerank={"quantize": quantize}),
         embedder=embedder,
         graph=graph,
         corpus="c",
@@ -240,7 +241,7 @@ def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_
     )
     from kg_platform.retrieval.query_head import head_states
 
-    assert Settings().rerank.quantize == "auto"
+    assert Settings().tuning.rerank.quantize == "auto"
     passages = _scoped_ctx(embedder, "auto", sources=50, chunks=50)
     documents = _scoped_ctx(embedder, "auto", sources=2, chunks=60)
     bare = SimpleNamespace(settings=Settings(), embedder=embedder)

@@ -101,8 +101,9 @@ def test_rerank_embeds_each_text_once_per_process():
 def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder):
     from kg_platform.retrieval.selection import DEFAULT_GRADIENT, sage_gradient, sage_scorer
 
-    def scorer(embedder_, **sage):
-        return sage_scorer(SimpleNamespace(settings=Settings(sage=sage), embedder=embedder_))
+    def scorer(embedder_, cross_encoder=None, **tuned):
+        settings = Settings(sage={"cross_encoder": cross_encoder}).with_tuning(sage=tuned)
+        return sage_scorer(SimpleNamespace(settings=settings, embedder=embedder_))
 
     assert scorer(embedder) == "late"  # the bundled model exposes word-piece states
     assert scorer(_FakeEmbedder({})) == "embedder-cosine"  # vectors only: cosine
