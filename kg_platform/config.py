@@ -196,7 +196,7 @@ class SegmentSettings(BaseModel):
 class IngestSettings(BaseModel):
     """Limits and choices of the ingestion write path (kg_platform.ingest).
 
-    Its batches, from the outside in: ``pipeline_batches`` write transactions in flight,
+    Its batches, from the outside in: two write transactions in flight (``kg_platform.tuning``),
     ``transaction_rows`` nodes per write transaction, ``write_batch_size`` rows per statement in
     it. How many texts the model embeds at once is ``embedding.batch_size``.
     """
