@@ -155,11 +155,11 @@ def _maxsims(
     """Each returned item's MaxSim under the default path, with ``rerank.query_head`` and
     ``rerank.quantize`` as shipped (``None``) or forced."""
     settings = kp.settings
-    forced = {"query_head": query_head, "quantize": quantize}
-    update = {name: value for name, value in forced.items() if value is not None}
-    if update:
-        rerank = settings.rerank.model_copy(update=update)
+    if query_head is not None:
+        rerank = settings.rerank.model_copy(update={"query_head": query_head})
         settings = settings.model_copy(update={"rerank": rerank})
+    if quantize is not None:  # kg_platform.tuning rerank.quantize
+        settings = settings.with_tuning(rerank={"quantize": quantize})
     platform = KnowledgePlatform(settings, graph=kp.graph, embedder=kp.embedder)
     res = platform.search(QUESTION, corpus=corpus, k=4)
     assert res.select == "late" and res.items
