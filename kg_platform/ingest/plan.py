@@ -331,7 +331,7 @@ def _check_size(uri: str, tokens: int, max_tokens: int | None) -> None:
     if max_tokens is not None and tokens > max_tokens:
         raise SourceTooLarge(
             f"{uri} has more than {max_tokens} tokens of text",
-            hint="raise KGP_INGEST__MAX_SOURCE_TOKENS, or split the file",
+            hint="split the file (the limit is tuning ingest.max_source_tokens)",
         )
 
 

@@ -110,7 +110,7 @@ def _token_states(
             f"the late-interaction rerank needs word-piece states, which the "
             f"{type(embedder).__name__} embedder does not expose",
             hint="use the default local embedder (KGP_EMBEDDING__PROVIDER=onnx), or rerank "
-            "with --select none | sage (with KGP_SAGE__SCORER=cosine or auto)",
+            "with --select none | sage (its scorer cosine or auto)",
         )
     embed_tokens = embedder.embed_tokens
     # the int8 copy shares the model's name: its states are kept apart from fp32's

@@ -86,7 +86,7 @@ def one_hot(level: int, n: int) -> tuple[float, ...]:
     if not 1 <= level <= n:
         raise RetrievalError(
             f"fixed level {level} is outside 1..{n}",
-            hint="set KGP_MOG__FIXED_LEVEL to a level the graph has",
+            hint="set tuning mog.fixed_level ([lab.tuning.mog]) to a level the graph has",
         )
     return tuple(1.0 if g == level else 0.0 for g in range(1, n + 1))
 

@@ -51,7 +51,7 @@ def radius_needed(plans: Sequence[CorpusPlan], zero_weight: float) -> int:
     if r > MAX_RADIUS:
         raise RetrievalError(
             f"MoGG radius {r} exceeds the supported {MAX_RADIUS}",
-            hint="set KGP_MOG__MOGG_LEVELS to 4 or less",
+            hint="set tuning mog.mogg_levels ([lab.tuning.mog]) to 4 or less",
         )
     return r
 

@@ -12,7 +12,7 @@ aggregated per chunk:
 * ``rrf`` (the PIKE-RAG paper's alternative): ``S(c) = sum_layer lam_layer / (60 + rank_layer(c))``
 
 Layers with no node reaching a chunk contribute nothing. Weights are settings
-(``KGP_PROPAGATION__LAM_C`` ...); :func:`fit_weights` grid-searches them on dev questions
+(``kg_platform.tuning`` ``propagation.lam_c`` ..., shipped in ``models/propagation/layer-weights.json``); :func:`fit_weights` grid-searches them on dev questions
 (``kgp lab router fit-propagation``, with a held-out part so the fitted number is not in-sample).
 """
 

@@ -42,11 +42,14 @@ def gradient_cut(scores: Sequence[float], min_k: int, g: float) -> int:
     the first steeper drop stops the scan. Scores must be positive for a ratio test.
     """
     if min_k < 1:
-        raise ConfigError(f"SAGE min_k must be >= 1, got {min_k}", hint="set KGP_SAGE__MIN_K")
+        raise ConfigError(
+            f"SAGE min_k must be >= 1, got {min_k}",
+            hint="set tuning sage.min_k ([lab.tuning.sage])",
+        )
     if not 0.0 < g <= 1.0:
         raise ConfigError(
             f"SAGE gradient g must be in (0, 1], got {g}",
-            hint="set KGP_SAGE__GRADIENT, e.g. 0.3 (paper)",
+            hint="set tuning sage.gradient ([lab.tuning.sage]), e.g. 0.3 (paper)",
         )
     n = len(scores)
     keep = min(min_k, n)

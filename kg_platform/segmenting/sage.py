@@ -254,7 +254,7 @@ def pack_coarse(token_counts: Sequence[int], max_tokens: int) -> list[tuple[int,
     if max_tokens <= 0:
         raise ConfigError(
             "SAGE coarse chunk size must be positive",
-            hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400",
+            hint="set tuning segment.sage_coarse_tokens ([lab.tuning.segment]) to e.g. 400",
         )
     ranges: list[tuple[int, int]] = []
     start, total = 0, 0
@@ -318,7 +318,7 @@ def sage_cuts(
     if max_tokens <= 0:
         raise ConfigError(
             "SAGE coarse chunk size must be positive",
-            hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400",
+            hint="set tuning segment.sage_coarse_tokens ([lab.tuning.segment]) to e.g. 400",
         )
     prefix = np.concatenate([[0], np.cumsum(np.asarray(token_counts, dtype=np.int64))])
     cuts = set(model_cuts)
