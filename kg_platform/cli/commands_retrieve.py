@@ -150,7 +150,7 @@ def router_which(
     out = {}
     with knowledge_platform() as kp:
         corpus = kp.open_corpus(corpus)
-        cfg = kp.settings.mog
+        cfg = kp.settings.tuning.mog
         for kind in ("mog", "mogg"):
             router, source = router_for(
                 kp.graph, kp.settings, corpus, kind, n_levels_for(kp.settings, kind)

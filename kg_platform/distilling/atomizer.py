@@ -39,7 +39,7 @@ def atomize_rows(
     rows: list[ChunkRow], llm: LLMClient, settings: Settings
 ) -> list[tuple[ChunkRow, list[str] | LLMError]]:
     """LLM questions per chunk (no I/O besides the LLM)."""
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     variables = [
         {"title": r.title or "(untitled)", "text": r.text, "max_questions": cfg.max_questions}
         for r in rows
@@ -71,7 +71,7 @@ def atomize(
     for rows in pending_chunks(
         graph,
         corpus=corpus,
-        levels=settings.distill.levels,
+        levels=settings.tuning.distill.levels,
         step="atomic",
         version=version,
         source_ids=source_ids,

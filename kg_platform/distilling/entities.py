@@ -268,7 +268,7 @@ def extract_entities(
     batch: int = 32,
 ) -> StepReport:
     """Entities and relations for every pending chunk of ``corpus``; resumable."""
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     version = get_prompt(PROMPT).key
     report = StepReport("entities")
     names = quantized_embedder(embedder, settings.embedding, cfg.name_quantize)

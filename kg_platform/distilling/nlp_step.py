@@ -67,7 +67,7 @@ def extract_entities_nlp(
     ``parser`` (a child process, :mod:`~kg_platform.distilling.nlp_parser`) parses the next.
     Pass a started parser to have its pipeline loaded ahead (ingestion does); otherwise one is
     started here and closed at the end."""
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     report = StepReport("entities")
     report.timings = {"parse_wait": 0.0, "resolve_write": 0.0}
     names = quantized_embedder(embedder, settings.embedding, cfg.name_quantize)
@@ -88,7 +88,9 @@ def extract_entities_nlp(
                     break
                 if parser is None:
                     parser = NlpParser(
-                        cfg.nlp_model, in_child=cfg.nlp_parse_process, relations=cfg.relations
+                        settings.distill.nlp_model,
+                        in_child=cfg.nlp_parse_process,
+                        relations=settings.distill.relations,
                     ).start()
                 batch.parsed = parser.submit(batch.request)
                 inflight.append(batch)
@@ -107,7 +109,12 @@ def extract_entities_nlp(
                     for row, out in zip(batch.rows, outs)
                 ]
                 written, related = write_chunk_facts(
-                    graph, resolver, corpus, per_chunk, version=version(cfg.relations), by=BY
+                    graph,
+                    resolver,
+                    corpus,
+                    per_chunk,
+                    version=version(settings.distill.relations),
+                    by=BY,
                 )
                 report.timings["resolve_write"] += time.perf_counter() - t1
             except ConfigError:
@@ -151,13 +158,13 @@ def _next_batch(
 ) -> _Batch | None:
     """The next sources with pending chunks, up to ``limit`` chunks (a bigger source alone),
     skipping sources that failed in this run or are in flight; None when done."""
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     recs = graph.read(
         "distill/pending_sources",
         corpus=corpus,
         levels=cfg.levels,
         marker=MARKERS["entities"],
-        version=version(cfg.relations),
+        version=version(settings.distill.relations),
         source_ids=source_ids,
         exclude=failed + [s for b in inflight for s in b.sources],
         limit=limit,
@@ -177,7 +184,7 @@ def _next_batch(
         corpus=corpus,
         levels=cfg.levels,
         step="entities",
-        version=version(cfg.relations),
+        version=version(settings.distill.relations),
         source_ids=group,
         batch=max(size, 1),
     ):
@@ -188,7 +195,7 @@ def _next_batch(
         titles=[r.source_title for r in rows],
         min_concept_mentions=cfg.nlp_min_concept_mentions,
         max_mentions=cfg.nlp_max_entities,
-        relations=cfg.relations,
+        relations=settings.distill.relations,
     )
     return _Batch(group, rows, request)
 

@@ -129,7 +129,7 @@ def distill_corpus(
     from kg_platform.errors import JobLocked
     from kg_platform.graph.lock import JobLock
 
-    lock = JobLock(graph, distill_lock_name(corpus), lease_s=settings.jobs.lease_s)
+    lock = JobLock(graph, distill_lock_name(corpus), lease_s=settings.tuning.jobs.lease_s)
     if not lock.acquire():
         raise JobLocked(
             f"a distillation of corpus {corpus!r} is already running (lock held by {lock.holder})",
@@ -164,7 +164,7 @@ def _distill_nlp(
     counts = graph.read(
         "distill/count_chunks",
         corpus=report.corpus,
-        levels=settings.distill.levels,
+        levels=settings.tuning.distill.levels,
         source_ids=source_ids,
     )
     report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0
@@ -208,7 +208,10 @@ def _distill_locked(
 
     corpus = report.corpus
     counts = graph.read(
-        "distill/count_chunks", corpus=corpus, levels=settings.distill.levels, source_ids=source_ids
+        "distill/count_chunks",
+        corpus=corpus,
+        levels=settings.tuning.distill.levels,
+        source_ids=source_ids,
     )
     report.corpus_tokens = int(counts[0]["tokens"] or 0) if counts else 0
     t0 = time.perf_counter()

@@ -49,7 +49,7 @@ def ensure_tag_classes(
     rec = graph.read("distill/corpus_tag_classes", corpus=corpus)
     if rec and rec[0]["classes"] and rec[0]["version"] == version:
         return json.loads(rec[0]["classes"])
-    cfg = settings.distill
+    cfg = settings.tuning.distill
     samples = graph.read(
         "distill/sample_chunks", corpus=corpus, levels=cfg.levels, limit=cfg.tag_sample_chunks
     )
@@ -122,7 +122,7 @@ def tag_corpus(
     for rows in pending_chunks(
         graph,
         corpus=corpus,
-        levels=settings.distill.levels,
+        levels=settings.tuning.distill.levels,
         step="tags",
         version=version,
         source_ids=source_ids,
@@ -259,7 +259,11 @@ class QueryTagger:
         for m in out.mappings:
             qk, ck = normalise_name(m.query_tag), normalise_name(m.corpus_tag)
             c = by_name.get(ck)
-            if qk not in need or c is None or m.confidence < self.settings.distill.map_confidence:
+            if (
+                qk not in need
+                or c is None
+                or m.confidence < self.settings.tuning.distill.map_confidence
+            ):
                 continue
             conf = max(0.0, min(1.0, float(m.confidence)))
             found.append(MappedTag(c["id"], c["name"], c["class"], conf, keys[qk]))
@@ -304,7 +308,7 @@ class QueryTagger:
         recs = self.graph.read(
             "distill/tagged_chunks",
             k=k,
-            levels=self.settings.distill.levels,
+            levels=self.settings.tuning.distill.levels,
             tags=[{"id": i, "weight": w} for i, w in weights.items()],
         )
         return [dict(r) for r in recs]

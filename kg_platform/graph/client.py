@@ -112,8 +112,8 @@ class GraphClient:
             auth,
             database,
             batch_size=settings.ingest.write_batch_size,
-            retry_s=settings.neo4j.retry_s,
-            connect_timeout_s=settings.neo4j.connect_timeout_s,
+            retry_s=settings.tuning.neo4j.retry_s,
+            connect_timeout_s=settings.tuning.neo4j.connect_timeout_s,
         )
 
     # ----------------------------------------------------------- lifecycle

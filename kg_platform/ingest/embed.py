@@ -200,7 +200,7 @@ def embed_plans(
 def embed_with_settings(plans: Sequence[SourcePlan], embedder: Embedder, settings: Any) -> int:
     """:func:`embed_plans` with the vector choices of ``settings.ingest`` (the platform's
     :class:`~kg_platform.config.Settings`): the one place every ingestion path embeds a plan."""
-    ing = settings.ingest
+    ing = settings.tuning.ingest
     return embed_plans(
         plans, embedder, ing.embed_higher_levels, ing.level1_vectors, ing.piece_vectors
     )

@@ -117,9 +117,10 @@ def pipeline_signature(
     setting changes to ``keep``; ``pack`` adds nothing, so it matches graphs stored without the
     part.
     """
-    seg, ing = settings.segment, settings.ingest
+    seg, ing = settings.segment, settings.tuning.ingest
     signature = (
-        f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|{seg.min_sentence_tokens}|"
+        f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|"
+        f"{settings.tuning.segment.min_sentence_tokens}|"
         f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}"
         f"|pc={PIECE_RULES_VERSION}"
     )
@@ -271,13 +272,13 @@ def _joined_tokens(units: Sequence[Unit]) -> int:
 def plan_with_settings(inp: SourceInput, chunker: Chunker, settings: Any) -> SourcePlan:
     """:func:`plan_source` with the budgets and limits of ``settings`` (the platform's
     :class:`~kg_platform.config.Settings`): the one place both engines plan a source."""
-    seg, ing = settings.segment, settings.ingest
+    seg, ing = settings.segment, settings.tuning.ingest
     return plan_source(
         inp,
         chunker,
         budget=seg.chunk_tokens,
         n_gra=seg.n_gra,
-        min_piece_tokens=seg.min_sentence_tokens,
+        min_piece_tokens=settings.tuning.segment.min_sentence_tokens,
         hard_factor=ing.hard_split_factor,
         max_tokens=ing.max_source_tokens,
         keep_paragraphs=seg.paragraphs == "keep",
@@ -330,7 +331,7 @@ def _check_size(uri: str, tokens: int, max_tokens: int | None) -> None:
     if max_tokens is not None and tokens > max_tokens:
         raise SourceTooLarge(
             f"{uri} has more than {max_tokens} tokens of text",
-            hint="raise KGP_INGEST__MAX_SOURCE_TOKENS, or split the file",
+            hint="split the file (the limit is tuning ingest.max_source_tokens)",
         )
 
 

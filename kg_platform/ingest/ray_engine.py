@@ -171,12 +171,15 @@ def _worker_count(ray: Any, settings: Settings) -> int:
 
 
 def _worker_settings(settings: Settings) -> Settings:
-    """Each actor's embedder gets its share of CPUs as threads, and the GPU when it has one."""
+    """Each actor's embedder gets its share of CPUs as threads, and the GPU when it has one; the
+    actors run with this process's tuning (:mod:`kg_platform.tuning`)."""
     ing = settings.ingest
     update: dict[str, Any] = {"threads": max(1, int(ing.ray_cpus_per_worker))}
     if ing.ray_gpus_per_worker > 0:
         update["device"] = "cuda"
-    return settings.model_copy(update={"embedding": settings.embedding.model_copy(update=update)})
+    out = settings.model_copy(update={"embedding": settings.embedding.model_copy(update=update)})
+    # the tuning this process runs with (the lab's overrides are per process), fixed for workers
+    return out.with_tuning(**settings.tuning.model_dump())
 
 
 def _fault_env() -> dict[str, str]:

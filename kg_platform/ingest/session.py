@@ -126,7 +126,7 @@ class IngestSession:
         self._pending_rows = 0
         # batches handed to the embed/write stages, oldest first, with the future of their write
         self._inflight: deque[tuple[list[tuple[SourcePlan, bool]], Future[int]]] = deque()
-        self._depth = max(0, int(getattr(settings.ingest, "pipeline_batches", 0)))
+        self._depth = max(0, int(settings.tuning.ingest.pipeline_batches))
         self._embed_pool: ThreadPoolExecutor | None = None
         self._write_pool: ThreadPoolExecutor | None = None
         self._stop = threading.Event()
@@ -195,7 +195,7 @@ class IngestSession:
     def _wait_for_corpus(self, graph: GraphClient, settings: Settings, corpus: str) -> Any:
         from kg_platform.graph.lock import JobLock
 
-        lock = JobLock(graph, ingest_lock_name(corpus), lease_s=settings.jobs.lease_s)
+        lock = JobLock(graph, ingest_lock_name(corpus), lease_s=settings.tuning.jobs.lease_s)
         wait_s = settings.ingest.lock_wait_s
 
         def waiting(holder: str | None) -> None:
@@ -463,9 +463,11 @@ class IngestSession:
             return
         from kg_platform.distilling.nlp_parser import NlpParser
 
-        cfg = self.settings.distill
+        cfg = self.settings.tuning.distill
         self._nlp_parser = NlpParser(
-            cfg.nlp_model, in_child=cfg.nlp_parse_process, relations=cfg.relations
+            self.settings.distill.nlp_model,
+            in_child=cfg.nlp_parse_process,
+            relations=self.settings.distill.relations,
         ).start()
 
     def _looks_like_passages(self, plan: SourcePlan) -> bool:
@@ -488,7 +490,7 @@ class IngestSession:
 
         self.emit(event="phase", name="references")
         started = time.perf_counter()
-        refs = sync_references(self.graph, self.corpus, lease_s=self.settings.jobs.lease_s)
+        refs = sync_references(self.graph, self.corpus, lease_s=self.settings.tuning.jobs.lease_s)
         self.timings["references"] = self.timings.get("references", 0.0) + (
             time.perf_counter() - started
         )
@@ -518,7 +520,7 @@ class IngestSession:
         self.emit(event="phase", name="entities")
         started = time.perf_counter()
         lock = JobLock(
-            self.graph, distill_lock_name(self.corpus), lease_s=self.settings.jobs.lease_s
+            self.graph, distill_lock_name(self.corpus), lease_s=self.settings.tuning.jobs.lease_s
         )
         if not lock.acquire():
             log.warning(
@@ -562,7 +564,7 @@ class IngestSession:
                 self._unlock()  # writes done: the next run of this corpus may start
                 self.emit(event="phase", name="piece_graph")
                 started = time.perf_counter()
-                pg = self.settings.piece_graph
+                pg = self.settings.tuning.piece_graph
                 fault_point("piece_graph")
                 sync = sync_piece_graph(
                     self.graph,

@@ -109,7 +109,7 @@ def run_job(
     Raises :class:`~kg_platform.errors.JobLocked` when another process runs the same job; every
     other failure is recorded as a ``failed`` run and returned, not raised.
     """
-    lock = JobLock(graph, spec.name, lease_s=settings.jobs.lease_s, owner=owner)
+    lock = JobLock(graph, spec.name, lease_s=settings.tuning.jobs.lease_s, owner=owner)
     with lock:
         return _run_locked(spec, graph, settings, lock, trigger, embedder)
 

@@ -174,7 +174,7 @@ class JobScheduler:
                     name=spec.name,
                     max_instances=1,
                     coalesce=True,
-                    misfire_grace_time=self.settings.jobs.misfire_grace_s,
+                    misfire_grace_time=self.settings.tuning.jobs.misfire_grace_s,
                 )
             scheduled.append(spec.name)
             if self.run_now:

@@ -79,6 +79,7 @@ class LocalLLMServer:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.cfg = settings.local_llm
+        self.tuned = settings.tuning.local_llm
         self.home = Path(settings.data_dir) / "llm-local"
         self.state_file = self.home / "server.json"
         self.log_file = self.home / "server.log"
@@ -141,7 +142,7 @@ class LocalLLMServer:
 
     # ------------------------------------------------------------------ lifecycle
     def command(self, model_path: Path, port: int) -> list[str]:
-        c = self.cfg
+        c, t = self.cfg, self.tuned
         cmd = [
             sys.executable,
             "-m",
@@ -149,19 +150,19 @@ class LocalLLMServer:
             "--model",
             str(model_path),
             "--model_alias",
-            c.model_alias,
+            t.model_alias,
             "--host",
             "127.0.0.1",
             "--port",
             str(port),
             "--n_ctx",
-            str(c.n_ctx),
+            str(t.n_ctx),
             "--n_threads",
             str(c.n_threads),
             "--n_threads_batch",
             str(c.n_threads),
         ]
-        chat_format = c.chat_format or (GEMMA_CHAT_FORMAT if not c.model_path else None)
+        chat_format = t.chat_format or (GEMMA_CHAT_FORMAT if not c.model_path else None)
         if chat_format:
             cmd += ["--chat_format", chat_format]
         return cmd
@@ -192,13 +193,13 @@ class LocalLLMServer:
                 {
                     "pid": proc.pid,
                     "port": port,
-                    "model": self.cfg.model_alias,
+                    "model": self.tuned.model_alias,
                     "model_path": str(model),
                     "started": time.time(),
                 }
             )
         )
-        deadline = time.monotonic() + self.cfg.start_timeout_s
+        deadline = time.monotonic() + self.tuned.start_timeout_s
         while time.monotonic() < deadline:
             if proc.poll() is not None:
                 self.state_file.unlink(missing_ok=True)
@@ -212,8 +213,8 @@ class LocalLLMServer:
         self._terminate(proc.pid)
         self.state_file.unlink(missing_ok=True)
         raise LLMError(
-            f"the local LLM server did not answer within {self.cfg.start_timeout_s}s",
-            hint=f"see {self.log_file}; raise KGP_LOCAL_LLM__START_TIMEOUT_S",
+            f"the local LLM server did not answer within {self.tuned.start_timeout_s}s",
+            hint=f"see {self.log_file}; the wait is tuning local_llm.start_timeout_s ([lab.tuning.local_llm])",
         )
 
     def stop(self, timeout: float = 15.0) -> bool:

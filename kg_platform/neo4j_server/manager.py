@@ -339,7 +339,7 @@ class LocalNeo4j:
         )
         if wait:
             try:
-                self.wait_ready(cfg.start_timeout_s)
+                self.wait_ready(self.settings.tuning.neo4j.start_timeout_s)
             except Neo4jServerError:
                 self.stop()
                 raise

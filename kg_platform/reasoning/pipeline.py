@@ -112,7 +112,7 @@ class Reasoner:
         if self.steps is None and self.llm is not None:
             from kg_platform.reasoning.llm_steps import LLMSteps
 
-            cfg = self.settings.reasoning
+            cfg = self.settings.tuning.reasoning
             self.steps = LLMSteps(
                 self.llm, feedback_bias=cfg.feedback_bias, max_passage_tokens=cfg.max_passage_tokens
             )
@@ -175,7 +175,7 @@ class Reasoner:
         result.notes = notes + result.notes
         result.trace = trace
         result.usage = self.steps.usage().minus(before)
-        if run is not None and self.settings.reasoning.store_trajectories:
+        if run is not None and self.settings.tuning.reasoning.store_trajectories:
             result.trajectory_id = self._store(result, run, corpus)
         return result
 
@@ -192,7 +192,7 @@ class Reasoner:
 
         if budget is not None:
             return self._budgeted(question, corpus, strategy, budget)
-        cfg = self.settings.sage
+        cfg = self.settings.tuning.sage
         ctx = self._context(corpus)
         result = retrieve(ctx, question, strategy=strategy, k=cfg.n_candidates, select="sage")
         evidence = from_items(result.ranked, via=strategy)
@@ -291,7 +291,7 @@ class Reasoner:
         budget: int | None,
     ) -> tuple[Answer, DecompositionRun]:
         assert self.steps is not None
-        dcfg = self.settings.decomposition
+        dcfg = self.settings.tuning.decomposition
         source = GraphCandidates(
             self.graph, self.embedder, corpus, chunk_index=f"chunk_embedding_l{dcfg.chunk_level}"
         )
@@ -377,7 +377,7 @@ class Reasoner:
         from kg_platform.reasoning.fallback import best_sentences
 
         picked = best_sentences(
-            question, context, self.embedder, self.settings.reasoning.evidence_sentences
+            question, context, self.embedder, self.settings.tuning.reasoning.evidence_sentences
         )
         quotes = " ".join(f'"{s}" [{i + 1}]' for _, i, s in picked)
         return Draft(
@@ -399,7 +399,7 @@ class Reasoner:
     ) -> None:
         assert self.steps is not None
         steps = self.steps
-        cfg = self.settings.sage
+        cfg = self.settings.tuning.reasoning
         outcome = self_feedback_loop(
             pool,
             min_k,
@@ -445,7 +445,7 @@ class Reasoner:
     ) -> Answer:
         from kg_platform.retrieval.pipeline import retrieve
 
-        k = self.settings.reasoning.evidence_chunks
+        k = self.settings.tuning.reasoning.evidence_chunks
         # the default selection (the late rerank): the chunks `kgp retrieve` would return
         result = retrieve(
             self._context(corpus),
@@ -470,5 +470,5 @@ class Reasoner:
             self.embedder,
             skipped=skipped,
             strategy=strategy,
-            top=self.settings.reasoning.evidence_sentences,
+            top=self.settings.tuning.reasoning.evidence_sentences,
         )

@@ -339,7 +339,7 @@ class KnowledgePlatform:
         locks: list[JobLock] = []
         try:
             for lock_name in (ingest_lock_name(corpus), distill_lock_name(corpus)):
-                lock = JobLock(graph, lock_name, lease_s=self.settings.jobs.lease_s)
+                lock = JobLock(graph, lock_name, lease_s=self.settings.tuning.jobs.lease_s)
                 if not lock.acquire():
                     raise JobLocked(
                         f"corpus {corpus!r} is being written (lock {lock_name!r} held by "
@@ -367,7 +367,7 @@ class KnowledgePlatform:
         """
         from kg_platform.ingest.similar import sync_piece_graph
 
-        pg = self.settings.piece_graph
+        pg = self.settings.tuning.piece_graph
         return sync_piece_graph(
             self.graph,
             self.open_corpus(corpus),
@@ -385,7 +385,10 @@ class KnowledgePlatform:
         from kg_platform.ingest.references import sync_references
 
         return sync_references(
-            self.graph, self.open_corpus(corpus), force=True, lease_s=self.settings.jobs.lease_s
+            self.graph,
+            self.open_corpus(corpus),
+            force=True,
+            lease_s=self.settings.tuning.jobs.lease_s,
         )
 
     def check_piece_graph(self, corpus: str | None = None) -> dict[str, Any]:
@@ -398,7 +401,7 @@ class KnowledgePlatform:
         from kg_platform.ingest.similar import desired_edges, frozen_stats
 
         name = self.open_corpus(corpus)
-        pg = self.settings.piece_graph
+        pg = self.settings.tuning.piece_graph
         rows = self.graph.read("ingest/piece_texts", corpus=name)
         stored = {
             (r["a"], r["b"]): float(r["score"])
@@ -574,7 +577,7 @@ class KnowledgePlatform:
         Defaults (``strategy``, ``k``, ``select``) come from ``settings.retrieve``. Each item has
         its score breakdown, path, the named Cypher that found it, and its source (id, title,
         uri), section, page and chunk id. ``select="sage"`` asks the strategy for
-        ``settings.sage.n_candidates`` items and keeps SAGE's gradient cut of them (so the number
+        ``settings.tuning.sage.n_candidates`` items and keeps SAGE's gradient cut of them (so the number
         returned is the cut's, not ``k``). ``scope`` restricts retrieval to some documents
         (source ids, titles, paths or file names), inside the Cypher. ``record=True`` stores the
         result as ``(:Trajectory {kind: 'retrieve'})`` and returns its id as ``answer_id``, so

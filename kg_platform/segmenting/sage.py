@@ -254,7 +254,7 @@ def pack_coarse(token_counts: Sequence[int], max_tokens: int) -> list[tuple[int,
     if max_tokens <= 0:
         raise ConfigError(
             "SAGE coarse chunk size must be positive",
-            hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400",
+            hint="set tuning segment.sage_coarse_tokens ([lab.tuning.segment]) to e.g. 400",
         )
     ranges: list[tuple[int, int]] = []
     start, total = 0, 0
@@ -318,7 +318,7 @@ def sage_cuts(
     if max_tokens <= 0:
         raise ConfigError(
             "SAGE coarse chunk size must be positive",
-            hint="set KGP_SEGMENT__SAGE_COARSE_TOKENS to e.g. 400",
+            hint="set tuning segment.sage_coarse_tokens ([lab.tuning.segment]) to e.g. 400",
         )
     prefix = np.concatenate([[0], np.cumsum(np.asarray(token_counts, dtype=np.int64))])
     cuts = set(model_cuts)
@@ -439,10 +439,24 @@ def load_segmenter(
             hint="train a SAGE model for this embedder with `kgp lab segmenter train --out DIR` and "
             "set KGP_SEGMENT__SAGE_MODEL=DIR",
         )
+    threshold, coarse_tokens, coarse_mode = segmenter_params(settings, model.meta)
     return SageSegmenter(
         model,
         embedder.embed,
-        threshold=settings.segment.sage_threshold,
-        coarse_tokens=settings.segment.sage_coarse_tokens,
-        coarse_mode=getattr(settings.segment, "sage_coarse_mode", "adaptive"),
+        threshold=threshold,
+        coarse_tokens=coarse_tokens,
+        coarse_mode=coarse_mode,
     )
+
+
+def segmenter_params(settings: Any, meta: dict[str, Any]) -> tuple[float, int, str]:
+    """(cut threshold, coarse chunk tokens, coarse mode) of a SAGE model: the ones calibrated
+    into its ``meta`` (the shipped model: 0.44, 400, adaptive), unless the lab overrides them
+    (:mod:`kg_platform.tuning` ``segment.sage_*``)."""
+    tuned = settings.tuning.segment
+    threshold = tuned.sage_threshold
+    if threshold is None:
+        threshold = meta["threshold"]
+    coarse_tokens = tuned.sage_coarse_tokens or meta.get("coarse_tokens", 400)
+    coarse_mode = tuned.sage_coarse_mode or meta.get("coarse_mode", "adaptive")
+    return float(threshold), int(coarse_tokens), str(coarse_mode)

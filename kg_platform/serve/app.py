@@ -100,7 +100,10 @@ def build_app(platform: "KnowledgePlatform", *, key: str | None) -> FastAPI:
         rules=GateRules(
             keys=key_ring(platform, key),
             buckets=TokenBuckets(cfg.rate_per_s, cfg.rate_burst),
-            failures=AuthFailures(cfg.auth_fail_limit, cfg.auth_fail_window_s),
+            failures=AuthFailures(
+                platform.settings.tuning.serve.auth_fail_limit,
+                platform.settings.tuning.serve.auth_fail_window_s,
+            ),
             max_body_bytes=cfg.max_body_bytes,
             open_paths=OPEN_PATHS,
             upload_prefixes=(UPLOAD_PREFIX,),

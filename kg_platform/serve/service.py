@@ -48,12 +48,11 @@ class Service:
     """The platform as the servers see it: async verbs returning JSON-ready dicts."""
 
     def __init__(self, platform: "KnowledgePlatform") -> None:
-        cfg = platform.settings.serve
         self.platform = platform
         self.settings = platform.settings
-        self._limiter = anyio.CapacityLimiter(cfg.threads)
+        self._limiter = anyio.CapacityLimiter(platform.settings.tuning.serve.threads)
         self._health_limiter = anyio.CapacityLimiter(2)
-        self.tasks = IngestTasks(platform, cfg.ingest_workers)
+        self.tasks = IngestTasks(platform, platform.settings.tuning.serve.ingest_workers)
         self.upload_root = uploads_root(platform.settings)
         #: what ingestion by path may read (serve.ingest_roots, never data_dir or cache_dir)
         self.guard = PathGuard.from_settings(platform.settings)

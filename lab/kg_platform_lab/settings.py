@@ -1,7 +1,11 @@
 """The lab's settings: router training, decomposer data collection and the bench data folder.
 
 They are kept out of :class:`kg_platform.config.Settings` because only the lab reads them; a value
-that the product reads too (``mog.zero_weight``, ``segment.sage_threshold``, ...) stays there.
+that the product reads too stays there. The product's fitted constants and experiment switches
+(:mod:`kg_platform.tuning`: ``mog.scoring``, ``propagation.lam_c``, ...) are set for experiments in
+the ``tuning`` table (``[lab.tuning.mog]`` then ``level_skip = 0``, or
+``KGP_LAB__TUNING__MOG__LEVEL_SKIP=0``); every ``kgp lab`` command applies it
+(:func:`apply_lab_tuning`) before it runs.
 
 Sources, highest first: keyword arguments, environment variables with the prefix ``KGP_LAB__``
 and ``__`` between a section and its field (``KGP_LAB__BENCH_DIR=../shared/bench``,
@@ -87,6 +91,11 @@ class LabSettings(BaseSettings):
     )
     router: RouterTrainingSettings = RouterTrainingSettings()
     decomposer: DecomposerCollectSettings = DecomposerCollectSettings()
+    tuning: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="values over the product's kg_platform.tuning, {section: {name: value}} "
+        "(e.g. mog = {scoring = 'bm25'}); validated against its sections and bounds",
+    )
 
     @classmethod
     def settings_customise_sources(cls, settings_cls, init_settings, env_settings, **_unread):
@@ -109,6 +118,14 @@ class _LabTableOfConfigFile(PydanticBaseSettingsSource):
         with path.open("rb") as fh:
             table = tomllib.load(fh).get("lab", {})
         return table if isinstance(table, dict) else {}
+
+
+def apply_lab_tuning(settings: LabSettings | None = None) -> None:
+    """Make the lab's ``tuning`` table the process's overrides of :mod:`kg_platform.tuning`
+    (every product Settings object reads them through ``settings.tuning``)."""
+    from kg_platform import tuning
+
+    tuning.set_overrides((settings or get_lab_settings()).tuning)
 
 
 @lru_cache(maxsize=1)

@@ -51,9 +51,8 @@ def ctx(clean_graph, settings, embedder):
         rows=[{"id": k, "title": t, "text": x} for k, (t, x) in PASSAGES.items()],
         corpus=CORPUS,
     )
-    walk = settings.entity_graph.model_copy(update={"max_degree": 2})
     return RetrievalContext(
-        clean_graph, embedder, settings.model_copy(update={"entity_graph": walk}), corpus=CORPUS
+        clean_graph, embedder, settings.with_tuning(entity_graph={"max_degree": 2}), corpus=CORPUS
     )
 
 

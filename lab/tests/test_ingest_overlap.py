@@ -20,8 +20,12 @@ QA = DEV / "hotpotqa.jsonl"
 needs_data = pytest.mark.skipif(not QA.exists(), reason="needs the shared bench data")
 
 
-def _with_ingest(settings, **changes):
-    return settings.model_copy(update={"ingest": settings.ingest.model_copy(update=changes)})
+def _with_ingest(settings, *, pipeline_batches: int | None = None, **changes):
+    """``changes`` to the ingest settings; ``pipeline_batches`` is ingestion tuning."""
+    out = settings.model_copy(update={"ingest": settings.ingest.model_copy(update=changes)})
+    if pipeline_batches is not None:
+        out = out.with_tuning(ingest={"pipeline_batches": pipeline_batches})
+    return out
 
 
 def _shape(graph, corpus: str) -> tuple[list[tuple], dict[tuple, list[float]]]:

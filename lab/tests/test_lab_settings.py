@@ -72,3 +72,34 @@ def test_bench_defaults_follow_the_lab_settings(monkeypatch, tmp_path) -> None:
 def test_invalid_values_name_the_field() -> None:
     with pytest.raises(ValueError, match="val_fraction"):
         LabSettings(router={"val_fraction": 1.5})
+
+
+def test_the_tuning_table_overrides_the_products_fitted_constants(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[lab.tuning.<section>]`` and ``KGP_LAB__TUNING__...`` reach every product Settings object
+    once applied (every ``kgp lab`` command does); a wrong name is refused."""
+    from typer.testing import CliRunner
+
+    from kg_platform import tuning
+    from kg_platform.cli.main import app
+    from kg_platform.config import Settings
+    from kg_platform_lab.settings import apply_lab_tuning
+
+    (tmp_path / "kgp.toml").write_text('[lab.tuning.mog]\nscoring = "bm25"\n')
+    monkeypatch.setenv("KGP_LAB__TUNING__PROPAGATION__LAM_C", "0.6")
+    product = Settings()
+    assert product.tuning.mog.scoring == "hybrid"
+    try:
+        apply_lab_tuning(LabSettings())
+        assert product.tuning.mog.scoring == "bm25" and product.tuning.propagation.lam_c == 0.6
+        tuning.set_overrides({})
+        # a lab command applies the table before it runs
+        result = CliRunner().invoke(app, ["lab", "eval", "--help"])
+        assert result.exit_code == 0, result.output
+        assert Settings().tuning.mog.scoring == "bm25"
+        with pytest.raises(Exception, match="mog.no_such"):
+            apply_lab_tuning(LabSettings(tuning={"mog": {"no_such": 1}}))
+    finally:
+        tuning.set_overrides({})
+    assert product.tuning.mog.scoring == "hybrid"

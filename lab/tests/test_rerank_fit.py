@@ -113,7 +113,8 @@ def test_the_fit_orders_candidates_exactly_as_the_product_rerank(embedder, monke
         for i, t in enumerate(texts)
     ]
     ctx = SimpleNamespace(
-        settings=Settings(rerank={"section_context": False, "n_candidates": 4}), embedder=embedder
+        settings=Settings().with_tuning(rerank={"section_context": False, "n_candidates": 4}),
+        embedder=embedder,
     )
     product = [it.id for it in selection.late_rerank(question, items, ctx, "any")]
     from kg_platform.retrieval.rerank.late_interaction import late_scores

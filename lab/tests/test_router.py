@@ -117,7 +117,7 @@ def test_numpy_router_makes_the_torch_routers_decisions(tmp_path):
     got = router.weights_batch(X)
     assert np.abs(got - expected).max() < 1e-5
     assert np.allclose(router.weights(X[7]), expected[7], atol=1e-5)
-    zero = Settings().mog.zero_weight
+    zero = Settings().tuning.mog.zero_weight
     assert [choose_level(w, zero) for w in got] == [choose_level(w, zero) for w in expected]
     assert len({choose_level(w, zero) for w in expected}) > 1, (
         "a router that routes everything alike"

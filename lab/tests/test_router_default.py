@@ -64,10 +64,10 @@ def test_train_default_pools_datasets_and_leaves_one_out(tmp_path):
     for ds, level in (("alpha", 1), ("beta", 3), ("gamma", 5)):
         assert meta["metrics"]["per_dataset"][ds]["chosen"][str(level)] >= 10, meta
         w = router.weights(emb.embed([f"{ds} question 3 about {ds}"])[0])
-        assert choose_level(w, settings.mog.zero_weight) == level
+        assert choose_level(w, settings.tuning.mog.zero_weight) == level
     # the probe recorded in meta.json is what the saved files give
     w = router.weights(emb.embed([PROBE])[0])
-    assert choose_level(w, settings.mog.zero_weight) == meta["probe"]["level"]
+    assert choose_level(w, settings.tuning.mog.zero_weight) == meta["probe"]["level"]
 
 
 _CHILD = textwrap.dedent("""
@@ -88,11 +88,11 @@ _CHILD = textwrap.dedent("""
     s = Settings()
     emb = get_embedder(s.embedding)
     out = {}
-    for kind, n in (("mog", s.segment.n_gra), ("mogg", s.mog.mogg_levels)):
+    for kind, n in (("mog", s.segment.n_gra), ("mogg", s.tuning.mog.mogg_levels)):
         r = load_default_router(s, kind, n)
         q = r.meta["probe"]["question"]
         w = r.weights(emb.embed([q])[0])
-        out[kind] = {"level": choose_level(w, s.mog.zero_weight), "w": [float(x) for x in w],
+        out[kind] = {"level": choose_level(w, s.tuning.mog.zero_weight), "w": [float(x) for x in w],
                      "meta": r.meta}
     out["torch_loaded"] = [m for m in sys.modules if m.split(".")[0] in BLOCKED]
     print(json.dumps(out))

@@ -103,7 +103,7 @@ def stored_and_rebuilt_edges(
     stats = frozen_stats(graph, corpus)
     assert stats is not None, "a synced corpus has frozen piece-graph statistics"
     pieces = graph.read("ingest/piece_texts", corpus=corpus)
-    pg = settings.piece_graph
+    pg = settings.tuning.piece_graph
     return stored, desired_edges(pieces, pg.k_graph, pg.t_graph, stats)
 
 

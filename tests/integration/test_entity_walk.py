@@ -42,11 +42,9 @@ def test_a_chunk_passes_its_mass_only_to_entities_that_lead_to_another_chunk(
         """,
         corpus=CORPUS,
     )
-    walk = settings.entity_graph.model_copy(
-        update={"chunk_seeds": 0, "chunk_weight": 0.0, "damping": 1.0, "max_degree": 3}
-    )
+    walk = {"chunk_seeds": 0, "chunk_weight": 0.0, "damping": 1.0, "max_degree": 3}
     ctx = RetrievalContext(
-        clean_graph, embedder, settings.model_copy(update={"entity_graph": walk}), corpus=CORPUS
+        clean_graph, embedder, settings.with_tuning(entity_graph=walk), corpus=CORPUS
     )
     qv = [float(x) for x in embedder.embed(["anything"])[0]]
     items = {it.id: it for it in EntityStrategy(ctx).run(qv, [{"id": "seed", "w": 1.0}], 10)}

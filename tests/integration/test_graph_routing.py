@@ -67,7 +67,7 @@ def test_routing_scheme_runs_the_piece_graph_sync(routed, settings):
     )
     routed.write("ingest/mark_corpus_dirty", corpus=corpus)
     try:
-        pg = settings.piece_graph
+        pg = settings.tuning.piece_graph
         result = sync_piece_graph(routed, corpus, pg.k_graph, pg.t_graph)
         assert not result.skipped and result.edges >= 3
         stored = routed.read_raw(

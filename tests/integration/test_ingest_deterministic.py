@@ -57,7 +57,7 @@ def test_same_documents_give_the_same_graph_whatever_name_path_and_order(
     a = ingest_paths(graph_session, settings, first, "t-det-alpha", embedder=embedder)
     b = ingest_paths(
         graph_session,
-        _with_ingest(settings, transaction_rows=150, pipeline_batches=0),
+        _with_ingest(settings, transaction_rows=150).with_tuning(ingest={"pipeline_batches": 0}),
         list(reversed(second)),
         "t-det-a-quite-different-name",
         embedder=embedder,

@@ -250,7 +250,7 @@ def test_similar_edges_obey_k_graph_and_t_graph(ingested, settings):
     # takes the pieces in that order so its index tie-break is the product's
     pieces = content_ordered(graph.read("ingest/piece_texts", corpus=corpus))
     ids = [p["id"] for p in pieces]
-    k, t = settings.piece_graph.k_graph, settings.piece_graph.t_graph
+    k, t = settings.tuning.piece_graph.k_graph, settings.tuning.piece_graph.t_graph
     # an edge is stored from the smaller id to the larger, whatever the pieces' order
     expected = {
         (min(ids[a], ids[b]), max(ids[a], ids[b])): sc
@@ -407,9 +407,7 @@ def test_too_many_tokens_is_reported(graph_session, settings, embedder, tmp_path
     corpus = "t-ingest-tokens"
     drop_corpus(graph_session, corpus)
     shutil.copy(SAMPLES / DOCS[0], tmp_path / "doc.md")
-    tight = settings.model_copy(
-        update={"ingest": settings.ingest.model_copy(update={"max_source_tokens": 100})}
-    )
+    tight = settings.with_tuning(ingest={"max_source_tokens": 100})
     report = ingest_paths(
         graph_session, tight, [tmp_path], corpus, embedder=embedder, parser=PARSER
     )

@@ -196,7 +196,7 @@ def test_a_dead_worker_costs_its_source_only_and_the_next_run_resumes(
 def _rebuild(graph, settings, corpus: str):
     from kg_platform.ingest.similar import sync_piece_graph
 
-    pg = settings.piece_graph
+    pg = settings.tuning.piece_graph
     return sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
 
 

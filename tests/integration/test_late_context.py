@@ -45,8 +45,7 @@ def platform(graph_session, settings, embedder, tmp_path_factory):
 
 def _plain(kp):
     """The platform's settings with the section context off."""
-    rerank = kp.settings.rerank.model_copy(update={"section_context": False})
-    return kp.settings.model_copy(update={"rerank": rerank})
+    return kp.settings.with_tuning(rerank={"section_context": False})
 
 
 def _shared_chunks(kp) -> list[dict]:

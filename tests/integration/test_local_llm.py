@@ -20,7 +20,9 @@ def local_server(tmp_path_factory):
     from kg_platform.config import Settings
     from kg_platform.llm.local_server import LocalLLMServer
 
-    settings = Settings(data_dir=tmp_path_factory.mktemp("llm-local"), local_llm={"n_ctx": 4096})
+    settings = Settings(data_dir=tmp_path_factory.mktemp("llm-local")).with_tuning(
+        local_llm={"n_ctx": 4096}
+    )
     server = LocalLLMServer(settings)
     status = server.start()
     try:
@@ -31,7 +33,7 @@ def local_server(tmp_path_factory):
 
 
 def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server, tmp_path):
-    from kg_platform.config import DecompositionSettings, Settings
+    from kg_platform.config import Settings
     from kg_platform.llm import get_llm
     from kg_platform.reasoning import Reasoner
     from kg_platform.reasoning.trajectory import load_trajectory
@@ -48,8 +50,7 @@ def test_serve_local_answers_and_ask_runs_every_step(kb, embedder, local_server,
             "timeout_s": 300,
             "max_retries": 1,
         },
-        decomposition=DecompositionSettings(max_rounds=1),
-    )
+    ).with_tuning(decomposition={"max_rounds": 1})
     llm = get_llm(settings)
     assert llm.check()["completion_tokens"] > 0
     reasoner = Reasoner(graph=kb, embedder=embedder, settings=settings, llm=llm)

@@ -263,9 +263,10 @@ def test_entity_strategy_reaches_a_paragraph_only_a_shared_entity_leads_to(
             "distill": settings.distill.model_copy(
                 update={"extractor": "nlp", "nlp_on_ingest": True}
             ),
-            # one chunk seed only: the director's paragraph must come through the entity
-            "entity_graph": settings.entity_graph.model_copy(update={"chunk_seeds": 1}),
         }
+    ).with_tuning(
+        # one chunk seed only: the director's paragraph must come through the entity
+        entity_graph={"chunk_seeds": 1}
     )
     ingest_paths(clean_graph, s, [tmp_path], CORPUS, embedder=embedder)
     ctx = RetrievalContext(clean_graph, embedder, s, corpus=CORPUS)

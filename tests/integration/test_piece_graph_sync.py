@@ -51,7 +51,7 @@ def _edges(graph, corpus: str) -> dict[tuple[str, str], float]:
 def _rebuilt(graph, corpus: str, settings) -> dict[tuple[str, str], float]:
     """What the sync promises: a full build over the current pieces with the corpus' frozen
     statistics (computed here in Python, independent of the stored edges and choices)."""
-    pg = settings.piece_graph
+    pg = settings.tuning.piece_graph
     rows = graph.read("ingest/piece_texts", corpus=corpus)
     stats = frozen_stats(graph, corpus)
     assert stats is not None, "a synced corpus has frozen statistics"
@@ -59,8 +59,7 @@ def _rebuilt(graph, corpus: str, settings) -> dict[tuple[str, str], float]:
 
 
 def _with_piece_graph(settings, **changes):
-    pg = settings.piece_graph.model_copy(update=changes)
-    return settings.model_copy(update={"piece_graph": pg})
+    return settings.with_tuning(piece_graph=changes)
 
 
 def _state(graph, corpus: str) -> dict:
@@ -165,7 +164,7 @@ def test_a_stale_snapshot_is_not_applied(graph_session, settings, embedder, tmp_
         return rows
 
     monkeypatch.setattr(graph, "read", read_then_bump)
-    pg = settings.piece_graph
+    pg = settings.tuning.piece_graph
     result = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
     monkeypatch.undo()
     assert result.conflicts == 1 and not result.stale and not result.skipped
@@ -225,7 +224,7 @@ def test_a_write_between_apply_batches_stops_the_stale_snapshot(
         return out
 
     monkeypatch.setattr(graph, "in_transaction", tx_then_write)
-    pg = settings.piece_graph
+    pg = settings.tuning.piece_graph
     # forced: a full build is what is applied in batches (an incremental one is one transaction)
     result = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph, force=True)
     monkeypatch.undo()

@@ -61,13 +61,13 @@ def test_the_entity_strategy_seeds_from_keys_weighing_concepts_lower(entities, s
     from kg_platform.retrieval.base import RetrievalContext
     from kg_platform.retrieval.strategies.entity import EntityStrategy
 
-    assert settings.entity_graph.question_finder == "keys"
+    assert settings.tuning.entity_graph.question_finder == "keys"
     ctx = RetrievalContext(entities, embedder, settings, corpus=CORPUS)
     _, seeds = EntityStrategy(ctx).seeds(QUESTION)
     weights = {s["name"]: s["w"] for s in seeds}
     assert weights["Sweetgrass"] == pytest.approx(1.0)
     assert weights["New York City"] == pytest.approx(1.0)
-    assert weights["film"] == pytest.approx(settings.entity_graph.concept_weight)
+    assert weights["film"] == pytest.approx(settings.tuning.entity_graph.concept_weight)
     assert "New York" not in weights and "director" not in weights
 
 

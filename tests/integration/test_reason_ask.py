@@ -131,12 +131,13 @@ class Script:
         return queue.pop(0)
 
 
-def reasoner(kb, embedder, fake, tmp_path, script: Script, **settings_kw) -> Reasoner:
+def reasoner(kb, embedder, fake, tmp_path, script: Script, **tuning) -> Reasoner:
+    """``tuning``: kg_platform.tuning sections, e.g. ``decomposition={"delta": 0.99}``."""
     from kg_platform.llm import get_llm
 
     fake.responder = script
     base = llm_settings_for(fake, tmp_path, cache=False)
-    settings = base.model_copy(update={"corpus": CORPUS, **settings_kw})
+    settings = base.model_copy(update={"corpus": CORPUS}).with_tuning(**tuning)
     return Reasoner(graph=kb, embedder=embedder, settings=settings, llm=get_llm(settings))
 
 
@@ -190,15 +191,11 @@ def test_decomposition_follows_algorithm_1_and_cites_the_chosen_chunks(
 def test_no_candidate_above_delta_stops_and_answers_from_direct_retrieval(
     kb, embedder, fake_llm, tmp_path
 ):
-    from kg_platform.config import DecompositionSettings
-
     script = Script(
         propose=[j(thinking="", sub_questions=["Quantum chromodynamics lattice?"])],
         answer=[j(rationale="[1]", answer="Liverpool")],
     )
-    r = reasoner(
-        kb, embedder, fake_llm, tmp_path, script, decomposition=DecompositionSettings(delta=0.99)
-    )
+    r = reasoner(kb, embedder, fake_llm, tmp_path, script, decomposition={"delta": 0.99})
     ans = r.ask(QUESTION, mode="decompose")
     assert script.order == ["propose", "answer"]
     assert next(e for e in ans.trace if e.step == "decompose").detail["stop"] == "no_candidates"
@@ -235,8 +232,6 @@ def test_unusable_llm_answer_is_replaced_by_marked_evidence(kb, embedder, fake_l
 
 
 def test_factual_mode_with_self_feedback_rounds(kb, embedder, fake_llm, tmp_path):
-    from kg_platform.config import SageSelectSettings
-
     script = Script(
         answer=[j(rationale="[2]", answer="Montana"), j(rationale="[1]", answer="Liverpool")],
         self_feedback=[
@@ -244,9 +239,7 @@ def test_factual_mode_with_self_feedback_rounds(kb, embedder, fake_llm, tmp_path
             "Evaluation Score: 9\nContext Adjustment: 1",
         ],
     )
-    r = reasoner(
-        kb, embedder, fake_llm, tmp_path, script, sage=SageSelectSettings(min_k=4, n_candidates=4)
-    )
+    r = reasoner(kb, embedder, fake_llm, tmp_path, script, sage={"min_k": 4, "n_candidates": 4})
     ans = r.ask(QUESTION, mode="factual", feedback=True)
     assert script.order == ["answer", "self_feedback", "answer", "self_feedback"]
     passages = [len(re.findall(r"^\[\d+\] ", p, re.M)) for p in script.seen["answer"]]
@@ -263,7 +256,6 @@ def test_a_token_budget_gives_the_llm_the_default_paths_chunks_within_it(
 ):
     """``context_tokens``: the LLM reads what ``kgp retrieve --budget-tokens N`` returns, in its
     order, the last chunk truncated to fit; self-feedback then moves by whole chunks."""
-    from kg_platform.config import SageSelectSettings
     from kg_platform.retrieval.pipeline import retrieve
     from kg_platform.tokens import count_tokens
 
@@ -275,9 +267,7 @@ def test_a_token_budget_gives_the_llm_the_default_paths_chunks_within_it(
         ],
     )
     # SAGE's settings would keep all four chunks whole: the budget, not SAGE, must decide
-    r = reasoner(
-        kb, embedder, fake_llm, tmp_path, script, sage=SageSelectSettings(min_k=4, n_candidates=4)
-    )
+    r = reasoner(kb, embedder, fake_llm, tmp_path, script, sage={"min_k": 4, "n_candidates": 4})
     budget = 45
     ans = r.ask(QUESTION, mode="factual", feedback=True, context_tokens=budget)
 

@@ -155,11 +155,11 @@ def _maxsims(
     """Each returned item's MaxSim under the default path, with ``rerank.query_head`` and
     ``rerank.quantize`` as shipped (``None``) or forced."""
     settings = kp.settings
-    forced = {"query_head": query_head, "quantize": quantize}
-    update = {name: value for name, value in forced.items() if value is not None}
-    if update:
-        rerank = settings.rerank.model_copy(update=update)
+    if query_head is not None:
+        rerank = settings.rerank.model_copy(update={"query_head": query_head})
         settings = settings.model_copy(update={"rerank": rerank})
+    if quantize is not None:  # kg_platform.tuning rerank.quantize
+        settings = settings.with_tuning(rerank={"quantize": quantize})
     platform = KnowledgePlatform(settings, graph=kp.graph, embedder=kp.embedder)
     res = platform.search(QUESTION, corpus=corpus, k=4)
     assert res.select == "late" and res.items
@@ -193,7 +193,7 @@ def test_the_default_rerank_reads_candidates_with_int8_and_documents_questions_w
     the query head was trained on (read by int8, the head lost recall)."""
     if getattr(kp.embedder, "quantize", None) != "none":
         pytest.skip("the test embedder is not the fp32 ONNX model the int8 copy derives from")
-    assert kp.settings.rerank.quantize == "auto"
+    assert kp.settings.tuning.rerank.quantize == "auto"
     docs, docs_fp32, docs_int8 = (_maxsims(kp, DOCS, None, q) for q in (None, "none", "int8"))
     common = set(docs) & set(docs_fp32) & set(docs_int8)
     assert common

@@ -217,10 +217,10 @@ def _reference(ctx, data, hits: dict, plans, normalise: str = "minmax") -> list:
         data["ancestors"],
         data["corpus_of"],
         plans,
-        k_r=ctx.settings.mog.k_r,
+        k_r=ctx.settings.tuning.mog.k_r,
         k=3,
         normalise=normalise,
-        skip_below=ctx.settings.mog.level_skip,
+        skip_below=ctx.settings.tuning.mog.level_skip,
     )
 
 
@@ -228,14 +228,14 @@ def _reference(ctx, data, hits: dict, plans, normalise: str = "minmax") -> list:
 @pytest.mark.parametrize("normalise", ["minmax", "max"])
 def test_mog_cypher_equals_python_reference(world, question, normalise):
     ctx, data = world
-    ctx.settings.mog.normalise = normalise
+    ctx.settings.tuning.mog.normalise = normalise
     try:
         plans = [CorpusPlan("tA", (0.2, 0.7, 0.1), 2), CorpusPlan("tB", (0.6, 0.1, 0.3), 3)]
         got = MoGStrategy(ctx, scoring="bm25").run(question, 3, plans)
         # the Cypher skips the levels mog.level_skip leaves out: so does the reference
         want = _reference(ctx, data, _chunk_hits(ctx.graph, question, 3), plans, normalise)
     finally:
-        ctx.settings.mog.normalise = "minmax"
+        ctx.settings.tuning.mog.normalise = "minmax"
     assert want, "the reference found nothing: the test graph is wrong"
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
@@ -277,8 +277,8 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans, level
     ctx, data = world
     assert [p.searched_levels(0.2) for p in LOW_WEIGHTS] == [[2, 3], [1, 3]]
     assert [p.searched_levels(0.0) for p in ALL_LEVELS_WEIGHTED] == [[1, 2, 3], [1, 2, 3]]
-    old = ctx.settings.mog.level_skip
-    ctx.settings.mog.level_skip = level_skip
+    old = ctx.settings.tuning.mog.level_skip
+    ctx.settings.tuning.mog.level_skip = level_skip
     try:
         qvec = ctx.embedder.embed([question])[0]
         got = MoGStrategy(ctx, scoring="hybrid").run(question, 3, plans, qvec)
@@ -289,7 +289,7 @@ def test_mog_hybrid_cypher_equals_python_reference(world, question, plans, level
             ctx, data, {k[:2]: v for k, v in hits.items() if k[2] == "bm25"}, plans
         )
     finally:
-        ctx.settings.mog.level_skip = old
+        ctx.settings.tuning.mog.level_skip = old
     assert want and [it.query for it in got] == ["retrieval/mog_hybrid"] * len(got)
     assert [(it.id, it.path[0]) for it in got] == [(cid, c) for cid, _, c in want]
     assert [it.score for it in got] == pytest.approx([s for _, s, _ in want], abs=1e-9)
@@ -305,11 +305,14 @@ def test_mog_dense_variant_and_fixed_level_without_router(world, caplog):
         dense = get_strategy("mog-dense", ctx).retrieve("porcelain from Meissen", 1)
     finally:
         ctx.settings.mog.default_router = old
-    assert items and all(it.level == ctx.settings.mog.fixed_level for it in items)
-    assert all(it.breakdown["fixed_level"] == ctx.settings.mog.fixed_level for it in items)
+    assert items and all(it.level == ctx.settings.tuning.mog.fixed_level for it in items)
+    assert all(it.breakdown["fixed_level"] == ctx.settings.tuning.mog.fixed_level for it in items)
     # the Meissen sentence is level-1 chunk tA-c1-4, returned as its fixed-level container
     assert dense[0].path[0] == "tA-c1-4" and dense[0].query == "retrieval/mog_dense"
-    assert dense[0].id == {1: "tA-c1-4", 2: "tA-c2-2", 3: "tA-c3-1"}[ctx.settings.mog.fixed_level]
+    assert (
+        dense[0].id
+        == {1: "tA-c1-4", 2: "tA-c2-2", 3: "tA-c3-1"}[ctx.settings.tuning.mog.fixed_level]
+    )
 
 
 def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
@@ -344,7 +347,7 @@ def test_mogg_cypher_equals_python_reference(world, question, w, g_r, seed_index
     trimming all bite; cap 1000: no group fills, and every path up to the radius decides the
     groups."""
     ctx, data = world
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     old = (cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index, cfg.mogg_hops)
     cfg.mogg_seeds, cfg.mogg_group_tokens, cfg.mogg_seed_index = 5, cap, seed_index
     cfg.mogg_hops = hops
@@ -405,7 +408,7 @@ def test_mogg_seed_sources_differ(world):
     """The vector seeds are not the BM25 seeds in disguise: a query sharing no word with the
     text finds nothing lexically but still finds groups through the piece vector index."""
     ctx, _ = world
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     old = cfg.mogg_seed_index
     plans = [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)]
     try:
@@ -664,7 +667,7 @@ def test_corpus_without_router_uses_the_shipped_default(world):
     from kg_platform.retrieval.strategies.router import load_default_router, router_for
 
     ctx, _ = world
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     question = "Which river flows through Dresden?"
     qvec = ctx.embedder.embed([question])[0]
     for name, n in (("mog", ctx.settings.segment.n_gra), ("mogg", cfg.mogg_levels)):
@@ -694,7 +697,7 @@ def test_mogg_ignores_hop_ranges_far_below_the_routers_favourite(world):
     """`mog.mogg_level_skip`: a hop range weighted below that share of the largest weight is
     neither scored nor walked (the radius shrinks); the router level g_r is always kept."""
     ctx, _ = world
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     plan = CorpusPlan("tA", (0.6, 0.1, 0.25, 0.05), 1)
     assert plan.without_low_weights(0.3).w == (0.6, 0.0, 0.25, 0.0)
     assert plan.without_low_weights(0.0) == plan
@@ -723,7 +726,7 @@ def test_mogg_auto_hops_follow_next_in_long_documents_only(world):
     """`mog.mogg_hops = auto`: NEXT hops too when the median searched document reaches
     `mogg_next_min_tokens` (the scope's documents, else a sample of each corpus's)."""
     ctx, _ = world
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     assert cfg.mogg_hops == "auto"
     words = {name: sum(len(t.split()) for t in texts) for name, texts in TEXTS.items()}
     assert words["tA"] > words["tB"]

@@ -239,14 +239,14 @@ def test_mogg_groups_the_format_list_whole_with_separate_piece_vectors(
     papers) the best group for this question is the optional-dependencies passage, and the list
     is not in MoGG's top 3, with either kind of piece vectors."""
     separate = settings.model_copy(deep=True)
-    separate.ingest.piece_vectors = "separate"
+    separate.tuning.ingest.piece_vectors = "separate"
     corpus = CORPUS + "-separate"
     platform = KnowledgePlatform(separate, graph=graph_session, embedder=embedder)
     report = platform.ingest([SAMPLES], corpus=corpus)  # the same samples as the fixture
     assert report.status == "completed", report.summary()
     ctx = platform.retrieval_context(corpus, scope=["MarkItDown"])
     ctx.settings = ctx.settings.model_copy(deep=True)
-    ctx.settings.mog.mogg_group_tokens = 2048
+    ctx.settings.tuning.mog.mogg_group_tokens = 2048
     top = get_strategy("mogg", ctx).retrieve(FORMATS_QUESTION, 1)
     assert top, "mogg returned nothing"
     assert "MarkItDown currently supports the conversion from:" in top[0].text

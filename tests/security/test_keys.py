@@ -43,7 +43,9 @@ B_TEXT = "The vault code of Brinemoor is zircon-7419; only the warden may read i
 B_CONTENT = ("Brinemoor", "zircon", "7419")
 B_MARKERS = (*B_CONTENT, B)
 SERVER_KEY = "test-server-key-security-0123456789abcdef"
-ROOMY = ServeSettings(rate_per_s=100, rate_burst=400, auth_fail_limit=1000)
+ROOMY = ServeSettings(rate_per_s=100, rate_burst=400)
+#: failed authentications tolerated per address (kg_platform.tuning serve.auth_fail_limit)
+ROOMY_FAILS = 1000
 
 
 @pytest.fixture(scope="module")
@@ -76,8 +78,10 @@ def keys(platform) -> dict[str, str]:
     return made
 
 
-def _served(settings, embedder, serve: ServeSettings = ROOMY) -> Any:
-    served = settings.model_copy(update={"serve": serve})
+def _served(settings, embedder, serve: ServeSettings = ROOMY, fail_limit: int = ROOMY_FAILS) -> Any:
+    served = settings.model_copy(update={"serve": serve}).with_tuning(
+        serve={"auth_fail_limit": fail_limit}
+    )
     return build_app(KnowledgePlatform(served, embedder=embedder), key=SERVER_KEY)
 
 
@@ -116,7 +120,7 @@ def _same_as_missing(hidden: httpx.Response, missing: httpx.Response, a: str, b:
 
 
 def test_the_rate_limit_counts_the_key_not_the_spelling_of_its_header(platform, settings, embedder):
-    tight = ServeSettings(rate_per_s=0.01, rate_burst=3, auth_fail_limit=1000)
+    tight = ServeSettings(rate_per_s=0.01, rate_burst=3)
     with uvicorn_thread(_served(settings, embedder, tight)) as base:
         with httpx.Client(base_url=base, timeout=60) as client:
             codes = [
@@ -149,9 +153,9 @@ def test_the_rate_limit_counts_the_key_not_the_spelling_of_its_header(platform, 
 
 
 def test_wrong_keys_get_429_with_a_growing_retry_after(platform, settings, embedder):
-    strict = ServeSettings(rate_per_s=100, rate_burst=400, auth_fail_limit=3)
+    strict = ServeSettings(rate_per_s=100, rate_burst=400)
     wrong = _auth("kgp_" + "x" * 43)
-    with uvicorn_thread(_served(settings, embedder, strict)) as base:
+    with uvicorn_thread(_served(settings, embedder, strict, fail_limit=3)) as base:
         with httpx.Client(base_url=base, timeout=60) as client:
             codes = [client.get("/v1/corpora", headers=wrong).status_code for _ in range(3)]
             assert codes == [401, 401, 401]
@@ -292,7 +296,9 @@ def test_a_read_key_for_a_gets_nothing_of_b_over_mcp(platform, keys, settings, e
 
     from kg_platform.serve.mcp_server import mcp_http_app
 
-    served = settings.model_copy(update={"serve": ROOMY})
+    served = settings.model_copy(update={"serve": ROOMY}).with_tuning(
+        serve={"auth_fail_limit": ROOMY_FAILS}
+    )
     app = mcp_http_app(
         KnowledgePlatform(served, embedder=embedder), key=SERVER_KEY, host="127.0.0.1"
     )
@@ -389,7 +395,9 @@ def test_keys_add_list_revoke_through_the_cli(api, platform, settings) -> None:
 
 def test_two_servers_on_one_neo4j_share_keys_and_revocations(platform, settings, embedder):
     """Two apps over two platform objects (two drivers), as two `kgp serve` replicas."""
-    served = settings.model_copy(update={"serve": ROOMY})
+    served = settings.model_copy(update={"serve": ROOMY}).with_tuning(
+        serve={"auth_fail_limit": ROOMY_FAILS}
+    )
     kp1 = KnowledgePlatform(served, embedder=embedder)
     kp2 = KnowledgePlatform(served, embedder=embedder)
     with (

@@ -38,12 +38,12 @@ def test_the_image_holds_what_the_all_extra_holds() -> None:
 
 
 def test_the_entity_merge_threshold_in_the_llm_manual_is_the_default() -> None:
-    from kg_platform.config import DistillSettings
+    from kg_platform.tuning import Tuning
 
     text = (REPO / "docs" / "llm.md").read_text()
-    match = re.search(r"KGP_DISTILL__ENTITY_MERGE_COS`\s*\(([0-9.]+)", text)
+    match = re.search(r"name-embedding cosine >= ([0-9.]+)", text)
     assert match, "docs/llm.md no longer quotes the entity merge threshold"
-    assert float(match.group(1)) == DistillSettings().entity_merge_cos
+    assert float(match.group(1)) == Tuning().distill.entity_merge_cos
 
 
 def test_the_kill_count_in_the_operations_manual_is_the_suites() -> None:

@@ -100,9 +100,7 @@ def test_an_embedder_without_token_states_embeds_pieces_on_their_own(embedder) -
 
 def test_late_vectors_are_part_of_the_pipeline_signature() -> None:
     late = Settings()  # late chunking is the default
-    separate = late.model_copy(
-        update={"ingest": late.ingest.model_copy(update={"piece_vectors": "separate"})}
-    )
+    separate = late.with_tuning(ingest={"piece_vectors": "separate"})
     assert "|pv=late" in pipeline_signature(late, "m")
     # separate vectors, the default before, add nothing: graphs stored with them still match
     assert "|pv=" not in pipeline_signature(separate, "m")

@@ -56,8 +56,9 @@ def test_maxsim_over_content_pieces_stops_function_words_matching_function_words
 
     def sims(mode: str) -> list[float]:
         # the untrained reading (test_query_head.py covers the trained head)
-        rerank = {"section_context": False, "query_stop_words": mode, "query_head": "off"}
-        ctx = SimpleNamespace(settings=Settings(rerank=rerank), embedder=embedder)
+        tuned = {"section_context": False, "query_stop_words": mode}
+        settings = Settings(rerank={"query_head": "off"}).with_tuning(rerank=tuned)
+        ctx = SimpleNamespace(settings=settings, embedder=embedder)
         return late_scores(question, texts, ctx)[2].tolist()
 
     keep, drop = sims("keep"), sims("drop")
@@ -113,7 +114,9 @@ def test_late_rerank_finds_the_answer_diluted_in_a_long_paragraph(embedder):
     # no graph here: the candidates are read without section paths (tests/integration/
     # test_late_context.py covers those)
     # the unfitted rule (cosine + MaxSim only): test_rerank_weights.py covers the fitted ones
-    settings = Settings(rerank={"n_candidates": 3, "section_context": False, "query_head": "off"})
+    settings = Settings(rerank={"query_head": "off"}).with_tuning(
+        rerank={"n_candidates": 3, "section_context": False}
+    )
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]
     out = apply_selection("late", question, items, ctx)
@@ -140,7 +143,7 @@ def test_late_rerank_without_token_states_says_what_to_do():
             return np.ones((len(texts), 2), dtype=np.float32)
 
     ctx = SimpleNamespace(
-        settings=Settings(rerank={"section_context": False}), embedder=VectorsOnly()
+        settings=Settings().with_tuning(rerank={"section_context": False}), embedder=VectorsOnly()
     )
     items = [RetrievedItem(id="a", text="a", score=1.0)]
     with pytest.raises(ConfigError, match="word-piece states") as raised:
@@ -191,7 +194,7 @@ def test_the_int8_rerank_reads_the_int8_copy_and_keeps_its_states_apart(embedder
     texts = ["We report results on the Penn Treebank.", "Gradients were clipped at five."]
     ctxs = {
         q: SimpleNamespace(
-            settings=Settings(rerank={"section_context": False, "quantize": q}),
+            settings=Settings().with_tuning(rerank={"section_context": False, "quantize": q}),
             embedder=embedder,
         )
         for q in ("none", "int8")
@@ -213,7 +216,9 @@ def _scoped_ctx(embedder, quantize: str, sources: int, chunks: int) -> Retrieval
     """A context over a scope of ``sources`` holding ``chunks`` level-2 chunks (the shape
     ``auto`` reads), without a database: the shape query's answer is given."""
     graph = SimpleNamespace(read=lambda name, **params: [{"sources": sources, "chunks": chunks}])
-    return RetrievalContext(graph, embedder, Settings(rerank={"quantize": quantize}), "c")
+    return RetrievalContext(
+        graph, embedder, Settings().with_tuning(rerank={"quantize": quantize}), "c"
+    )
 
 
 def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_heads_copy(
@@ -231,7 +236,7 @@ def test_auto_quantisation_reads_candidates_with_int8_and_the_question_with_the_
     )
     from kg_platform.retrieval.rerank.query_head import head_states
 
-    assert Settings().rerank.quantize == "auto"
+    assert Settings().tuning.rerank.quantize == "auto"
     passages = _scoped_ctx(embedder, "auto", sources=50, chunks=50)
     documents = _scoped_ctx(embedder, "auto", sources=2, chunks=60)
     bare = SimpleNamespace(settings=Settings(), embedder=embedder)

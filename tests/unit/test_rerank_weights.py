@@ -66,7 +66,9 @@ def test_the_shipped_file_fits_only_the_entity_walk_and_every_other_strategy_use
     assert "did not transfer" in data["fit"]["result"]
     for strategy in ("hybrid", "propagate", "mogg", "auto", None):
         assert weights_for(strategy, Settings()) == LateWeights(cosine=1.0, maxsim=1.0)
-    assert weights_for("auto", Settings(rerank={"late_weight": 0.5})) == LateWeights(maxsim=0.5)
+    assert weights_for("auto", Settings().with_tuning(rerank={"late_weight": 0.5})) == LateWeights(
+        maxsim=0.5
+    )
     assert weights_for("entity", Settings()) == LateWeights(cosine=1.0, maxsim=1.0, rank=2.0)
     assert "leave one dataset out" in data["entity_fit"]["transfer"]
 
@@ -98,7 +100,9 @@ def test_the_rerank_uses_the_weights_of_the_strategy_it_follows(embedder, monkey
         "strategies": {"trusting": {"cosine": 0.0, "maxsim": 0.0, "retrieval": 1.0}},
     }
     monkeypatch.setattr(rw, "load_weights", lambda path=SHIPPED_WEIGHTS: trusting)
-    ctx = SimpleNamespace(settings=Settings(rerank={"section_context": False}), embedder=embedder)
+    ctx = SimpleNamespace(
+        settings=Settings().with_tuning(rerank={"section_context": False}), embedder=embedder
+    )
     assert [it.id for it in late_rerank(question, items, ctx, "trusting")] == ["0", "1"]
     assert [it.id for it in late_rerank(question, items, ctx, "other")] == ["1", "0"]
 
@@ -115,11 +119,13 @@ def test_the_rerank_reads_as_many_candidates_as_the_file_gives_the_strategy(tmp_
     fitted = {"default": None, "candidates": {"entity": 3, "wide": 45}}
     path = tmp_path / "weights.json"
     path.write_text(json.dumps(fitted), encoding="utf-8")
-    settings = Settings(rerank={"weights_file": str(path), "section_context": False})
+    settings = Settings(rerank={"weights_file": str(path)}).with_tuning(
+        rerank={"section_context": False}
+    )
     assert candidates_for("entity", settings) == 3
     assert candidates_for("hybrid", settings) == candidates_for(None, settings) == 30
     assert most_candidates(settings) == 45
-    forced = Settings(rerank={"weights_file": str(path), "n_candidates": 7})
+    forced = Settings(rerank={"weights_file": str(path)}).with_tuning(rerank={"n_candidates": 7})
     assert candidates_for("entity", forced) == candidates_for("hybrid", forced) == 7
     assert most_candidates(forced) == 7
 
@@ -137,7 +143,7 @@ def test_a_bad_candidate_count_is_a_config_error(tmp_path):
     path.write_text(json.dumps({"default": None, "candidates": {"entity": 0}}), encoding="utf-8")
     with pytest.raises(ConfigError, match="not a positive integer") as err:
         candidates_for("entity", Settings(rerank={"weights_file": str(path)}))
-    assert "KGP_RERANK__N_CANDIDATES" in (err.value.hint or "")
+    assert "n_candidates" in (err.value.hint or "")
 
 
 def test_the_shipped_file_rerank_fewer_of_the_entity_walks_candidates():

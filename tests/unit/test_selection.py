@@ -68,7 +68,7 @@ class _FakeEmbedder:
 
 def test_apply_selection_reranks_and_cuts():
     cos = {"a": 0.2, "b": 0.9, "c": 0.8, "d": 0.1}
-    settings = Settings(sage={"min_k": 1, "gradient": 0.5, "n_candidates": 20})
+    settings = Settings().with_tuning(sage={"min_k": 1, "gradient": 0.5, "n_candidates": 20})
     ctx = SimpleNamespace(settings=settings, embedder=_FakeEmbedder(cos))
     items = [RetrievedItem(id=t, text=t, score=1.0 - i / 10) for i, t in enumerate("abcd")]
     out = apply_selection("sage", "query", items, ctx)
@@ -85,7 +85,9 @@ def test_rerank_embeds_each_text_once_per_process():
     """The cosine reranker reuses vectors: a second pass over the same candidates embeds nothing."""
     cos = {"a": 0.2, "b": 0.9, "c": 0.8, "d": 0.1}
     embedder = _FakeEmbedder(cos)
-    ctx = SimpleNamespace(settings=Settings(sage={"min_k": 1, "gradient": 0.5}), embedder=embedder)
+    ctx = SimpleNamespace(
+        settings=Settings().with_tuning(sage={"min_k": 1, "gradient": 0.5}), embedder=embedder
+    )
     items = [RetrievedItem(id=t, text=t, score=1.0) for t in "abc"]
     first = apply_selection("sage", "query", items, ctx)
     assert sorted(embedder.embedded) == ["a", "b", "c", "query"]
@@ -99,8 +101,9 @@ def test_rerank_embeds_each_text_once_per_process():
 def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder):
     from kg_platform.retrieval.rerank.selection import DEFAULT_GRADIENT, sage_gradient, sage_scorer
 
-    def scorer(embedder_, **sage):
-        return sage_scorer(SimpleNamespace(settings=Settings(sage=sage), embedder=embedder_))
+    def scorer(embedder_, cross_encoder=None, **tuned):
+        settings = Settings(sage={"cross_encoder": cross_encoder}).with_tuning(sage=tuned)
+        return sage_scorer(SimpleNamespace(settings=settings, embedder=embedder_))
 
     assert scorer(embedder) == "late"  # the bundled model exposes word-piece states
     assert scorer(_FakeEmbedder({})) == "embedder-cosine"  # vectors only: cosine
@@ -109,7 +112,7 @@ def test_sage_scorer_follows_the_setting_and_what_the_embedder_exposes(embedder)
     # g: the calibrated value per scorer unless set
     assert sage_gradient(Settings(), "late") == DEFAULT_GRADIENT["late"]
     assert sage_gradient(Settings(), "cross-encoder") == 0.3  # the paper's, for probabilities
-    assert sage_gradient(Settings(sage={"gradient": 0.42}), "late") == 0.42
+    assert sage_gradient(Settings().with_tuning(sage={"gradient": 0.42}), "late") == 0.42
     assert sage_gradient(Settings(), "none") == 0.3  # no candidates: any g, nothing to cut
 
 
@@ -145,7 +148,9 @@ def test_sage_with_the_late_scorer_cuts_after_the_relevant_texts(embedder):
         "Penguins live mostly in the Southern Hemisphere.",
         "The museum's collection includes Roman coins and medieval maps.",
     ]
-    settings = Settings(sage={"min_k": 1, "n_candidates": 20}, rerank={"section_context": False})
+    settings = Settings().with_tuning(
+        sage={"min_k": 1, "n_candidates": 20}, rerank={"section_context": False}
+    )
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=0.5) for i, t in enumerate(reversed(texts))]
     out = apply_selection("sage", question, items, ctx)

@@ -66,7 +66,7 @@ def rerank_quantize(ctx: "RetrievalContext") -> str:
     as fp32, and inside long documents too once the question itself is read by the copy the
     query head was trained on (:func:`question_quantize`). Texts reranked outside any graph (a
     bare context) keep the configured model."""
-    mode = ctx.settings.rerank.quantize
+    mode = ctx.settings.tuning.rerank.quantize
     if mode != "auto":
         return mode
     return "none" if getattr(ctx, "graph", None) is None else "int8"
@@ -81,7 +81,7 @@ def question_quantize(ctx: "RetrievalContext") -> str:
     copy's it loses recall; the candidates' states only meet the head's output in MaxSim, where
     int8 ones measured as good as fp32 (``lab/results/2026-11-28/doc-int8-mixed/``). The
     question is one short text, so reading it with fp32 costs next to nothing."""
-    if ctx.settings.rerank.quantize == "auto" and head_for(ctx) is not None:
+    if ctx.settings.tuning.rerank.quantize == "auto" and head_for(ctx) is not None:
         from kg_platform.retrieval.rerank.query_head import head_states
 
         return head_states()
@@ -110,7 +110,7 @@ def _token_states(
             f"the late-interaction rerank needs word-piece states, which the "
             f"{type(embedder).__name__} embedder does not expose",
             hint="use the default local embedder (KGP_EMBEDDING__PROVIDER=onnx), or rerank "
-            "with --select none | sage (with KGP_SAGE__SCORER=cosine or auto)",
+            "with --select none | sage (its scorer cosine or auto)",
         )
     embed_tokens = embedder.embed_tokens
     # the int8 copy shares the model's name: its states are kept apart from fp32's
@@ -212,7 +212,7 @@ def section_paths(ids: Sequence[str], ctx: "RetrievalContext") -> dict[str, str]
 def reading_texts(ids: Sequence[str], texts: Sequence[str], ctx: "RetrievalContext") -> list[str]:
     """What the rerank reads for each candidate: ``section path\ntext`` when
     ``rerank.section_context`` is on and the candidate has a section, else the text."""
-    if not ctx.settings.rerank.section_context:
+    if not ctx.settings.tuning.rerank.section_context:
         return list(texts)
     paths = without_shared_head(section_paths(ids, ctx))
     return [f"{paths[i]}\n{t}" if paths.get(i) else t for i, t in zip(ids, texts, strict=True)]
@@ -258,7 +258,7 @@ def late_scores(
         rerank_embedder(ctx), texts
     )
     q_vec, q_tok, q_offsets = states[0]
-    if ctx.settings.rerank.query_stop_words == "drop":
+    if ctx.settings.tuning.rerank.query_stop_words == "drop":
         q_tok = q_tok[content_pieces(query, q_offsets)]
     q_weights = None
     head = head_for(ctx) if len(q_tok) else None
@@ -266,7 +266,7 @@ def late_scores(
         q_tok, q_weights = head(q_tok)
     cos = np.asarray([float(vec @ q_vec) for vec, _, _ in states[1:]], dtype=np.float64)
     sim = np.asarray([maxsim(q_tok, tok, q_weights) for _, tok, _ in states[1:]], dtype=np.float64)
-    weights = LateWeights(cosine=1.0, maxsim=ctx.settings.rerank.late_weight)
+    weights = LateWeights(cosine=1.0, maxsim=ctx.settings.tuning.rerank.late_weight)
     return combine(weights, cos, sim), cos, sim
 
 

@@ -5,7 +5,7 @@ candidates, :func:`apply_selection` reranks them against the question (a cross-e
 ``settings.sage.cross_encoder`` names a local model, otherwise the late-interaction score of
 ``--select late`` or the embedder's cosine: :func:`sage_scorer`) and keeps
 the first :func:`gradient_cut` of them. The number returned is decided by the cut, not by ``k``:
-callers that want SAGE should fetch ``settings.sage.n_candidates`` items first.
+callers that want SAGE should fetch ``settings.tuning.sage.n_candidates`` items first.
 
 The rule is the multiplicative reading of the paper's misprinted pseudo-code: after ``min_k``
 items, keep item ``i`` while ``S[i] >= g * S[i-1]`` (it reproduces the paper's worked example).
@@ -42,11 +42,14 @@ def gradient_cut(scores: Sequence[float], min_k: int, g: float) -> int:
     the first steeper drop stops the scan. Scores must be positive for a ratio test.
     """
     if min_k < 1:
-        raise ConfigError(f"SAGE min_k must be >= 1, got {min_k}", hint="set KGP_SAGE__MIN_K")
+        raise ConfigError(
+            f"SAGE min_k must be >= 1, got {min_k}",
+            hint="set tuning sage.min_k ([lab.tuning.sage])",
+        )
     if not 0.0 < g <= 1.0:
         raise ConfigError(
             f"SAGE gradient g must be in (0, 1], got {g}",
-            hint="set KGP_SAGE__GRADIENT, e.g. 0.3 (paper)",
+            hint="set tuning sage.gradient ([lab.tuning.sage]), e.g. 0.3 (paper)",
         )
     n = len(scores)
     keep = min(min_k, n)
@@ -94,7 +97,7 @@ def sage_scorer(ctx: "RetrievalContext") -> str:
     cfg = ctx.settings.sage
     if cfg.cross_encoder:
         return "cross-encoder"
-    choice = cfg.scorer
+    choice = ctx.settings.tuning.sage.scorer
     if choice == "auto":
         choice = "late" if has_token_states(ctx.embedder) else "cosine"
     return "late" if choice == "late" else "embedder-cosine"
@@ -102,7 +105,7 @@ def sage_scorer(ctx: "RetrievalContext") -> str:
 
 def sage_gradient(settings: Any, scorer: str) -> float:
     """``sage.gradient`` when set, else the value calibrated for ``scorer``."""
-    g = settings.sage.gradient
+    g = settings.tuning.sage.gradient
     return DEFAULT_GRADIENT.get(scorer, PAPER_GRADIENT) if g is None else float(g)
 
 
@@ -149,7 +152,7 @@ def sage_rerank(
 ) -> list[RetrievedItem]:
     """The first ``sage.n_candidates`` items reranked by SAGE's scorer, all of them kept, each
     with its SAGE score (the pool a gradient cut, or self-feedback, works from)."""
-    cfg = ctx.settings.sage
+    cfg = ctx.settings.tuning.sage
     candidates = items[: cfg.n_candidates]
     scores, scorer = rerank_scores(
         query, [it.text for it in candidates], ctx, ids=[it.id for it in candidates]
@@ -170,7 +173,11 @@ def sage_rerank(
 def sage_keep(ranked: list[RetrievedItem], ctx: "RetrievalContext") -> int:
     """How many of SAGE's reranked items its gradient cut keeps."""
     g = sage_gradient(ctx.settings, sage_scorer(ctx))
-    keep = gradient_cut([it.score for it in ranked], ctx.settings.sage.min_k, g) if ranked else 0
+    keep = (
+        gradient_cut([it.score for it in ranked], ctx.settings.tuning.sage.min_k, g)
+        if ranked
+        else 0
+    )
     log.debug("sage selection kept %d of %d candidates", keep, len(ranked))
     return keep
 
@@ -284,7 +291,7 @@ def candidates_needed(name: str, k: int, ctx: "RetrievalContext") -> int:
     """How many items a caller should ask the strategy for before applying ``name``."""
     name = resolve_selection(name, ctx)
     if name == "sage":
-        return max(k, ctx.settings.sage.n_candidates)
+        return max(k, ctx.settings.tuning.sage.n_candidates)
     if name == "late":
         from kg_platform.retrieval.rerank.weights import most_candidates
 

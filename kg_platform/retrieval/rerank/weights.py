@@ -85,7 +85,7 @@ def configured_weights(settings: "Settings") -> dict[str, Any]:
 def weights_for(strategy: str | None, settings: "Settings") -> LateWeights:
     """The weights the late rerank uses after ``strategy``, from ``rerank.weights_file`` (unset:
     the shipped file); see :func:`weights_in`."""
-    return weights_in(configured_weights(settings), strategy, settings.rerank.late_weight)
+    return weights_in(configured_weights(settings), strategy, settings.tuning.rerank.late_weight)
 
 
 def candidates_for(strategy: str | None, settings: "Settings") -> int:
@@ -96,7 +96,7 @@ def candidates_for(strategy: str | None, settings: "Settings") -> int:
     Why per strategy: the rerank's cost is reading each candidate's word pieces, and a strategy
     whose own order the rerank keeps (``entity``, whose walk's rank counts) loses nothing when
     fewer of its items are read (the shipped count's record is the file's ``candidates_fit``)."""
-    forced = settings.rerank.n_candidates
+    forced = settings.tuning.rerank.n_candidates
     if forced is not None:
         return forced
     return candidates_in(configured_weights(settings), strategy)
@@ -105,7 +105,7 @@ def candidates_for(strategy: str | None, settings: "Settings") -> int:
 def most_candidates(settings: "Settings") -> int:
     """The most candidates the rerank reorders for any strategy: what a caller fetches before
     the strategy is known (``auto`` chooses later)."""
-    forced = settings.rerank.n_candidates
+    forced = settings.tuning.rerank.n_candidates
     if forced is not None:
         return forced
     data = configured_weights(settings)
@@ -120,7 +120,7 @@ def candidates_in(data: dict[str, Any], strategy: str | None) -> int:
         raise ConfigError(
             f"the late rerank's candidate count for {strategy!r} is {count!r}, not a positive "
             "integer",
-            hint="fix the weights file's 'candidates' entry, or set KGP_RERANK__N_CANDIDATES",
+            hint="fix the weights file's 'candidates' entry, or give the lab tuning rerank.n_candidates",
         )
     return count
 

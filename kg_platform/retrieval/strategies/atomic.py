@@ -32,7 +32,7 @@ class AtomicRetriever:
 
     @property
     def level(self) -> int:
-        return min(self.ctx.settings.distill.levels)
+        return min(self.ctx.settings.tuning.distill.levels)
 
     def _check(self) -> None:
         if self._checked:

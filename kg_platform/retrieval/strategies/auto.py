@@ -98,7 +98,7 @@ class AutoStrategy:
         settings = self.ctx.settings
         if self.ctx.corpus is None:
             return False
-        if settings.entity_graph.question_finder == "spacy" and not nlp_available(
+        if settings.tuning.entity_graph.question_finder == "spacy" and not nlp_available(
             settings.distill.nlp_model
         ):
             return False

@@ -56,7 +56,7 @@ class EntityStrategy:
         the corpus's entity keys (:mod:`~kg_platform.retrieval.strategies.question_keys`; a capitalised
         name that matches none is typed ``name`` and found by embedding); ``spacy`` runs the
         NLP extractor on the question (none without spaCy)."""
-        if self.ctx.settings.entity_graph.question_finder == "keys":
+        if self.ctx.settings.tuning.entity_graph.question_finder == "keys":
             from kg_platform.retrieval.strategies.question_keys import question_mentions
 
             return [
@@ -80,10 +80,10 @@ class EntityStrategy:
         settings = self.ctx.settings
         # the embedder that embedded the corpus's entity names (distill.name_quantize)
         names = quantized_embedder(
-            self.ctx.embedder, settings.embedding, settings.distill.name_quantize
+            self.ctx.embedder, settings.embedding, settings.tuning.distill.name_quantize
         )
         vecs = names.embed([name for _, name, _ in mentions])
-        cfg = settings.entity_graph
+        cfg = settings.tuning.entity_graph
         rows = self.ctx.graph.read(
             SEEDS_QUERY,
             rows=[
@@ -92,7 +92,7 @@ class EntityStrategy:
             ],
             corpus=self.ctx.corpus,
             ix=self.ctx.index_prefix(),
-            fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, cfg.fetch),
+            fetch=self.ctx.index_fetch(max(cfg.per_mention, 1) * 5, settings.retrieve.fetch),
             per_mention=cfg.per_mention,
             min_cos=cfg.seed_cos,
         )
@@ -106,12 +106,12 @@ class EntityStrategy:
         return self.run(qv, seeds, k)
 
     def run(self, qv: list[float], seeds: list[dict[str, Any]], k: int) -> list[RetrievedItem]:
-        cfg = self.ctx.settings.entity_graph
+        cfg = self.ctx.settings.tuning.entity_graph
         rows = self.ctx.graph.read(
             QUERY,
             seeds=[{"id": s["id"], "w": s["w"]} for s in seeds],
             qv=qv,
-            fetch=self.ctx.index_fetch(max(cfg.chunk_seeds, 1), cfg.fetch),
+            fetch=self.ctx.index_fetch(max(cfg.chunk_seeds, 1), self.ctx.settings.retrieve.fetch),
             ix=self.ctx.index_prefix(),
             k_seed=cfg.chunk_seeds,
             corpus=self.ctx.corpus,

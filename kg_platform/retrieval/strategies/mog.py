@@ -8,7 +8,7 @@ corpus), pools the corpora, keeps the top-k level-1 chunks and returns each one'
 the router's level ``g_r`` (two chunks with one container count once; the next candidate moves
 up). Levels the router weighs below ``mog.level_skip`` times its largest weight are not
 searched (except ``g_r``). Without a trained router, a one-hot weight on
-``settings.mog.fixed_level`` is used, and the result says so (``breakdown['fixed_level']``).
+``settings.tuning.mog.fixed_level`` is used, and the result says so (``breakdown['fixed_level']``).
 
 A plain-Python twin of this selection lives with the tests (``tests/support/reference.py``)
 and checks the Cypher exactly.
@@ -86,7 +86,7 @@ def one_hot(level: int, n: int) -> tuple[float, ...]:
     if not 1 <= level <= n:
         raise RetrievalError(
             f"fixed level {level} is outside 1..{n}",
-            hint="set KGP_MOG__FIXED_LEVEL to a level the graph has",
+            hint="set tuning mog.fixed_level ([lab.tuning.mog]) to a level the graph has",
         )
     return tuple(1.0 if g == level else 0.0 for g in range(1, n + 1))
 
@@ -108,7 +108,7 @@ def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) ->
     """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
     from kg_platform.retrieval.strategies.router import n_levels_for
 
-    cfg = ctx.settings.mog
+    cfg = ctx.settings.tuning.mog
     n = n_levels_for(ctx.settings, kind)
     router, source = ctx.router_of(corpus, kind, n, len(qvec))
     if router is not None:
@@ -134,7 +134,7 @@ class MoGStrategy:
 
     def __init__(self, ctx: RetrievalContext, scoring: str | None = None) -> None:
         self.ctx = ctx
-        self.scoring = scoring or ctx.settings.mog.scoring
+        self.scoring = scoring or ctx.settings.tuning.mog.scoring
         self.last_plans: list[CorpusPlan] = []
 
     @property
@@ -153,10 +153,12 @@ class MoGStrategy:
     def run(
         self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
     ) -> list[RetrievedItem]:
-        cfg = self.ctx.settings.mog
+        cfg = self.ctx.settings.tuning.mog
         # k_r is raised to k: with fewer candidates per level than k, MoG could not fill k.
         k_r = max(cfg.k_r, k)
-        fetch = self.ctx.index_fetch(k_r, max(cfg.fetch, k_r), [p.corpus for p in plans])
+        fetch = self.ctx.index_fetch(
+            k_r, max(self.ctx.settings.retrieve.fetch, k_r), [p.corpus for p in plans]
+        )
         if self.ctx.sources and self.scoring != "dense":
             fetch = max(fetch, self.ctx.scope_fetch(k_r, 1))
         params = dict(

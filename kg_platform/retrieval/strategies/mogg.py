@@ -5,7 +5,7 @@ Level g of a centre piece is the piece plus every piece within ``g - 1`` hops ov
 token cap, emitted in document order. Groups are expanded at query time around seed pieces (no
 materialised groups: they would multiply the stored text by the hop radius and go stale on
 every ingest). Seeds come from the piece fulltext index (BM25), the piece
-vector index, or both (``settings.mog.mogg_seed_index``; a seed's score is the sum of its
+vector index, or both (``settings.tuning.mog.mogg_seed_index``; a seed's score is the sum of its
 normalised scores); a group's score is the sum of the seed scores of its members (query-time
 stand-in for scoring the group's text). The two-step selection is MoG's: top-k_r groups per level
 (k_r raised to k when k is larger, so k results can exist) -> t_rs(piece)[g] = best normalised
@@ -51,7 +51,7 @@ def radius_needed(plans: Sequence[CorpusPlan], zero_weight: float) -> int:
     if r > MAX_RADIUS:
         raise RetrievalError(
             f"MoGG radius {r} exceeds the supported {MAX_RADIUS}",
-            hint="set KGP_MOG__MOGG_LEVELS to 4 or less",
+            hint="set tuning mog.mogg_levels ([lab.tuning.mog]) to 4 or less",
         )
     return r
 
@@ -68,7 +68,7 @@ class MoGGStrategy:
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         qvec = self.ctx.embedder.embed([query])[0]
-        skip = self.ctx.settings.mog.mogg_level_skip
+        skip = self.ctx.settings.tuning.mog.mogg_level_skip
         plans = [
             plan_for(self.ctx, c, qvec, "mogg").without_low_weights(skip)
             for c in list_corpora(self.ctx)
@@ -79,7 +79,7 @@ class MoGGStrategy:
     def params(
         self, query: str, k: int, plans: Sequence[CorpusPlan], qvec: np.ndarray | None = None
     ) -> dict[str, Any]:
-        cfg = self.ctx.settings.mog
+        cfg = self.ctx.settings.tuning.mog
         lexical = cfg.mogg_seed_index in ("bm25", "hybrid")
         dense = cfg.mogg_seed_index in ("vector", "hybrid")
         if dense and qvec is None:
@@ -107,7 +107,7 @@ class MoGGStrategy:
         SIMILAR neighbours lie anywhere, and NEXT makes a group a passage. The two kinds of
         corpus are far apart in length (QA paragraphs: about a hundred tokens; papers:
         thousands), so one median threshold separates them."""
-        cfg = self.ctx.settings.mog
+        cfg = self.ctx.settings.tuning.mog
         if cfg.mogg_hops != "auto":
             return cfg.mogg_hops
         median = self.ctx.median_source_tokens([p.corpus for p in plans])
@@ -116,8 +116,10 @@ class MoGGStrategy:
     def _fetch(self, plans: Sequence[CorpusPlan]) -> int:
         """Index hits per seed list: sized by the corpus share, or by the scope's share of the
         pieces' chunks in a document scope (the piece fulltext index cannot filter by source)."""
-        cfg = self.ctx.settings.mog
-        fetch = self.ctx.index_fetch(cfg.mogg_seeds, cfg.fetch, [p.corpus for p in plans])
+        cfg = self.ctx.settings.tuning.mog
+        fetch = self.ctx.index_fetch(
+            cfg.mogg_seeds, self.ctx.settings.retrieve.fetch, [p.corpus for p in plans]
+        )
         if self.ctx.sources:
             fetch = max(fetch, self.ctx.scope_fetch(cfg.mogg_seeds, 1))
         return fetch
@@ -128,7 +130,7 @@ class MoGGStrategy:
         params = self.params(query, k, plans, qvec)
         if not params["q"] and params["qv"] is None:
             return []
-        radius = radius_needed(plans, self.ctx.settings.mog.zero_weight)
+        radius = radius_needed(plans, self.ctx.settings.tuning.mog.zero_weight)
         name = query_name(radius, self.hops(plans))
         self.last_query = name
         rows = self.ctx.graph.read(name, **params)

@@ -12,7 +12,7 @@ aggregated per chunk:
 * ``rrf`` (the PIKE-RAG paper's alternative): ``S(c) = sum_layer lam_layer / (60 + rank_layer(c))``
 
 Layers with no node reaching a chunk contribute nothing. Weights are settings
-(``KGP_PROPAGATION__LAM_C`` ...); :func:`fit_weights` grid-searches them on dev questions
+(``kg_platform.tuning`` ``propagation.lam_c`` ..., shipped in ``models/propagation/layer-weights.json``); :func:`fit_weights` grid-searches them on dev questions
 (``kgp lab router fit-propagation``, with a held-out part so the fitted number is not in-sample).
 """
 
@@ -51,7 +51,7 @@ class PropagateStrategy:
         lam: dict[str, float] | None = None,
         aggregate: str | None = None,
     ) -> None:
-        cfg = ctx.settings.propagation
+        cfg = ctx.settings.tuning.propagation
         self.ctx = ctx
         self.lam = lam or {
             "C": cfg.lam_c,
@@ -76,7 +76,7 @@ class PropagateStrategy:
 
             walk = EntityStrategy(self.ctx)
             qv, seeds = walk.seeds(query)
-            k_layer = max(self.ctx.settings.propagation.k_per_layer, k)
+            k_layer = max(self.ctx.settings.tuning.propagation.k_per_layer, k)
             return self.run_vector(qv, k, text=query, entity_items=walk.run(qv, seeds, k_layer))
         qvec = self.ctx.embedder.embed([query])[0]
         return self.run_vector(vector_param(qvec), k, text=query)
@@ -91,9 +91,9 @@ class PropagateStrategy:
         """Propagate from the query vector ``qv``; ``text`` feeds the lexical layer (``""``: off);
         ``entity_items`` (the ``entity`` strategy's ranking) feed the entity-graph layer ``E``,
         each scored by its PageRank score over the best one."""
-        cfg = self.ctx.settings.propagation
+        cfg = self.ctx.settings.tuning.propagation
         k_layer = max(cfg.k_per_layer, k)
-        fetch = self.ctx.index_fetch(k_layer, max(cfg.fetch, k_layer))
+        fetch = self.ctx.index_fetch(k_layer, max(self.ctx.settings.retrieve.fetch, k_layer))
         query = QUERY
         layers = self.queried_layers()
         hits: list[dict[str, Any]] = []

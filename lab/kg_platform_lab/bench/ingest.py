@@ -85,7 +85,7 @@ def plan_inputs(settings: Settings, inputs: list[SourceInput]) -> list[SourcePla
             chunker,
             budget=seg.chunk_tokens,
             n_gra=seg.n_gra,
-            min_piece_tokens=seg.min_sentence_tokens,
+            min_piece_tokens=settings.tuning.segment.min_sentence_tokens,
         )
         for inp in inputs
     ]
@@ -99,14 +99,14 @@ def _baseline_texts(
     plans = plan_inputs(settings, inputs)
     skip_chunks: set[str] = set()
     skip_pieces: set[str] = set()
-    if settings.ingest.piece_vectors == "late":
+    if settings.tuning.ingest.piece_vectors == "late":
         # the late pass reads these chunks' texts once for the chunk and its pieces
         for _chunk, own in late_chunks(plans):
             skip_pieces.update(p.id for p in own)
     same = texts_to_embed(
         plans,
-        settings.ingest.embed_higher_levels,
-        settings.ingest.level1_vectors,
+        settings.tuning.ingest.embed_higher_levels,
+        settings.tuning.ingest.level1_vectors,
         skip_chunks,
         skip_pieces,
     )
@@ -170,8 +170,8 @@ def run_ingest_bench(
         "embedder": f"{settings.embedding.provider}:{settings.embedding.model}"
         f" ({getattr(embedder, 'quantize', 'none')})",
         "segmenter": settings.segment.segmenter,
-        "level1_vectors": settings.ingest.level1_vectors,
-        "pipeline_batches": settings.ingest.pipeline_batches,
+        "level1_vectors": settings.tuning.ingest.level1_vectors,
+        "pipeline_batches": settings.tuning.ingest.pipeline_batches,
     }
     with GraphClient.from_settings(settings) as graph:
         out["warm_up_s"] = round(_warm_up(graph, settings, qa_file, corpus, embedder), 2)

@@ -152,7 +152,7 @@ def run_growth_bench(
     embedder.embed(["warm up the model"])
     tag = uuid.uuid4().hex[:8]
     seed, corpus = f"bench-growth-seed-{tag}", f"bench-growth-{tag}"
-    pg = settings.piece_graph
+    pg = settings.tuning.piece_graph
     rows: list[dict[str, Any]] = []
     with GraphClient.from_settings(settings) as graph, tempfile.TemporaryDirectory() as tmp:
         try:

@@ -105,7 +105,7 @@ def run_writer_bench(
                 write_plans(graph, group, f"bench-{corpus}")
             write_s = time.perf_counter() - started
             started = time.perf_counter()
-            pg = settings.piece_graph
+            pg = settings.tuning.piece_graph
             sync = sync_piece_graph(graph, corpus, pg.k_graph, pg.t_graph)
             graph_s = time.perf_counter() - started
         finally:

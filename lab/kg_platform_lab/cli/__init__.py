@@ -17,6 +17,14 @@ LAB_HELP = (
 )
 
 
+def _apply_lab_tuning() -> None:
+    """Before any ``kgp lab`` command: the ``[lab.tuning]`` values over the product's fitted
+    constants (:mod:`kg_platform.tuning`)."""
+    from kg_platform_lab.settings import apply_lab_tuning
+
+    apply_lab_tuning()
+
+
 def register(app: typer.Typer) -> None:
     """Add the ``kgp lab`` group, holding every lab command, to the ``kgp`` app."""
     from kg_platform.cli.groups import group
@@ -39,6 +47,7 @@ def register(app: typer.Typer) -> None:
     )
 
     lab_app = group(app, "lab", LAB_HELP)
+    lab_app.callback()(_apply_lab_tuning)
     for module in (
         commands_eval,
         commands_eval_table,

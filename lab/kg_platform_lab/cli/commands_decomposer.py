@@ -51,7 +51,7 @@ def collect(
     explore = get_lab_settings().decomposer
     corpus = corpus or f"qa-{dataset.stem}"
     items = read_questions(dataset, limit)
-    d = settings.decomposition
+    d = settings.tuning.decomposition
     with KnowledgePlatform(settings) as kp, open_llm(settings) as llm:
         if llm is None:
             raise LLMNotConfigured(
@@ -60,7 +60,7 @@ def collect(
             )
         graph, embedder = kp.graph, kp.embedder
         collector = Collector(
-            LLMSteps(llm, max_passage_tokens=settings.reasoning.max_passage_tokens),
+            LLMSteps(llm, max_passage_tokens=settings.tuning.reasoning.max_passage_tokens),
             GraphCandidates(graph, embedder, corpus, f"chunk_embedding_l{d.chunk_level}"),
             max_rounds=rounds or d.max_rounds,
             delta=d.delta,

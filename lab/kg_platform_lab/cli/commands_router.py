@@ -214,6 +214,6 @@ def fit_propagation(
     typer.echo(json.dumps(out, indent=2))
     typer.echo(
         "set with: "
-        + " ".join(f"KGP_PROPAGATION__LAM_{x}={v}" for x, v in lam.items())
-        + f" KGP_PROPAGATION__AGGREGATE={aggregate}"
+        + " ".join(f"KGP_LAB__TUNING__PROPAGATION__LAM_{x}={v}" for x, v in lam.items())
+        + f" KGP_LAB__TUNING__PROPAGATION__AGGREGATE={aggregate}"
     )

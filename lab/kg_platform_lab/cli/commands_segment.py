@@ -64,7 +64,7 @@ def train(
     )
     typer.echo(
         f"use it with: KGP_SEGMENT__SEGMENTER=sage KGP_SEGMENT__SAGE_MODEL={out} "
-        f"KGP_SEGMENT__SAGE_THRESHOLD={result.threshold:.2f}"
+        "(its calibrated threshold is in its meta.json)"
     )
 
 

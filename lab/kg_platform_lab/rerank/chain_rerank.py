@@ -202,7 +202,7 @@ def read_candidates(
             ctx.graph,
             "evaluation/chain_links",
             ids=list(dict.fromkeys(ids)),
-            max_degree=ctx.settings.entity_graph.max_degree,
+            max_degree=ctx.settings.tuning.entity_graph.max_degree,
         )
     }
     out = []

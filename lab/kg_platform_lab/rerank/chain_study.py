@@ -38,6 +38,7 @@ from kg_platform.retrieval.rerank.late_interaction import (
 )
 from kg_platform.retrieval.rerank.weights import candidates_for, weights_for
 from kg_platform_lab.evaluation.datasets import load_dataset
+from kg_platform_lab.queries import lab_read
 from kg_platform_lab.evaluation.harness import _tokens
 from kg_platform_lab.evaluation.metrics import Ranked, dedupe, score_question
 
@@ -70,8 +71,11 @@ def collect(dataset: Path, corpus: str, out: Path, limit: int | None) -> None:
             _, cos, sim = late_scores(ex.question, [it.text for it in head], ctx, ids=ids)
             rows = {
                 r["id"]: r
-                for r in ctx.graph.read(
-                    "retrieval/chain_links", ids=ids, max_degree=kp.settings.entity_graph.max_degree
+                for r in lab_read(
+                    ctx.graph,
+                    "evaluation/chain_links",
+                    ids=ids,
+                    max_degree=kp.settings.tuning.entity_graph.max_degree,
                 )
             }
             n = candidates_for(chosen, ctx.settings)

@@ -164,7 +164,7 @@ def collect_states(
         )
         if i % 50 == 0:
             log(f"{p.dataset}: states {i}/{len(chosen)} ({time.perf_counter() - started:.0f} s)")
-    if chosen and not with_sections and ctx.settings.rerank.section_context:
+    if chosen and not with_sections and ctx.settings.tuning.rerank.section_context:
         log(
             f"warning: no candidate of {p.dataset}'s pools has a section path in corpus "
             f"{corpus!r}; is it the corpus the pools were collected from?"

@@ -209,7 +209,7 @@ def train_default(
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
     router = Router.from_dir(out_dir)
     W = router.weights_batch(X)
-    chosen = [choose_level(w, settings.mog.zero_weight) for w in W]
+    chosen = [choose_level(w, settings.tuning.mog.zero_weight) for w in W]
     per_ds = {}
     for ds in datasets:
         idx = [i for i, r in enumerate(recs) if r["dataset"] == ds]
@@ -225,7 +225,7 @@ def train_default(
     meta["probe"] = {
         "question": PROBE,
         "weights": [round(float(x), 6) for x in probe_w],
-        "level": choose_level(probe_w, settings.mog.zero_weight),
+        "level": choose_level(probe_w, settings.tuning.mog.zero_weight),
     }
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2))
     return meta

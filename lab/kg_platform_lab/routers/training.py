@@ -265,7 +265,7 @@ def train_router(
         W = model(torch.tensor(X)).numpy()
     from kg_platform.retrieval.strategies.mog import choose_level
 
-    chosen = Counter(choose_level(w, settings.mog.zero_weight) for w in W)
+    chosen = Counter(choose_level(w, settings.tuning.mog.zero_weight) for w in W)
     label_best = Counter(int(np.argmax(y)) + 1 for y in Y)
     metrics = {
         **result.metrics,

@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from kg_platform.segmenting.sage import SageModel, SageSegmenter, sage_cuts, save_model
+from kg_platform.segmenting.sage import (
+    SageModel,
+    SageSegmenter,
+    default_model_dir,
+    load_model,
+    sage_cuts,
+    save_model,
+    segmenter_params,
+)
 from kg_platform_lab.sage.data import (
     EmbeddingCache,
     Pair,
@@ -216,12 +224,12 @@ def train_sage(
         progress=say,
     )
     train_s = time.perf_counter() - t0
+    # start from the shipped model's calibration (or the lab's tuning of it)
+    start, coarse_tokens, coarse_mode = segmenter_params(
+        settings, load_model(default_model_dir()).meta
+    )
     segmenter = SageSegmenter(
-        model,
-        cache.embed,
-        threshold=settings.segment.sage_threshold,
-        coarse_tokens=settings.segment.sage_coarse_tokens,
-        coarse_mode=settings.segment.sage_coarse_mode,
+        model, cache.embed, threshold=start, coarse_tokens=coarse_tokens, coarse_mode=coarse_mode
     )
     threshold, val_err = calibrate_sage_threshold(segmenter, data.documents["val"], cache)
     say(f"calibrated ss = {threshold:.2f} (validation mean of Pk and WindowDiff {val_err:.4f})")
@@ -245,8 +253,8 @@ def train_sage(
     model.meta.update(
         {
             "threshold": threshold,
-            "coarse_tokens": settings.segment.sage_coarse_tokens,
-            "coarse_mode": settings.segment.sage_coarse_mode,
+            "coarse_tokens": coarse_tokens,
+            "coarse_mode": coarse_mode,
             "seed": seed,
             "loss": "bce",
             "embedder_frozen": True,
