@@ -201,6 +201,24 @@ class GraphClient:
         """Run the named read statement ``cypher/<name>.cypher``."""
         return self.read_raw(cypher(name), **params)
 
+    def read_once(self, name: str, *, acquire_s: float = 1.0, **params: Any) -> list[Record]:
+        """Run the named read statement once, without the transaction retries of
+        :meth:`read` and waiting at most ``acquire_s`` for a pooled connection: for a server's
+        hot path (its key table), which must fail at once on a database that is gone rather
+        than retry for ``neo4j.retry_s``; the caller tries again on its next request."""
+        query = cypher(name)
+
+        def work(tx: ManagedTransaction) -> list[Record]:
+            return list(tx.run(query, params))
+
+        rows: list[Record] = self._run(
+            work,
+            write=False,
+            max_transaction_retry_time=0,
+            connection_acquisition_timeout=acquire_s,
+        )
+        return rows
+
     # ------------------------------------------------------------- writes
     def write_raw(self, query: str, **params: Any) -> list[Record]:
         def work(tx: ManagedTransaction) -> list[Record]:
@@ -232,10 +250,10 @@ class GraphClient:
         """Run ``work(tx)`` in one managed transaction: all of it lands, or none of it."""
         return self._run(work, write=write)
 
-    def _run(self, work: Any, *, write: bool) -> Any:
+    def _run(self, work: Any, *, write: bool, **config: Any) -> Any:
         try:
             with self._driver.session(
-                database=self.database, bookmark_manager=self._bookmarks
+                database=self.database, bookmark_manager=self._bookmarks, **config
             ) as session:
                 runner = session.execute_write if write else session.execute_read
                 result = runner(work)

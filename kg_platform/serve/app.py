@@ -98,7 +98,7 @@ def build_app(platform: "KnowledgePlatform", *, key: str | None) -> FastAPI:
     app.add_middleware(
         Gate,
         rules=GateRules(
-            keys=key_ring(platform, key),
+            keys=key_ring(platform, key, service.graph_health),
             buckets=TokenBuckets(cfg.rate_per_s, cfg.rate_burst),
             failures=AuthFailures(
                 platform.settings.tuning.serve.auth_fail_limit,

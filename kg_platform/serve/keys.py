@@ -12,7 +12,17 @@ Every ``kgp serve`` / ``kgp mcp --http`` on the database checks keys through its
 :class:`KeyRing`: the active keys' hashes, read in one query, refreshed in the background once
 older than :data:`TTL_S` (0.5 s) and never used once older than :data:`MAX_AGE_S` (1 s), so a
 key added or revoked through one server (or the CLI) holds on every other within a second
-(while the table cannot be read, graph keys get 503, the server's own key still works). Why a cached table and not one lookup per request: a wrong key
+(while the table cannot be read, graph keys get 503, the server's own key still works).
+
+Fail fast: a load is one read without the driver's transaction retries
+(:meth:`~kg_platform.graph.client.GraphClient.read_once`), so it fails at once on a database
+that is gone instead of retrying for ``neo4j.retry_s`` (and, parked in a retry's back-off, keeping
+graph keys at 503 for seconds after Neo4j is back); a request waits for a load at most
+:data:`WAIT_S`, and not at all once the breaker is open: while it is open
+(:class:`~kg_platform.serve.health.GraphHealth`) no load is started and a request whose copy is
+too old is answered 503 at once, without touching the driver. A failed load tells the breaker.
+
+Why a cached table and not one lookup per request: a wrong key
 then costs no database read (an attacker's guesses cannot load Neo4j), the gate waits on the
 database at most twice a second rather than on every request, and the table is small (one row
 per key). A request's key is hashed and compared with every active hash in constant time
@@ -39,6 +49,7 @@ from kg_platform.serve.principal import ADMIN, LOCAL, NOBODY, RIGHTS, Principal,
 
 if TYPE_CHECKING:
     from kg_platform.graph.client import GraphClient
+    from kg_platform.serve.health import GraphHealth
     from kg_platform.sdk.platform import KnowledgePlatform
 
 __all__ = [
@@ -66,8 +77,11 @@ TTL_S = 0.5
 #: no request is answered from an older copy: a key revoked (or added) anywhere holds on
 #: every server within this long, whether or not the database answers meanwhile
 MAX_AGE_S = 1.0
-#: how long a request waits for a refresh once the copy is older than MAX_AGE_S (then 503)
-WAIT_S = 1.0
+#: how long a request waits for a refresh once the copy is older than MAX_AGE_S (then 503):
+#: a database that answers slowly (a loaded machine) is waited for, as the request's own query
+#: would be; one that is gone ends the wait at once (the load fails without retries and opens
+#: the breaker, and an open breaker ends every wait)
+WAIT_S = 5.0
 MIGRATION = "api_keys"
 GENERATE_HINT = (
     "use a random key of 32 characters or more, e.g. "
@@ -230,10 +244,16 @@ class KeyStore:
             )
         return str(rows[0]["revoked_at"])
 
-    def active(self) -> tuple[tuple[str, Principal], ...]:
-        """(hash, principal) of every key in force."""
+    def active(self, *, once: bool = False) -> tuple[tuple[str, Principal], ...]:
+        """(hash, principal) of every key in force; ``once``: one try, no transaction retries
+        (a server's key ring, which must not wait on a database that is gone)."""
         out = []
-        for row in self.graph.read("serve/key_active"):
+        rows = (
+            self.graph.read_once("serve/key_active")
+            if once
+            else self.graph.read("serve/key_active")
+        )
+        for row in rows:
             principal = _principal(row)
             if principal is not None:
                 out.append((str(row["key_hash"]), principal))
@@ -254,7 +274,8 @@ class KeysUnavailable(Exception):
 
 class KeyRing:
     """What the gate checks keys against: the server's own key (admin over every corpus, no
-    database needed) and the graph's active keys (see the module docstring for how fresh)."""
+    database needed) and the graph's active keys (see the module docstring for how fresh).
+    ``health``, the server's breaker: while it is open no load is started."""
 
     def __init__(
         self,
@@ -264,8 +285,10 @@ class KeyRing:
         ttl_s: float = TTL_S,
         max_age_s: float = MAX_AGE_S,
         wait_s: float = WAIT_S,
+        health: "GraphHealth | None" = None,
     ) -> None:
         self._load = load
+        self._health = health
         self._server_hash = key_hash(server_key) if server_key else None
         self.ttl_s, self.max_age_s, self.wait_s = ttl_s, max_age_s, wait_s
         self._entries: tuple[tuple[str, Principal], ...] = ()
@@ -305,17 +328,24 @@ class KeyRing:
             self._adopt()
             if now - self._stamp < self.ttl_s:
                 return self._entries
+            if self._degraded():  # the breaker's probe decides when the graph is back
+                if now - self._stamp < self.max_age_s:
+                    return self._entries
+                raise KeysUnavailable
             future = self._refresh(now)
             if now - self._stamp < self.max_age_s:
                 return self._entries
         deadline = now + self.wait_s
-        while not future.done() and time.monotonic() < deadline:
+        while not future.done() and time.monotonic() < deadline and not self._degraded():
             await anyio.sleep(0.002)
         with self._lock:
             self._adopt()
             if time.monotonic() - self._stamp < self.max_age_s:
                 return self._entries
         raise KeysUnavailable
+
+    def _degraded(self) -> bool:
+        return self._health is not None and self._health.degraded
 
     def _refresh(self, now: float) -> "Future[tuple[tuple[str, Principal], ...]]":
         """The load in flight, started if there is none (call with the lock held)."""
@@ -344,18 +374,25 @@ class KeyRing:
             try:
                 future.set_result(self._load())
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting request
+                if self._health is not None:
+                    self._health.failed(exc)  # the graph gone: the breaker opens
                 future.set_exception(exc)
 
         threading.Thread(target=run, name="kgp-keys", daemon=True).start()
         return future
 
 
-def key_ring(platform: "KnowledgePlatform", server_key: str | None) -> KeyRing:
-    """The key ring of a server over ``platform``: its own key and the graph's keys."""
+def key_ring(
+    platform: "KnowledgePlatform", server_key: str | None, health: "GraphHealth | None" = None
+) -> KeyRing:
+    """The key ring of a server over ``platform``: its own key and the graph's keys, loaded
+    once per refresh without retries; ``health``, the server's breaker (no load while open)."""
     try:  # build the client here, not in the warm-up thread and a request's at once
         platform.graph  # noqa: B018 - the property builds it
     except KGPError:
         pass  # no Neo4j yet: each refresh tries again (the server's own key still works)
-    ring = KeyRing(lambda: KeyStore(platform.graph).active(), server_key=server_key)
+    ring = KeyRing(
+        lambda: KeyStore(platform.graph).active(once=True), server_key=server_key, health=health
+    )
     ring.warm()
     return ring

@@ -238,7 +238,7 @@ def mcp_http_app(platform: "KnowledgePlatform", *, key: str | None, host: str) -
     app.add_middleware(
         Gate,
         rules=GateRules(
-            keys=key_ring(platform, key),
+            keys=key_ring(platform, key, service.graph_health),
             buckets=TokenBuckets(cfg.rate_per_s, cfg.rate_burst),
             failures=AuthFailures(
                 platform.settings.tuning.serve.auth_fail_limit,

@@ -222,6 +222,7 @@ class Service:
         not allowed get the same answer."""
         corpus = current().default_corpus("write", corpus, self.settings.corpus)
         name = self.platform.corpus_name(corpus)
+        self.graph_health.check()  # 503 at once while Neo4j is gone, not after the run's retries
         if not self.guard:
             raise Problem(
                 403,
@@ -257,6 +258,7 @@ class Service:
         """Keep the uploaded files (each ``(name, read)``, read until b"") in the corpus's
         upload folder, all or none (422 for an unusable name, 413 over the quota)."""
         current().require("write", corpus)  # before any file is written
+        self.graph_health.check()  # nor while Neo4j is gone (the run could not start)
         return self.uploads.store(corpus, files)
 
     async def ingest_uploaded(self, files: Sequence[StoredUpload], corpus: str) -> IngestTask:

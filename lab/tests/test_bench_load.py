@@ -40,3 +40,38 @@ def test_a_short_load_counts_every_request(graph_session, settings, embedder):
     summary = result.summary()
     assert summary["requests"] > 0 and summary["errors"] == {}
     assert summary["p50_ms"] <= summary["p95_ms"] <= summary["p99_ms"]
+
+
+def test_the_kill_summary_splits_the_answers_at_the_kill_and_at_ready():
+    from kg_platform_lab.bench.load_http import Answer, kill_summary
+
+    answers = [
+        Answer(0.0, 0.1, 200, "server"),
+        Answer(0.5, 1.2, 503, "server"),  # in flight at the kill (1.0), answered while down
+        Answer(1.3, 1.4, 503, "graph"),
+        Answer(9.0, 10.5, 503, "graph"),  # answered after ready (10.0): recovery
+        Answer(10.1, 10.3, 200, "server"),
+        Answer(10.2, 10.9, 200, "graph"),
+    ]
+    s = kill_summary(answers, began=0.0, killed=1.0, ready=10.0, clients=2)
+    assert s["before_kill"]["requests"] == 1
+    down = s["while_down"]
+    assert down["requests"] == 2 and down["statuses"] == {"503": 2}
+    assert down["max_ms"] == 700.0 and down["first_503_after_kill_s"] == 0.2
+    assert down["sent_after_kill"]["requests"] == 1 and down["sent_after_kill"]["max_ms"] == 100.0
+    assert s["after_ready"]["statuses"] == {"503": 1, "200": 2}
+    assert s["recovery"] == {
+        "server_key_first_200_after_ready_s": 0.3,
+        "graph_key_first_200_after_ready_s": 0.9,
+    }
+    assert s["other_statuses"] == []
+    assert kill_summary(
+        answers + [Answer(11, 11.1, 0, "server")], began=0, killed=1, ready=10, clients=2
+    )["other_statuses"] == [0]
+
+
+def test_the_kill_run_refuses_what_it_cannot_do():
+    from kg_platform_lab.bench.load_http import run_kill_load
+
+    with pytest.raises(ConfigError, match="kill-neo4j-after"):
+        run_kill_load(clients=2, seconds=10, kill_after=20)

@@ -1,12 +1,15 @@
 """Issue 54 item 7, fail fast: while Neo4j is gone (``kill -9`` of its server), the HTTP API's
-interactive endpoints and the MCP tools answer 503 problem+json at once, with ``Retry-After``,
-instead of after the driver's retry budget (13-16 s measured before); requests caught in flight
-by the kill are answered 503 as soon as the server notices; once Neo4j is back the next
-requests succeed, without a restart of the API.
+interactive endpoints and the MCP tools answer 503 problem+json, with ``Retry-After``, without
+sending a statement to the database (the breaker answers, not the driver's retry budget: 13-16 s
+before), with the server's own key and with a key kept in the graph alike; requests caught in
+flight by the kill are answered 503 once the server notices, long before the driver would give
+up; once Neo4j is back the requests succeed, without a restart of the API.
 
-Bounds: the issue asks for a 503 within 1 s and success within 2 s of Neo4j being ready; the
-test asserts 1.5 s and 3 s, so a loaded 2-core machine does not make it flaky, and both stay far
-below the 13-16 s of the old behaviour (these are product behaviour bounds, not benchmarks).
+What is asserted is behaviour, not speed: no statement reaches the driver while the breaker is
+open (the graph client's statements are counted), and the in-flight requests end before the
+driver's own retry budget (set to a minute here) could have ended them. How fast a 503 and the
+recovery are is measured by ``kgp lab bench load --http --kill-neo4j-after S`` (the issue's 1 s
+and 2 s), not here: a loaded 2-core CI machine must not make this test flaky.
 """
 
 from __future__ import annotations
@@ -33,8 +36,8 @@ KEY = "test-key-fail-fast-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {KEY}"}
 CORPUS = "fail-fast"
 SAMPLE = Path(__file__).resolve().parents[2] / "ingestion" / "samples" / "markitdown-README.md"
-DOWN_S = 1.5  # issue: 1 s
-BACK_S = 3.0  # issue: 2 s
+RETRY_S = 60.0  # the driver's retry budget in this test: what a request without the breaker waits
+BACK_S = 120.0  # liveness only: the API answers again after Neo4j is back, without a restart
 
 CALLS = [
     ("POST", "/v1/search", {"query": "file formats", "corpus": CORPUS, "k": 3}),
@@ -53,7 +56,7 @@ def own_neo4j(spare_neo4j, tmp_path):
 
     server = spare_neo4j
     settings = Settings(
-        neo4j={"uri": server.bolt_uri(), "password": server.password()},
+        neo4j={"uri": server.bolt_uri(), "password": server.password(), "retry_s": RETRY_S},
         data_dir=tmp_path / "kgp-data",
         distill={"nlp_on_ingest": False},
         serve=ServeSettings(rate_per_s=500, rate_burst=2000),
@@ -69,14 +72,28 @@ def _kill(server) -> None:
         time.sleep(0.05)
 
 
-def _call(client: httpx.Client, method: str, path: str, body) -> httpx.Response:
+def _call(client: httpx.Client, method: str, path: str, body, auth=AUTH) -> httpx.Response:
     params = {"corpus": CORPUS} if path.startswith("/v1/sources") else None
-    return client.request(method, path, json=body, params=params, headers=AUTH)
+    return client.request(method, path, json=body, params=params, headers=auth)
 
 
-def _assert_unavailable(response: httpx.Response, took: float) -> None:
+class Statements:
+    """Counts the statements a graph client sends (every read and write, the key table's
+    included, goes through ``GraphClient._run``); the health probe has a driver of its own."""
+
+    def __init__(self, graph) -> None:
+        self.count = 0
+        run = graph._run
+
+        def counted(*args, **kwargs):
+            self.count += 1
+            return run(*args, **kwargs)
+
+        graph._run = counted
+
+
+def _assert_unavailable(response: httpx.Response) -> None:
     assert response.status_code == 503, response.text[:1000]
-    assert took < DOWN_S, f"{response.request.url.path} took {took:.2f} s to answer 503"
     assert response.headers["content-type"].startswith("application/problem+json")
     assert int(response.headers["retry-after"]) >= 1
     body = response.json()
@@ -95,13 +112,19 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
     from kg_platform.serve.service import Service
 
     server, settings = own_neo4j
+    from kg_platform.serve.keys import KeyStore
+
     with KnowledgePlatform(settings, embedder=embedder) as sdk:
         report = sdk.ingest([SAMPLE], corpus=CORPUS)
         assert report.status == "completed", report.summary()
+        graph_key, _ = KeyStore(sdk.graph).add("fail-fast-reader", [CORPUS], "read")
+    graph_auth = {"Authorization": f"Bearer {graph_key}"}
 
     api_platform = KnowledgePlatform(settings, embedder=embedder)
     app = build_app(api_platform, key=KEY)
+    api_statements = Statements(api_platform.graph)
     mcp_service = Service(KnowledgePlatform(settings, embedder=embedder))
+    mcp_statements = Statements(mcp_service.platform.graph)
     mcp = build_mcp(mcp_service)
     mcp.middleware.insert(0, McpPrincipal(local=LOCAL))  # as over stdio: the local client
 
@@ -115,6 +138,7 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
     with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=120) as client:
         for method, path, body in CALLS:
             assert _call(client, method, path, body).status_code == 200, path
+            assert _call(client, method, path, body, graph_auth).status_code == 200, path
         error, _, _ = asyncio.run(tool("search", {"query": "formats", "corpus": CORPUS}))
         assert not error
 
@@ -138,24 +162,29 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
         _kill(server)
         time.sleep(2.0)
 
+        assert client.get("/v1/health").status_code == 503  # the breaker is open by now
+        sent = api_statements.count
         for method, path, body in CALLS:
-            started = time.monotonic()
-            response = _call(client, method, path, body)
-            _assert_unavailable(response, time.monotonic() - started)
+            _assert_unavailable(_call(client, method, path, body))
+            # a key of the graph: its table is not read while the breaker is open either
+            _assert_unavailable(_call(client, method, path, body, graph_auth))
+        assert api_statements.count == sent, "a request reached Neo4j while it was known down"
         health = client.get("/v1/health")
         assert health.status_code == 503 and health.json()["status"] == "degraded"
         assert "bolt://" not in health.text
 
         # the MCP tools fail fast as well (the MCP server's own Service notices by itself)
         asyncio.run(tool("list_corpora", {}))  # the first call may be the one that notices
+        sent = mcp_statements.count
         for name, args in [
             ("search", {"query": "formats", "corpus": CORPUS}),
             ("list_corpora", {}),
             ("get_source", {"source": "markitdown-README.md", "corpus": CORPUS}),
         ]:
-            error, text, took = asyncio.run(tool(name, args))
-            assert error and "unavailable" in text and took < DOWN_S, (name, text, took)
+            error, text, _ = asyncio.run(tool(name, args))
+            assert error and "unavailable" in text, (name, text)
             assert "bolt://" not in text and "request id" in text
+        assert mcp_statements.count == sent, "a tool call reached Neo4j while it was known down"
 
         stop.set()
         for thread in loaders:
@@ -165,9 +194,13 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
         while _call(client, *CALLS[0]).status_code != 200:
             assert time.monotonic() - ready < BACK_S, "the API did not recover in time"
             time.sleep(0.05)
+        while _call(client, *CALLS[3], graph_auth).status_code != 200:  # the key table too
+            assert time.monotonic() - ready < BACK_S, "graph keys did not recover in time"
+            time.sleep(0.05)
         for method, path, body in CALLS:  # every endpoint, not only the first
-            response = _call(client, method, path, body)
-            assert response.status_code == 200, (path, response.text[:500])
+            for auth in (AUTH, graph_auth):
+                response = _call(client, method, path, body, auth)
+                assert response.status_code == 200, (path, response.text[:500])
         error, text, _ = asyncio.run(tool("search", {"query": "formats", "corpus": CORPUS}))
         deadline = time.monotonic() + BACK_S
         while error and time.monotonic() < deadline:
@@ -180,7 +213,7 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
     met = [(s, t, code) for s, t, code in timings if s + t > killed]
     codes = {code for _, _, code in met}
     assert 503 in codes and codes <= {200, 503}, met[:20]  # 200: done just before the kill
-    slow = [(round(s - killed, 2), round(t, 2)) for s, t, _ in met if t > BACK_S]
-    # each answered within 3 s, those in flight at the kill included (13-16 s before); the
-    # issue's own 1 s bound is asserted above on the requests made once the server noticed
-    assert not slow, slow
+    waited = [(round(s - killed, 2), round(t, 2)) for s, t, _ in met if t >= RETRY_S / 2]
+    # those in flight at the kill included: answered by the breaker, not by the driver giving
+    # up after its retry budget (how fast: `kgp lab bench load --kill-neo4j-after`)
+    assert not waited, waited

@@ -521,3 +521,67 @@ def test_the_server_key_needs_no_graph_and_a_graph_key_does() -> None:
             await ring.resolve("kgp_" + "z" * 43)
 
     asyncio.run(check())
+
+
+def test_while_the_breaker_is_open_graph_keys_get_503_without_a_load() -> None:
+    """Fail fast (item 7): while the server's breaker is open, a graph key whose copy of the
+    table is too old is refused with 503 at once: no load is started (it would only wait on a
+    database known to be gone), and a load that fails opens the breaker."""
+    from kg_platform.serve.health import GraphHealth
+    from kg_platform.serve.keys import KeyRing, KeysUnavailable
+
+    def dead() -> None:
+        raise OSError("no database")
+
+    loads: list[int] = []
+
+    def table() -> Any:
+        loads.append(1)
+        raise OSError("no database")
+
+    health = GraphHealth(dead, interval_s=60)
+    try:
+        ring = KeyRing(table, server_key=SERVER_KEY, health=health)
+
+        async def check() -> None:
+            with pytest.raises(KeysUnavailable):  # the failed load ...
+                await ring.resolve("kgp_" + "z" * 43)
+            assert loads == [1] and health.degraded  # ... opened the breaker
+            for _ in range(3):
+                with pytest.raises(KeysUnavailable):
+                    await ring.resolve("kgp_" + "z" * 43)
+            assert loads == [1]  # no load while it is open
+            assert (await ring.resolve(SERVER_KEY)).right == "admin"  # needs no graph
+
+        asyncio.run(check())
+    finally:
+        health.close()
+
+
+def test_the_key_table_is_read_once_per_load_without_retries() -> None:
+    """A load is one read without the driver's transaction retries: on a database that is
+    gone it fails at once instead of retrying for ``neo4j.retry_s`` (parked in a retry's
+    back-off it kept graph keys at 503 for seconds after Neo4j was back)."""
+    import logging
+
+    from kg_platform.errors import GraphError
+    from kg_platform.graph.client import GraphClient
+
+    port = free_port()  # nothing listens there
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep(level=logging.DEBUG)
+    driver_log = logging.getLogger("neo4j")
+    driver_log.addHandler(handler)
+    try:
+        with GraphClient(f"bolt://127.0.0.1:{port}", ("neo4j", "x"), retry_s=3) as graph:
+            with pytest.raises(GraphError, match="unavailable"):
+                KeyStore(graph).active(once=True)
+    finally:
+        driver_log.removeHandler(handler)
+    retried = [r.getMessage() for r in records if "will be retried" in r.getMessage()]
+    assert not retried, retried

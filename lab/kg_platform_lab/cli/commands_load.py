@@ -33,11 +33,22 @@ def bench_load(
     url: str = typer.Option(
         None, "--url", help="--http: a running loopback `kgp serve` (its rate limit applies)"
     ),
+    kill_neo4j_after: float = typer.Option(
+        None,
+        "--kill-neo4j-after",
+        help="--http: run against a Neo4j the benchmark starts itself (temporary, free ports, "
+        "the sample documents), SIGKILL it after this many seconds, start it again, and "
+        "report the latency of the answers while it was down and the time to the first "
+        "success once it is ready (never touches the configured Neo4j)",
+    ),
 ) -> None:
     """Throughput, p50/p95/p99 latency and errors of N concurrent retrieval clients."""
     from kg_platform_lab.bench.load import run_load
     from kg_platform.sdk.platform import KnowledgePlatform
 
+    if kill_neo4j_after is not None:
+        _kill_run(clients, seconds, kill_neo4j_after, strategy, select, http, url, corpus, as_json)
+        return
     if http:
         summary = _http_summary(clients, seconds, strategy, corpus, select, url)
         _report(summary, as_json)
@@ -74,6 +85,69 @@ def _http_summary(
         return run_http_load(url, key, **options).summary() | {"transport": "http"}
     with started_server() as base:
         return run_http_load(base, key, **options).summary() | {"transport": "http"}
+
+
+def _kill_run(
+    clients: int,
+    seconds: float,
+    kill_after: float,
+    strategy: str | None,
+    select: str | None,
+    http: bool,
+    url: str | None,
+    corpus: str | None,
+    as_json: bool,
+) -> None:
+    from kg_platform.errors import ConfigError
+    from kg_platform_lab.bench.load_http import run_kill_load
+
+    if not http or url or corpus:
+        raise ConfigError(
+            "--kill-neo4j-after runs over HTTP against a Neo4j and a corpus of its own",
+            hint="use it with --http, without --url and --corpus",
+        )
+    summary = run_kill_load(
+        clients=clients,
+        seconds=seconds,
+        kill_after=kill_after,
+        strategy=strategy,
+        select=select,
+        progress=lambda message: typer.echo(message, err=True),
+    )
+    if as_json:
+        typer.echo(json.dumps(summary))
+    else:
+        _report_kill(summary)
+    if summary["other_statuses"] or None in summary["recovery"].values():
+        raise typer.Exit(1)
+
+
+def _report_kill(s: dict[str, Any]) -> None:
+    def line(name: str, phase: dict[str, Any]) -> str:
+        return (
+            f"{name}: {phase['requests']} answers {phase['statuses']}, p50 {phase['p50_ms']} ms, "
+            f"p99 {phase['p99_ms']} ms, max {phase['max_ms']} ms"
+        )
+
+    down = s["while_down"]
+    typer.echo(
+        f"{s['clients']} clients over HTTP (kgp serve), {s['strategy']}; Neo4j killed after "
+        f"{s['kill_after_s']} s, ready again {s['down_s']} s later"
+    )
+    typer.echo(line("before the kill", s["before_kill"]))
+    typer.echo(
+        line("while Neo4j was down", down)
+        + f"; first 503 {down['first_503_after_kill_s']} s after the kill"
+    )
+    typer.echo(line("  of those, sent after the kill", down["sent_after_kill"]))
+    typer.echo(line("after it was ready", s["after_ready"]))
+    rec = s["recovery"]
+    typer.echo(
+        f"first 200 after Neo4j was ready: server key {rec['server_key_first_200_after_ready_s']}"
+        f" s, graph key {rec['graph_key_first_200_after_ready_s']} s"
+    )
+    if s["other_statuses"]:
+        typer.echo(f"errors: statuses {s['other_statuses']} (0: transport error)")
 
 
 def _report(summary: dict[str, Any], as_json: bool) -> None:
