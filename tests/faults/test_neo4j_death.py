@@ -38,4 +38,4 @@ def test_settings_carry_the_short_budgets():
     from kg_platform.config import Settings
 
     s = Settings()
-    assert s.neo4j.retry_s <= 15 and s.neo4j.connect_timeout_s <= 10
+    assert s.tuning.neo4j.retry_s <= 15 and s.tuning.neo4j.connect_timeout_s <= 10

@@ -373,7 +373,7 @@ def test_reingesting_a_changed_file_drops_its_stale_distillation(llm_env, embedd
     doc = tmp_path / "curie.md"
     doc.write_text("# Curie\n\n" + DOC_B[0] + "\n")
     ingest_paths(graph, s, [doc], CORPUS, embedder=embedder)
-    levels = s.distill.levels
+    levels = s.tuning.distill.levels
     chunk_texts = [
         r["t"]
         for r in graph.read_raw("MATCH (c:Chunk) WHERE c.level IN $l RETURN c.text AS t", l=levels)
