@@ -677,13 +677,13 @@ def test_corpus_without_router_uses_the_shipped_default(world):
         ctx.corpus = "tA"
         try:
             items = get_strategy(name, ctx).retrieve(question, 2)
-            old = cfg.default_router
-            cfg.default_router = "none"
+            old = ctx.settings.mog.default_router
+            ctx.settings.mog.default_router = "none"
             try:
                 fixed = get_strategy(name, ctx).retrieve(question, 2)
                 assert router_for(ctx.graph, ctx.settings, "tA", name, n)[1] == "fixed"
             finally:
-                cfg.default_router = old
+                ctx.settings.mog.default_router = old
         finally:
             ctx.corpus = None
         assert items and all(it.breakdown.get("default_router") == 1.0 for it in items)
