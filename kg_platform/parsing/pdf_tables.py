@@ -254,14 +254,21 @@ def leader_tables(
             kept.append(block)
             continue
         rest = [ln for li, ln in enumerate(block.get("lines", ())) if (bi, li) not in used]
-        if len(rest) == len(block.get("lines", ())):
-            kept.append(block)
-        elif rest:
-            bbox = tuple(rest[0]["bbox"])
-            for ln in rest[1:]:
-                bbox = _union(bbox, tuple(ln["bbox"]))
-            kept.append({**block, "lines": rest, "bbox": bbox})
+        kept.extend(_with_lines(block, rest))
     return tables, kept
+
+
+def _with_lines(block: dict[str, Any], rest: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``block`` as it stays once some of its lines went into a table: whole when none did,
+    nothing when all did, else its ``rest`` lines under the box that bounds them."""
+    if len(rest) == len(block.get("lines", ())):
+        return [block]
+    if not rest:
+        return []
+    bbox = tuple(rest[0]["bbox"])
+    for ln in rest[1:]:
+        bbox = _union(bbox, tuple(ln["bbox"]))
+    return [{**block, "lines": rest, "bbox": bbox}]
 
 
 # -- tables without ruling lines: columns of aligned text ---------------------------------------
@@ -412,11 +419,5 @@ def drop_lines_inside(
             b = tuple(box(ln["bbox"]))
             if not any(_inside((b[0] + b[2]) / 2, (b[1] + b[3]) / 2, t) for t in boxes):
                 rest.append(ln)
-        if len(rest) == len(block.get("lines", ())):
-            kept.append(block)
-        elif rest:
-            bbox = tuple(rest[0]["bbox"])
-            for ln in rest[1:]:
-                bbox = _union(bbox, tuple(ln["bbox"]))
-            kept.append({**block, "lines": rest, "bbox": bbox})
+        kept.extend(_with_lines(block, rest))
     return kept
