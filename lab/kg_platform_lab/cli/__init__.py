@@ -37,6 +37,7 @@ def register(app: typer.Typer) -> None:
         commands_eval,
         commands_eval_parsing,
         commands_eval_table,
+        commands_fingerprint,
         commands_ingest_qa,
         commands_load,
         commands_rerank,
@@ -64,5 +65,6 @@ def register(app: typer.Typer) -> None:
         commands_segment,
         commands_load,
         commands_decomposer,
+        commands_fingerprint,
     ):
         module.register(lab_app)
