@@ -3,6 +3,7 @@ commands' code reading them from there rather than from the product's settings."
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,11 +12,17 @@ from kg_platform_lab.settings import LabSettings, get_lab_settings
 
 
 @pytest.fixture(autouse=True)
-def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
     monkeypatch.chdir(tmp_path)  # no kgp.toml unless a test writes one
     monkeypatch.delenv("KGP_CONFIG", raising=False)
     for name in ("KGP_LAB__BENCH_DIR", "KGP_LAB__ROUTER__MAX_EPOCHS", "KGP_LAB__ROUTER__PATIENCE"):
         monkeypatch.delenv(name, raising=False)
+    # The cached settings must not outlive this module's emptied environment: a later test in
+    # the same process (any order, e.g. under pytest-xdist) would read bench_dir = "bench".
+    get_lab_settings.cache_clear()
+    yield
+    monkeypatch.undo()
+    get_lab_settings.cache_clear()
 
 
 def test_defaults_of_router_training_and_decomposer_collection() -> None:

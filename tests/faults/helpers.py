@@ -68,16 +68,22 @@ def duplicate_sources(graph: Any, corpus: str) -> list[str]:
     return [r["uri"] for r in rows]
 
 
-def orphans(graph: Any) -> dict[str, int]:
-    """Sections no Source reaches, chunks in no section, pieces in no chunk (whole database)."""
+def orphans(graph: Any, corpus: str | None = None) -> dict[str, int]:
+    """Sections no Source reaches, chunks in no section, pieces in no chunk: of one corpus, or
+    of the whole database when ``corpus`` is None (only safe on a server no other test module
+    writes hand-built nodes to: under pytest-xdist a worker's server is shared by its modules)."""
     rows = graph.read_raw(
-        "CALL () { MATCH (x:Section) WHERE NOT EXISTS { (:Source)-[:HAS_SECTION*1..]->(x) } "
+        "CALL () { MATCH (x:Section) WHERE ($corpus IS NULL OR x.corpus = $corpus) "
+        "AND NOT EXISTS { (:Source)-[:HAS_SECTION*1..]->(x) } "
         "RETURN count(x) AS sections } "
-        "CALL () { MATCH (x:Chunk) WHERE NOT EXISTS { (:Section)-[:HAS_CHUNK]->(x) } "
+        "CALL () { MATCH (x:Chunk) WHERE ($corpus IS NULL OR x.corpus = $corpus) "
+        "AND NOT EXISTS { (:Section)-[:HAS_CHUNK]->(x) } "
         "RETURN count(x) AS chunks } "
-        "CALL () { MATCH (x:Piece) WHERE NOT EXISTS { (x)-[:IN]->(:Chunk) } "
+        "CALL () { MATCH (x:Piece) WHERE ($corpus IS NULL OR x.corpus = $corpus) "
+        "AND NOT EXISTS { (x)-[:IN]->(:Chunk) } "
         "RETURN count(x) AS pieces } "
-        "RETURN sections, chunks, pieces"
+        "RETURN sections, chunks, pieces",
+        corpus=corpus,
     )
     return {k: v for k, v in dict(rows[0]).items() if v}
 

@@ -71,7 +71,7 @@ def test_bad_inputs_are_reported_and_the_rest_lands(graph_session, settings, emb
     assert must_land <= landed, sorted(must_land - landed)
     assert sum(1 for u in report.added if "/tiny/" in u) == TINY
     assert duplicate_sources(graph_session, corpus) == []
-    assert orphans(graph_session) == {}
+    assert orphans(graph_session, corpus) == {}
     again = ingest_paths(graph_session, capped, [root], corpus, embedder=embedder)
     assert again.added == [] and len(again.skipped) == len(report.added)
     if soak():

@@ -70,7 +70,7 @@ def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(
         log.append((point, res.returncode))
         assert res.returncode in (-9, 0), (point, res.returncode, res.stderr[-2000:])
         assert duplicate_sources(graph_session, corpus) == [], point
-        assert orphans(graph_session) == {}, point
+        assert orphans(graph_session, corpus) == {}, point
     assert sum(1 for _, rc in log if rc == -9) >= kills // 2, log
     if kills >= 12:
         phases = {p.split(":")[0] for p, rc in log if rc == -9}
@@ -84,7 +84,7 @@ def test_kill_nine_at_seeded_points_then_resume_equals_a_clean_ingest(
     assert corpus_shape(graph_session, corpus) == corpus_shape(graph_session, clean)
     assert len(corpus_shape(graph_session, corpus)) == len(FILES)
     assert duplicate_sources(graph_session, corpus) == []
-    assert orphans(graph_session) == {}
+    assert orphans(graph_session, corpus) == {}
 
     runs = graph_session.read_raw(
         "MATCH (r:IngestRun {corpus: $c}) RETURN r.status AS status, r.errors AS errors", c=corpus

@@ -72,7 +72,7 @@ def test_second_ingest_of_one_folder_waits_then_skips_everything(graph_session, 
     assert r2["added"] == [] and r2["replaced"] == [] and len(r2["skipped"]) == len(FILES)
     assert r2["texts_embedded"] == 0  # the work was done once
     assert duplicate_sources(graph_session, corpus) == []
-    assert orphans(graph_session) == {}
+    assert orphans(graph_session, corpus) == {}
     assert len(corpus_shape(graph_session, corpus)) == len(FILES)
     lock = graph_session.read_raw(
         "MATCH (l:JobLock {name: $n}) RETURN l.owner AS o", n=f"ingest:{corpus}"

@@ -111,4 +111,4 @@ def test_sigterm_mid_ingest_records_the_run_and_the_next_run_resumes(
     assert len(report["skipped"]) == landed and len(report["added"]) == len(FILES) - landed
     assert corpus_shape(graph_session, "t-term") == corpus_shape(graph_session, "t-term-clean")
     assert duplicate_sources(graph_session, "t-term") == []
-    assert orphans(graph_session) == {}
+    assert orphans(graph_session, "t-term") == {}
