@@ -24,7 +24,8 @@ the lab reads are in ``kg_platform_lab.settings``.
 The sections are declared by what they configure, in :mod:`kg_platform.config_ingest`,
 :mod:`kg_platform.config_retrieve`, :mod:`kg_platform.config_llm` and
 :mod:`kg_platform.config_serve`; import them from here. This module is the root: the sources and
-their precedence, the former names and the tuning (:attr:`Settings.tuning`).
+their precedence, the former names and the tuning (:attr:`Settings.tuning`; the few values an
+operator sets there, ``[tuning.<section>]``, are read by :mod:`kg_platform.config_tuning`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from kg_platform import config_moves
+from kg_platform import config_moves, config_tuning
 from kg_platform import tuning as tuning_values
 from kg_platform.config_ingest import (
     EmbeddingSettings,
@@ -155,6 +156,8 @@ class Settings(BaseSettings):
 
     #: former settings now in kg_platform.tuning (read for one release, with a warning)
     _tuning_moved: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
+    #: the operator's [tuning.<section>] / KGP_TUNING__* values (kg_platform.config_tuning)
+    _tuning_operator: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
     #: set by with_tuning (the lab's per-run values)
     _tuning_explicit: dict[str, dict[str, Any]] = PrivateAttr(default_factory=dict)
     _tuning_cache: tuple[int, Tuning] | None = PrivateAttr(None)
@@ -163,23 +166,32 @@ class Settings(BaseSettings):
     @classmethod
     def _former_names(cls, data: Any, handler: Any) -> Any:
         moved: dict[str, dict[str, Any]] = {}
+        operator: dict[str, dict[str, Any]] = {}
         if isinstance(data, dict):
+            data = dict(data)
+            operator = config_tuning.read(data.pop("tuning", None))  # refused here, by name
             data, moved = config_moves.apply(data, os.environ)
         out = handler(data)
         if moved:
             tuning_values.build(moved)  # a wrong value fails here, naming it
             out._tuning_moved = moved
             out._tuning_cache = None
+        if operator:
+            out._tuning_operator = operator
+            out._tuning_cache = None
         return out
 
     @property
     def tuning(self) -> Tuning:
         """The fitted constants and internal limits (:mod:`kg_platform.tuning`): the shipped
-        values, then former settings still given, the lab's overrides, :meth:`with_tuning`'s."""
+        values, then former settings still given, the operator's ``[tuning]`` values
+        (:mod:`kg_platform.config_tuning`), the lab's overrides, :meth:`with_tuning`'s."""
         generation, lab = tuning_values.process_overrides()
         cached = self._tuning_cache
         if cached is None or cached[0] != generation:
-            built = tuning_values.build(self._tuning_moved, lab, self._tuning_explicit)
+            built = tuning_values.build(
+                self._tuning_moved, self._tuning_operator, lab, self._tuning_explicit
+            )
             cached = self._tuning_cache = (generation, built)
         return cached[1]
 
@@ -187,7 +199,7 @@ class Settings(BaseSettings):
         """A copy whose tuning has ``sections`` (``mog={"scoring": "bm25"}``) over this one's;
         for the lab's experiments and tests."""
         explicit = tuning_values.merge(self._tuning_explicit, sections)
-        tuning_values.build(self._tuning_moved, explicit)  # validate now
+        tuning_values.build(self._tuning_moved, self._tuning_operator, explicit)  # validate now
         out = self.model_copy()
         out._tuning_explicit = explicit
         out._tuning_cache = None
@@ -206,6 +218,7 @@ class Settings(BaseSettings):
             init_settings,
             _EnvAliases(settings_cls, _NEO4J_ENV),
             env_settings,
+            config_tuning.TuningEnv(settings_cls),
             _EnvAliases(settings_cls, _OTHER_ENV_NAMES),
             TomlConfigSettingsSource(settings_cls),
         )

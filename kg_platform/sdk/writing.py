@@ -160,7 +160,7 @@ class WriteVerbs(PlatformParts):
                         f"corpus {corpus!r} is being written (lock {lock_name!r} held by "
                         f"{lock.holder}); it was not dropped",
                         hint="drop it after that run ends; `kgp jobs status` shows job locks, "
-                        "and a crashed holder's lock expires after KGP_JOBS__LEASE_S",
+                        "and a crashed holder's lock expires after KGP_TUNING__JOBS__LEASE_S",
                     )
                 locks.append(lock)
             dropped = drop_corpus(graph, corpus)

@@ -200,6 +200,7 @@ LAYERS = [
         "config_llm",
         "config_serve",
         "config_moves",
+        "config_tuning",
         "tuning",
         "settings_docs",
         "corpus_name",
