@@ -11,8 +11,8 @@ Each entry maps a former setting (``section.name``, as written in ``kgp.toml`` o
 Both warn (:class:`SettingMovedWarning`) with the replacement's name: for the few tuning values
 an operator sets (:data:`kg_platform.config_tuning.OPERATOR_VALUES`), their supported names
 ``[tuning.<section>] <name>`` and ``KGP_TUNING__<SECTION>__<NAME>``, which win over the former
-ones. ``CHANGELOG.md`` lists the
-same moves; ``tests/unit/test_settings_surface.py`` checks the two agree.
+ones. ``CHANGELOG.md`` lists the same moves; ``tests/unit/test_settings_surface.py`` checks the
+two agree.
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""``docs/settings.md`` from the settings' own fields (:class:`kg_platform.config.Settings`).
+"""``docs/settings.md`` from the settings' own fields (:class:`kg_platform.config.Settings`),
+and its "Advanced tuning" part from the operator's tuning values
+(:data:`kg_platform.config_tuning.OPERATOR_VALUES`).
 
 ``python -m kg_platform.settings_docs`` rewrites the file; ``--check`` exits 1 when the committed
 file differs from what the fields give (``tests/unit/test_settings_surface.py`` runs the same
