@@ -8,8 +8,11 @@ Each entry maps a former setting (``section.name``, as written in ``kgp.toml`` o
 * ``setting.<section>.<name>``: renamed inside the settings tree; the former name still sets the
   new one unless the new one is set too.
 
-Both warn (:class:`SettingMovedWarning`) with the replacement's name. ``CHANGELOG.md`` lists the
-same moves; ``tests/unit/test_settings_surface.py`` checks the two agree.
+Both warn (:class:`SettingMovedWarning`) with the replacement's name: for the few tuning values
+an operator sets (:data:`kg_platform.config_tuning.OPERATOR_VALUES`), their supported names
+``[tuning.<section>] <name>`` and ``KGP_TUNING__<SECTION>__<NAME>``, which win over the former
+ones. ``CHANGELOG.md`` lists the same moves; ``tests/unit/test_settings_surface.py`` checks the
+two agree.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ import json
 import warnings
 from collections.abc import Mapping
 from typing import Any
+
+from kg_platform.config_tuning import OPERATOR_VALUES
+from kg_platform.config_tuning import env_name as tuning_env
 
 #: The release after which the former names stop being read.
 REMOVED_IN = "the release after 0.x (one release of warnings)"
@@ -150,6 +156,11 @@ def replacement(old: str) -> str:
     where = f"its value ships in {lives}; " if lives else ""
     if old == "mog.scoring":
         return "the strategies mog-bm25 (bm25) and mog-dense (dense); mog is the hybrid"
+    if name in OPERATOR_VALUES.get(section, ()):
+        return (
+            f"it is an operator's tuning value now: set [tuning.{section}] {name} in kgp.toml or "
+            f"{tuning_env(section, name)} (docs/settings.md, Advanced tuning)"
+        )
     return (
         f"{where}it is no longer a setting: kg_platform.tuning {section}.{name}, which the lab "
         f"sets with [lab.tuning.{section}] {name} or KGP_LAB__TUNING__{section.upper()}__"

@@ -1,4 +1,6 @@
-"""``docs/settings.md`` from the settings' own fields (:class:`kg_platform.config.Settings`).
+"""``docs/settings.md`` from the settings' own fields (:class:`kg_platform.config.Settings`),
+and its "Advanced tuning" part from the operator's tuning values
+(:data:`kg_platform.config_tuning.OPERATOR_VALUES`).
 
 ``python -m kg_platform.settings_docs`` rewrites the file; ``--check`` exits 1 when the committed
 file differs from what the fields give (``tests/unit/test_settings_surface.py`` runs the same
@@ -15,11 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import annotated_types as at
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 from kg_platform.config import Settings
+from kg_platform.config_tuning import env_name as tuning_env
+from kg_platform.config_tuning import field_bounds as bounds
+from kg_platform.config_tuning import operator_fields
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "settings.md"
 
@@ -38,7 +42,21 @@ with the setting's name. Neo4j also reads the conventional `NEO4J_URI`, `NEO4J_U
 Fitted constants, paper values and experiment switches are not settings: they ship with the
 platform (`kg_platform/tuning.py`, the files under `kg_platform/models/`) and the lab varies them.
 A former setting that moved there or was renamed is still read for one release, with a warning
-that names its replacement; `CHANGELOG.md` lists them.
+that names its replacement; `CHANGELOG.md` lists them. The few of those values that are limits of
+a deployment (timeouts, threads, workers, the job lease) an operator sets: see
+[Advanced tuning](#advanced-tuning) at the end.
+"""
+
+TUNING_HEADER = """
+## Advanced tuning
+
+Limits of a deployment that ship with the platform's defaults and that an operator may change
+(`kg_platform/config_tuning.py` lists them): set one in `kgp.toml` as `[tuning.<section>]` then
+`<name> = value` (`[tuning.serve]` then `threads = 16`), or in the environment as
+`KGP_TUNING__<SECTION>__<NAME>` (`KGP_TUNING__SERVE__THREADS=16`); the environment wins over the
+file, keyword arguments (`Settings(tuning={"serve": {"threads": 16}})`) over both. A value outside
+its bounds is refused with its name and bounds, and so is any other tuning name (the fitted values
+are the lab's, `[lab.tuning.<section>]`).
 """
 
 
@@ -90,23 +108,6 @@ def _default(field: FieldInfo) -> str:
     return f"`{value!r}`"
 
 
-def bounds(field: FieldInfo) -> str:
-    parts = []
-    for m in field.metadata:
-        for cls, sign, attr in (
-            (at.Ge, ">=", "ge"),
-            (at.Gt, ">", "gt"),
-            (at.Le, "<=", "le"),
-            (at.Lt, "<", "lt"),
-        ):
-            if isinstance(m, cls):
-                parts.append(f"{sign} {getattr(m, attr):_}")
-        pattern = getattr(m, "pattern", None)
-        if pattern:
-            parts.append(f"matches `{pattern}`")
-    return ", ".join(parts)
-
-
 def _env(section: str, name: str) -> str:
     return f"KGP_{section.upper()}__{name.upper()}" if section else f"KGP_{name.upper()}"
 
@@ -133,6 +134,15 @@ def render() -> str:
                 f"| `{key}` (`{_env(section, name)}`) | {_type(field.annotation)} | "
                 f"{_default(field)} | {bounds(field)} | {_cell(field.description or '')} |"
             )
+    out.append(TUNING_HEADER)
+    out.append("| value | type | default | bounds | description |")
+    out.append("|---|---|---|---|---|")
+    for section, name, field in operator_fields():
+        out.append(
+            f"| `tuning.{section}.{name}` (`{tuning_env(section, name)}`) | "
+            f"{_type(field.annotation)} | {_default(field)} | {bounds(field)} | "
+            f"{_cell(field.description or '')} |"
+        )
     return "\n".join(out) + "\n"
 
 

@@ -15,6 +15,11 @@ Code reads them as ``settings.tuning.<section>.<name>``. Who may change them:
 * the lab, for its experiments: ``[lab.tuning.<section>]`` in ``kgp.toml`` or
   ``KGP_LAB__TUNING__<SECTION>__<NAME>`` (read by :mod:`kg_platform_lab.settings`, which calls
   :func:`set_overrides`), or per run with :meth:`kg_platform.config.Settings.with_tuning`;
+* an operator, for the few values that are limits of a deployment rather than fitted (timeouts,
+  threads, workers, the authentication-failure limit, the job lease; the list is
+  :data:`kg_platform.config_tuning.OPERATOR_VALUES`): ``[tuning.<section>]`` in ``kgp.toml`` or
+  ``KGP_TUNING__<SECTION>__<NAME>``, validated against their bounds and listed in
+  ``docs/settings.md`` ("Advanced tuning");
 * for one release, a former setting of the same name (``[mog] k_r = 8``, ``KGP_MOG__K_R=8``),
   with a warning naming where it went (``CHANGELOG.md``).
 """
@@ -62,15 +67,21 @@ def fitted_values(path: Path) -> dict[str, Any]:
 
 class Neo4jTuning(BaseModel):
     start_timeout_s: float = Field(
-        120.0, gt=0, description="seconds the local server may take to answer after a start"
+        120.0,
+        gt=0,
+        le=3600,
+        description="seconds the local server may take to answer after a start",
     )
     retry_s: float = Field(
         10.0,
         ge=0,
+        le=3600,
         description="seconds the driver retries a failed transaction before the command reports "
         "Neo4j unavailable (the driver's own default is 30)",
     )
-    connect_timeout_s: float = Field(5.0, gt=0, description="TCP connect timeout to Neo4j, s")
+    connect_timeout_s: float = Field(
+        5.0, gt=0, le=600, description="TCP connect timeout to Neo4j, s"
+    )
 
 
 class SegmentTuning(BaseModel):
@@ -106,7 +117,10 @@ class PieceGraphTuning(BaseModel):
 
 class IngestTuning(BaseModel):
     max_source_tokens: int = Field(
-        2_000_000, ge=1, description="a parsed source with more tokens is reported, not ingested"
+        2_000_000,
+        ge=1,
+        le=10**9,
+        description="a parsed source with more tokens is reported, not ingested",
     )
     embed_higher_levels: Literal["mean", "direct"] = Field(
         "mean", description="vectors of MoG levels >= 2: mean of the children's, or the model's"
@@ -251,9 +265,11 @@ class RerankTuning(BaseModel):
 
 class LocalLLMTuning(BaseModel):
     model_alias: str = Field("gemma3-270m", description="model name the server answers to")
-    n_ctx: int = Field(8192, ge=1, description="context window (tokens)")
+    n_ctx: int = Field(8192, ge=1, le=1_048_576, description="context window (tokens)")
     chat_format: str | None = Field(None, description="llama.cpp chat format; unset = default")
-    start_timeout_s: float = Field(120.0, gt=0, description="seconds to load and answer")
+    start_timeout_s: float = Field(
+        120.0, gt=0, le=3600, description="seconds the local LLM server may take to load and answer"
+    )
 
 
 class DistillTuning(BaseModel):
@@ -291,7 +307,9 @@ class ReasoningTuning(BaseModel):
     max_passage_tokens: int = Field(400, ge=1, description="longest passage shown to the LLM")
     evidence_chunks: int = Field(5, ge=1, description="chunks searched without an LLM")
     evidence_sentences: int = Field(3, ge=1, description="sentences returned without an LLM")
-    store_trajectories: bool = Field(True, description="store every decomposition run")
+    store_trajectories: bool = Field(
+        True, description="store every decomposition run in the graph as a (:Trajectory) node"
+    )
 
 
 class DecompositionTuning(BaseModel):
@@ -307,7 +325,9 @@ class DecompositionTuning(BaseModel):
 
 
 class JobsTuning(BaseModel):
-    misfire_grace_s: int = Field(300, ge=0, description="a fire missed by less still runs")
+    misfire_grace_s: int = Field(
+        300, ge=0, le=86400, description="seconds: a scheduled fire missed by less still runs"
+    )
     lease_s: float = Field(
         60.0,
         gt=0,
@@ -318,10 +338,22 @@ class JobsTuning(BaseModel):
 
 
 class ServeTuning(BaseModel):
-    auth_fail_limit: int = Field(10, ge=1, description="failed authentications before a refusal")
-    auth_fail_window_s: float = Field(60.0, gt=0, description="window they are counted in")
-    threads: int = Field(8, ge=1, description="threads that run SDK calls")
-    ingest_workers: int = Field(1, ge=1, description="background ingestion runs at once")
+    auth_fail_limit: int = Field(
+        10,
+        ge=1,
+        le=1_000_000,
+        description="failed authentications from one address, within the window, before it is "
+        "refused for a while (every request, the right key too)",
+    )
+    auth_fail_window_s: float = Field(
+        60.0, gt=0, le=86400, description="seconds the failed authentications are counted over"
+    )
+    threads: int = Field(
+        8, ge=1, le=1024, description="threads that run SDK calls (requests served at once)"
+    )
+    ingest_workers: int = Field(
+        1, ge=1, le=64, description="background ingestion runs at once; more wait in a queue"
+    )
 
 
 class Tuning(BaseModel):

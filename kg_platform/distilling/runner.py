@@ -134,7 +134,7 @@ def distill_corpus(
         raise JobLocked(
             f"a distillation of corpus {corpus!r} is already running (lock held by {lock.holder})",
             hint="wait for it to finish (it covers the same pending chunks); a crashed holder's "
-            "lock is taken over at once on the same host, else after KGP_JOBS__LEASE_S",
+            "lock is taken over at once on the same host, else after KGP_TUNING__JOBS__LEASE_S",
         )
     try:
         if nlp_steps:

@@ -71,7 +71,7 @@ class JobLock:
         if lease_s < 1:
             raise JobError(
                 f"lock lease must be at least 1 s, got {lease_s}",
-                hint="set KGP_JOBS__LEASE_S to a few tens of seconds",
+                hint="set KGP_TUNING__JOBS__LEASE_S to a few tens of seconds",
             )
         self.graph = graph
         self.name = name
@@ -191,7 +191,7 @@ class JobLock:
             raise JobLocked(
                 f"job {self.name!r} is already running (lock held by {self.holder})",
                 hint="wait for that run to finish; `kgp jobs status` shows the lock; "
-                "a crashed holder's lock expires after the lease (KGP_JOBS__LEASE_S)",
+                "a crashed holder's lock expires after the lease (KGP_TUNING__JOBS__LEASE_S)",
             )
         return self
 

@@ -179,7 +179,7 @@ def _run_locked(
                 "path": "",
                 "error": "JobLockLost",
                 "reason": "the job lock expired during the run and another process took it",
-                "hint": "raise KGP_JOBS__LEASE_S",
+                "hint": "raise KGP_TUNING__JOBS__LEASE_S",
             }
         )
     if result.errors and result.status == "completed":

@@ -214,7 +214,7 @@ class LocalLLMServer:
         self.state_file.unlink(missing_ok=True)
         raise LLMError(
             f"the local LLM server did not answer within {self.tuned.start_timeout_s}s",
-            hint=f"see {self.log_file}; the wait is tuning local_llm.start_timeout_s ([lab.tuning.local_llm])",
+            hint=f"see {self.log_file}; raise the wait: KGP_TUNING__LOCAL_LLM__START_TIMEOUT_S ([tuning.local_llm] start_timeout_s)",
         )
 
     def stop(self, timeout: float = 15.0) -> bool:

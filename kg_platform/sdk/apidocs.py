@@ -14,6 +14,10 @@ from pathlib import Path
 PUBLIC_MODULES = (
     "kg_platform",
     "kg_platform.sdk.platform",
+    # its verbs, by what they do (KnowledgePlatform's page links each inherited one here)
+    "kg_platform.sdk.writing",
+    "kg_platform.sdk.reading",
+    "kg_platform.sdk.parts",
     "kg_platform.integrations.langchain",
     "kg_platform.jobs.spec",
     "kg_platform.jobs.runner",

@@ -228,7 +228,7 @@ def test_scheduler_survives_failures_skips_locked_jobs_and_stops_on_sigterm(
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-        env=_env(neo4j_server) | {"KGP_JOBS__LEASE_S": "20"},
+        env=_env(neo4j_server) | {"KGP_TUNING__JOBS__LEASE_S": "20"},
     )
     lines = _Lines(proc)
     try:

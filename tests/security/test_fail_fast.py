@@ -56,7 +56,8 @@ def own_neo4j(spare_neo4j, tmp_path):
 
     server = spare_neo4j
     settings = Settings(
-        neo4j={"uri": server.bolt_uri(), "password": server.password(), "retry_s": RETRY_S},
+        neo4j={"uri": server.bolt_uri(), "password": server.password()},
+        tuning={"neo4j": {"retry_s": RETRY_S}},
         data_dir=tmp_path / "kgp-data",
         distill={"nlp_on_ingest": False},
         serve=ServeSettings(rate_per_s=500, rate_burst=2000),

@@ -44,7 +44,7 @@ B_CONTENT = ("Brinemoor", "zircon", "7419")
 B_MARKERS = (*B_CONTENT, B)
 SERVER_KEY = "test-server-key-security-0123456789abcdef"
 ROOMY = ServeSettings(rate_per_s=100, rate_burst=400)
-#: failed authentications tolerated per address (kg_platform.tuning serve.auth_fail_limit)
+#: failed authentications tolerated per address (tuning serve.auth_fail_limit)
 ROOMY_FAILS = 1000
 
 

@@ -126,7 +126,8 @@ def test_a_database_error_answers_generically_over_mcp_and_langchain(
 
 def test_health_and_requests_name_no_bolt_address_when_neo4j_is_not_there(tmp_path) -> None:
     settings = Settings(
-        neo4j={"uri": f"bolt://127.0.0.1:{_dead_port()}", "password": "x", "retry_s": 1.0},
+        neo4j={"uri": f"bolt://127.0.0.1:{_dead_port()}", "password": "x"},
+        tuning={"neo4j": {"retry_s": 1.0}},
         data_dir=tmp_path / "data",
     )
     app = build_app(KnowledgePlatform(settings), key=KEY)

@@ -60,7 +60,7 @@ def _env(settings, data_dir: Path, root: Path, **extra: str) -> dict[str, str]:
         KGP_SERVE__INGEST_ROOTS=f'["{root}"]',
         KGP_SERVE__RATE_PER_S="10000",
         KGP_SERVE__RATE_BURST="10000",
-        KGP_SERVE__AUTH_FAIL_LIMIT="100000",  # the polls below send many refused keys
+        KGP_TUNING__SERVE__AUTH_FAIL_LIMIT="100000",  # the polls below send many refused keys
         **extra,
     )
     return env

@@ -195,7 +195,12 @@ LAYERS = [
         "<root>",
         "errors",
         "config",
+        "config_ingest",
+        "config_retrieve",
+        "config_llm",
+        "config_serve",
         "config_moves",
+        "config_tuning",
         "tuning",
         "settings_docs",
         "corpus_name",
@@ -324,3 +329,44 @@ def test_no_retrieval_module_is_over_450_lines() -> None:
     }
     assert len(lines) > 20
     assert {f: n for f, n in lines.items() if n > MAX_RETRIEVAL_LINES} == {}
+
+
+#: issue 55: no file of the product longer than this (the retrieval package's limit, everywhere)
+MAX_PRODUCT_LINES = 450
+#: Files still over the limit whose split another helper branch of issue 55 carries; the lead
+#: empties this list when those branches merge (a file listed here that is back under the limit
+#: fails too, so the list cannot go stale).
+PENDING_SPLITS = {
+    "kg_platform/ingest/session.py": "wt-steps",
+    "kg_platform/ingest/plan.py": "wt-steps",
+    "kg_platform/llm/prompts.py": "wt-names",
+    "kg_platform/distilling/nlp.py": "wt-names",
+    "kg_platform/reasoning/pipeline.py": "wt-names",
+    "kg_platform/segmenting/sage.py": "wt-names",
+}
+
+
+def product_file_lines() -> dict[str, int]:
+    """Lines of every text file of the package (code, Cypher, templates), but not the shipped
+    model files under ``models/`` (weights and their provenance records)."""
+    lines = {}
+    for path in PACKAGE.rglob("*"):
+        rel = path.relative_to(PACKAGE)
+        if not path.is_file() or rel.parts[0] == "models" or "__pycache__" in rel.parts:
+            continue
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # not text
+        lines[str(path.relative_to(PACKAGE.parent))] = len(text.splitlines())
+    return lines
+
+
+def test_no_product_file_is_over_450_lines() -> None:
+    lines = product_file_lines()
+    assert len(lines) > 300 and "kg_platform/config.py" in lines
+    over = {f: n for f, n in lines.items() if n > MAX_PRODUCT_LINES}
+    unexpected = {f: n for f, n in over.items() if f not in PENDING_SPLITS}
+    assert unexpected == {}, "files over the limit: split them by responsibility"
+    done = sorted(set(PENDING_SPLITS) - set(over))
+    assert done == [], f"under the limit now: remove from PENDING_SPLITS: {done}"

@@ -35,10 +35,12 @@ def test_py_typed_is_shipped() -> None:
 
 
 def test_docstring_examples_run() -> None:
-    from kg_platform.sdk import platform
+    from kg_platform.sdk import platform, reading
 
     result = doctest.testmod(platform, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 2 and result.failed == 0
+    result = doctest.testmod(reading, optionflags=doctest.ELLIPSIS)  # the verbs' own examples
+    assert result.attempted >= 1 and result.failed == 0
 
 
 def test_api_reference_builds(tmp_path) -> None:
@@ -50,3 +52,6 @@ def test_api_reference_builds(tmp_path) -> None:
     assert {"index.html", "platform.html", "langchain.html", "spec.html"} <= names
     page = (tmp_path / "kg_platform" / "sdk" / "platform.html").read_text()
     assert "KnowledgePlatform" in page and "from_env" in page and "retrieve" in page
+    # the verbs inherited from the modules they live in are linked from the class's page
+    assert 'href="reading.html#ReadVerbs.search"' in page
+    assert 'href="writing.html#WriteVerbs.ingest"' in page

@@ -292,7 +292,10 @@ def run_kill_load(
     say = progress or (lambda _message: None)
     base_dir = Path(tempfile.mkdtemp(prefix="kgp-bench-kill-"))
     neo4j = LocalNeo4j(  # a loaded machine may take minutes to start it again
-        Settings(neo4j={"heap": "512m", "pagecache": "128m", "start_timeout_s": 900}),
+        Settings(
+            neo4j={"heap": "512m", "pagecache": "128m"},
+            tuning={"neo4j": {"start_timeout_s": 900}},
+        ),
         home=base_dir / "neo4j",
         bolt_port=free_port(),
         http_port=free_port(),
@@ -322,7 +325,7 @@ def run_kill_load(
             KGP_DATA_DIR=str(settings.data_dir),
             KGP_API_KEY=server_key,
             KGP_DISTILL__NLP_ON_INGEST="false",
-            KGP_SERVE__AUTH_FAIL_LIMIT="100000",
+            KGP_TUNING__SERVE__AUTH_FAIL_LIMIT="100000",
         )
         qs = questions or DEFAULT_QUESTIONS
         with started_server(env) as base:
