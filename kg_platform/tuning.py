@@ -261,6 +261,12 @@ class RerankTuning(BaseModel):
     quantize: Literal["auto", "none", "int8"] = Field(
         "auto", description="which copy of the ONNX model yields the rerank's word-piece states"
     )
+    state_cache_mb: int = Field(
+        256,
+        ge=0,
+        description="MB of candidates' word-piece states kept on disk between processes "
+        "(int8 copy only; 0 = off)",
+    )
 
 
 class LocalLLMTuning(BaseModel):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -104,6 +105,24 @@ def _check_mean_pooling(model_dir: Path) -> None:
             )
 
 
+#: one tokenizer per file and window: the fp32 model and its int8 copy read with the same one
+_TOKENIZERS: dict[tuple[str, int], Any] = {}
+_TOKENIZERS_LOCK = threading.Lock()
+
+
+def _tokenizer(tokenizer_class: Any, path: Path, max_tokens: int) -> Any:
+    """The model folder's tokenizer, truncating at ``max_tokens`` and not padding (each call
+    pads to its own longest text), loaded once per process (loading parses a large JSON)."""
+    key = (str(path), max_tokens)
+    with _TOKENIZERS_LOCK:
+        if key not in _TOKENIZERS:
+            tokenizer = tokenizer_class.from_file(str(path))
+            tokenizer.enable_truncation(max_length=max_tokens)
+            tokenizer.no_padding()
+            _TOKENIZERS[key] = tokenizer
+        return _TOKENIZERS[key]
+
+
 @dataclass(frozen=True)
 class TokenStates:
     """One text through the model: its sentence vector and its word pieces' states and spans."""
@@ -162,9 +181,7 @@ class OnnxEmbedder:
                 f"no tokenizer.json in {model_dir}",
                 hint="use a model folder saved by transformers >= 4 (fast tokenizer)",
             )
-        self._tokenizer = Tokenizer.from_file(str(tokenizer_file))
-        self._tokenizer.enable_truncation(max_length=self.max_tokens)
-        self._tokenizer.no_padding()  # _batches pads each call to its own longest text
+        self._tokenizer = _tokenizer(Tokenizer, tokenizer_file, self.max_tokens)
         pad_id = self._tokenizer.token_to_id("[PAD]")
         self._pad_id = 0 if pad_id is None else pad_id
         cores = threads or default_threads()

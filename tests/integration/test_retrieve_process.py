@@ -91,3 +91,35 @@ def test_a_retrieve_process_imports_no_torch_or_spacy_and_prints_the_warm_answer
     assert warm.exit_code == 0, warm.output
     assert child.stdout == warm.stdout
     assert child.stdout.strip(), "an answer was printed"
+
+
+def test_a_second_process_reads_the_candidates_states_from_disk_and_prints_the_same(
+    corpus: str, settings, cli_env, tmp_path
+) -> None:
+    """``rerank.state_cache_mb``: the first process stores its candidates' word-piece states
+    (a cache folder of its own here, the ONNX files linked in), the next reads them from disk;
+    both print what a process that computed every state prints."""
+    from kg_platform.cli.main import app
+    from kg_platform.config import default_cache_dir
+
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    (cache / "onnx").symlink_to(default_cache_dir() / "onnx", target_is_directory=True)
+    env = {**_child_env(settings), "KGP_CACHE_DIR": str(cache)}
+    argv = ["retrieve", "What file formats can MarkItDown convert?", "--corpus", corpus, "--json"]
+    outs = []
+    for _ in range(2):
+        child = subprocess.run(
+            [sys.executable, "-c", CHILD, json.dumps(HEAVY), *argv],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env=env,
+            cwd=tmp_path,
+        )
+        assert child.returncode == 0, child.stderr[-3000:]
+        assert (cache / "rerank-states.sqlite").exists()
+        outs.append(child.stdout)
+    warm = CliRunner().invoke(app, argv)
+    assert warm.exit_code == 0, warm.output
+    assert outs[0] == outs[1] == warm.stdout and json.loads(outs[0])["items"]

@@ -32,6 +32,7 @@ LRU cache keeps the states of texts seen recently in this process.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import re
@@ -47,6 +48,7 @@ from kg_platform.retrieval.rerank.text_cache import TextCache
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
+    from kg_platform.retrieval.rerank.state_store import StateStore
 
 #: ~0.8 GB if every text filled one 256-piece window (384 float16 per piece); most are shorter,
 #: and only long section-level candidates take several windows
@@ -100,11 +102,30 @@ def question_embedder(ctx: "RetrievalContext") -> Any:
     return quantized_embedder(ctx.embedder, ctx.settings.embedding, question_quantize(ctx))
 
 
+def state_store(ctx: "RetrievalContext", embedder: Any) -> "tuple[StateStore, str] | None":
+    """The on-disk store of the candidates' states and the model's key in it, where the states
+    are a function of the model file and the text alone: an ONNX copy that reads each text in a
+    call of its own (a quantised one, :meth:`OnnxEmbedder.embed_tokens`) and
+    ``rerank.state_cache_mb`` above 0; else None (computed as before, in this process only)."""
+    size = ctx.settings.tuning.rerank.state_cache_mb
+    onnx_file = getattr(embedder, "onnx_file", None)
+    if size <= 0 or onnx_file is None or getattr(embedder, "quantize", "none") == "none":
+        return None
+    from kg_platform.config import default_cache_dir
+    from kg_platform.retrieval.rerank.state_store import StateStore
+
+    return StateStore(default_cache_dir() / "rerank-states.sqlite", size), (
+        f"{Path(onnx_file).name}:windows={MAX_WINDOWS}"
+    )
+
+
 def _token_states(
-    embedder: Any, texts: Sequence[str]
+    embedder: Any,
+    texts: Sequence[str],
+    store: "tuple[StateStore, str] | None" = None,
 ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Per text: (sentence vector, L2-normalised word-piece states, each piece's character
-    span), cached per model and text."""
+    span), cached per model and text (and, with ``store``, on disk: :func:`state_store`)."""
     if not has_token_states(embedder):
         raise ConfigError(
             f"the late-interaction rerank needs word-piece states, which the "
@@ -116,12 +137,22 @@ def _token_states(
     # the int8 copy shares the model's name: its states are kept apart from fp32's
     model = f"{getattr(embedder, 'model_name', type(embedder).__name__)}:{getattr(embedder, 'quantize', '')}"
 
-    def compute(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    def read(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
         out = []
         for vector, tokens, offsets in _read_whole(embed_tokens, texts):
             norms = np.maximum(np.linalg.norm(tokens, axis=1, keepdims=True), 1e-12)
             out.append((vector, (tokens / norms).astype(np.float16), offsets))
         return out
+
+    def compute(texts: list[str]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        if store is None:
+            return read(texts)
+        disk, key = store
+        stored = disk.get_many(key, texts)
+        todo = [t for t in texts if t not in stored]
+        fresh = dict(zip(todo, read(todo))) if todo else {}
+        disk.put_many(key, fresh)
+        return [stored[t] if t in stored else fresh[t] for t in texts]
 
     return _STATES.get_many(model, texts, compute)
 
@@ -254,8 +285,9 @@ def late_scores(
         return empty, empty, empty
     if ids is not None:
         texts = reading_texts(ids, texts, ctx)
+    reader = rerank_embedder(ctx)
     states = _token_states(question_embedder(ctx), [query]) + _token_states(
-        rerank_embedder(ctx), texts
+        reader, texts, state_store(ctx, reader)
     )
     q_vec, q_tok, q_offsets = states[0]
     if ctx.settings.tuning.rerank.query_stop_words == "drop":
