@@ -37,6 +37,7 @@ OPERATOR_VALUES: dict[str, tuple[str, ...]] = {
     "reasoning": ("store_trajectories",),
     "jobs": ("lease_s", "misfire_grace_s"),
     "serve": ("threads", "ingest_workers", "auth_fail_limit", "auth_fail_window_s"),
+    "rerank": ("state_cache_mb",),
 }
 
 ENV_PREFIX = "KGP_TUNING__"

@@ -264,6 +264,7 @@ class RerankTuning(BaseModel):
     state_cache_mb: int = Field(
         256,
         ge=0,
+        le=65_536,
         description="MB of candidates' word-piece states kept on disk between processes "
         "(int8 copy only; 0 = off)",
     )
