@@ -10,7 +10,15 @@ With it:
   a driver of its own (short connect and acquisition timeouts, no transaction retries), every
   request answers 503 (``Retry-After: 1``) at once, and the requests already waiting on the
   database are answered 503 as well (their threads are abandoned to the driver);
-- the first successful probe closes it: the next request runs as usual.
+- the first successful probe closes it: the next request runs as usual. With a ``warm``
+  callable the probe of an open breaker also runs the statements every request starts with
+  (the key table's read, on the requests' own driver) before it closes: a Neo4j that was just
+  restarted answers ``RETURN 1`` at once but plans each statement afresh on a cold JVM (its
+  first read of the key table took 14 s under load), and the requests that came in meanwhile
+  waited on it and then answered 503 after all. While the warm-up runs the breaker stays open
+  (503 at once, ``Retry-After: 1``); once it closes, ``/v1/health`` says ok and a graph key is
+  checked at once. Not warmed: the retrieval statements, whose first run after a restart is
+  still slow on a cold server (answered 200 late, not 503).
 
 While requests are in flight the same thread probes every :attr:`GraphHealth.watch_s`, so a
 database that dies under a running query is noticed without waiting for the query's driver.
@@ -47,11 +55,13 @@ class GraphHealth:
         self,
         probe: Callable[[], None],
         *,
+        warm: Callable[[], None] | None = None,
         interval_s: float = 0.25,
         watch_s: float = 0.5,
         probe_timeout_s: float = 2.0,
     ) -> None:
         self._probe = probe
+        self._warm = warm
         self.interval_s = interval_s
         self.watch_s = watch_s
         self.probe_timeout_s = probe_timeout_s
@@ -215,6 +225,8 @@ class GraphHealth:
         def run() -> None:
             try:
                 self._probe()
+                if self._degraded and self._warm is not None:
+                    self._warm()  # the requests' first statements, before the breaker closes
                 outcome.append(None)
             except Exception as exc:  # noqa: BLE001 - any failure means: not available now
                 outcome.append(f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")

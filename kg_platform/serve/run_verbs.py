@@ -51,7 +51,7 @@ class RunVerbs:
         principal.require("read", corpus)
         mine = [t for t in self.tasks.all() if corpus is None or t.corpus == corpus]
         mine = [t for t in mine if principal.sees(t.corpus)]
-        listed = [self.view(t) for t in mine]
+        listed = await self._views(mine)
         known = {t.run_id for t in mine if t.run_id}
         if corpus is None and not principal.every_corpus:
             names = await self.call(self.platform.graph.read, "serve/run_corpora")
@@ -77,10 +77,24 @@ class RunVerbs:
         principal.require("read")
         task = self.tasks.find(run_id)
         if task is not None and principal.sees(task.corpus):
-            return self.view(task)
+            return (await self._views([task]))[0]
         if task is not None:
             raise _no_run(run_id)  # a run of a corpus this key may not see does not exist
         return self.public.run(await self._recorded_run(run_id))
+
+    async def _views(self, tasks: list[IngestTask]) -> list[dict[str, Any]]:
+        """The tasks as :meth:`view` shows them, with the cancels the graph records for their
+        runs merged in: a cancel asked for through another replica on the same Neo4j is not
+        in this server's task, and every replica must answer the same for the run."""
+        views = [self.view(t) for t in tasks]
+        ids = [t.run_id for t in tasks if t.run_id and not t.cancel_pending]
+        if ids:
+            rows = await self.call(self.platform.graph.read, "serve/runs_cancel_requested", ids=ids)
+            flagged = {r["id"] for r in rows}
+            for view in views:
+                if view["id"] in flagged:
+                    view["cancel_requested"] = True
+        return views
 
     async def _recorded_run(self, run_id: str) -> dict[str, Any]:
         rows = await self.call(self.platform.graph.read, "serve/run", id=run_id)

@@ -61,7 +61,7 @@ class Service(RunVerbs):
         self.public = PublicPaths(platform.settings)
         self.uploads = UploadStore(platform.settings)
         #: the breaker that answers 503 at once while Neo4j is gone (kg_platform.serve.health)
-        self.graph_health = GraphHealth(lambda: self.platform.graph.probe())
+        self.graph_health = GraphHealth(lambda: self.platform.graph.probe(), warm=self._warm)
 
     async def call(self, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
         """``fn(*args, **kwargs)`` in the SDK thread pool (503 at once while Neo4j is gone)."""
@@ -328,6 +328,16 @@ class Service(RunVerbs):
         self.graph_health.recovered()
         body["schema_version"] = version
         return True, body
+
+    def _warm(self) -> None:
+        """What the breaker runs before it closes again (see kg_platform.serve.health): the
+        key table's read, as the key ring reads it, and the schema version ``/v1/health``
+        reads, through the requests' own driver."""
+        from kg_platform.graph.schema import schema_version
+        from kg_platform.serve.keys import KeyStore
+
+        KeyStore(self.platform.graph).active(once=True)
+        schema_version(self.platform.graph)
 
     def _probe(self) -> int | None:
         from kg_platform.graph.schema import schema_version

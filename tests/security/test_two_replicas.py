@@ -1,7 +1,7 @@
 """Issue 54 acceptance: two ``kgp serve`` processes on one Neo4j. A key added with
 ``kgp serve keys add`` (the CLI on the same Neo4j; there is no HTTP door for keys) works on both,
 a revocation holds on both within a second, and a run started on one is visible and cancellable
-from the other, leaving only whole sources.
+from the other (the one that started it shows the cancel too), leaving only whole sources.
 
 Two real server processes (``kgp serve`` on free loopback ports, each with its own data dir, the
 same server key and the same ingest root, as replicas on two machines sharing a file system)
@@ -205,6 +205,15 @@ def test_keys_and_runs_are_shared_by_two_kgp_serve_processes(replicas, graph_ses
     asked = b.delete(f"/v1/runs/{run_id}", headers=_auth(key))
     assert asked.status_code == 202, asked.text
     assert asked.json()["cancel_requested"] is True
+    # A, which started the run, answers the same as B: the cancel asked for through B shows
+    # on A's run (read from the graph's run record, not only A's own task) and in A's list
+    for client in (a, b):
+        run = client.get(f"/v1/runs/{run_id}", headers=_auth(key)).json()
+        assert (run["status"], run["cancel_requested"]) == ("running", True), run
+        listed = client.get("/v1/runs", params={"corpus": CORPUS}, headers=_auth(key))
+        assert [(r["id"], r["cancel_requested"]) for r in listed.json()["runs"]] == [
+            (run_id, True)
+        ], listed.json()
     # A's run reads the request between files, at most every CANCEL_POLL_S: let that pass
     # since it parked (its last read was before), so its next file boundary reads it
     while time.monotonic() - reached <= CANCEL_POLL_S:
