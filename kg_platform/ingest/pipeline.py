@@ -21,7 +21,7 @@ from kg_platform.ingest.files import Parser, default_parser
 from kg_platform.ingest.report import IngestReport
 from kg_platform.ingest.roots import PathGuard
 from kg_platform.ingest.runs import RunCancelled
-from kg_platform.ingest.session import IngestSession, Progress
+from kg_platform.ingest.runner import IngestRunner, Progress
 from kg_platform.ingest.steps.discover import (
     Discovery,
     changed_files,
@@ -59,7 +59,7 @@ def ingest_paths(
     """
     parse = parser or default_parser()
     files, missing, unreadable = discover(paths, include, exclude, guard)
-    session = IngestSession(
+    session = IngestRunner(
         graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(p) for p in paths]
     )
     try:
