@@ -1,12 +1,13 @@
-"""The ingestion write path: parse -> sections -> segment -> MoG levels -> pieces + SIMILAR
-edges -> embed (batched) -> write (grouped managed transactions) -> run record.
+"""The ingestion write path, as the ordered steps of :mod:`kg_platform.ingest.steps` (discover ->
+parse -> segment and plan -> embed -> write -> piece graph -> references -> distill), driven by
+:class:`kg_platform.ingest.runner.IngestRunner` (run record, corpus lock, executor).
 
 Public API::
 
     ingest_paths(graph, settings, paths, corpus, include=None, exclude=None, prune=False,
                  progress=None) -> IngestReport
 
-Other feeders (the lab's QA-paragraph ingestion) build on :class:`ingest.session.IngestSession`.
+Other feeders (the lab's QA-paragraph ingestion) build on :class:`ingest.runner.IngestRunner`.
 """
 
 from typing import TYPE_CHECKING, Any

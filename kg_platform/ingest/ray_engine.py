@@ -3,7 +3,7 @@
 Why this split: the embedder bounds ingestion, while one Neo4j primary can absorb the output of
 several embedding workers. So the per-source work that parallelises (parsing, segmentation, embedding: no shared
 state) runs on Ray, and everything that makes ingestion safe stays in this process, in the same
-:class:`~kg_platform.ingest.session.IngestSession` the local engine uses: the corpus lock, skip-by-
+:class:`~kg_platform.ingest.runner.IngestRunner` the local engine uses: the corpus lock, skip-by-
 hash (decided here, before a file is sent anywhere), grouped write transactions, the run record,
 crash-resume and the piece-graph sync are those of in-process ingestion, and so is the graph.
 
@@ -33,9 +33,11 @@ from typing import Any
 from kg_platform.config import Settings
 from kg_platform.errors import ConfigError, IngestionError
 from kg_platform.ingest.files import Candidate, Parser, read_document
-from kg_platform.ingest.plan import SourcePlan, document_input, plan_with_settings
+from kg_platform.ingest.rows import SourcePlan
+from kg_platform.ingest.steps.parse import document_input
+from kg_platform.ingest.steps.plan import plan_with_settings
 from kg_platform.ingest.report import FileError, file_error
-from kg_platform.ingest.session import IngestSession
+from kg_platform.ingest.runner import IngestRunner
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +66,7 @@ class SourceWorker:
         self, settings: Settings, corpus: str, pipeline: str, parser: Parser | None
     ) -> None:
         from kg_platform.embedding import get_embedder
-        from kg_platform.ingest.plan import embedder_pipeline
+        from kg_platform.ingest.steps.plan import embedder_pipeline
         from kg_platform.segmenting.chunker import get_chunker
 
         self.settings, self.corpus, self.pipeline, self.parser = settings, corpus, pipeline, parser
@@ -187,7 +189,7 @@ def _fault_env() -> dict[str, str]:
 
 
 def prepare_on_ray(
-    session: IngestSession, candidates: Iterable[Candidate], parser: Parser | None = None
+    session: IngestRunner, candidates: Iterable[Candidate], parser: Parser | None = None
 ) -> None:
     """Have Ray workers parse, plan and embed ``candidates``; queue each result on ``session``.
 

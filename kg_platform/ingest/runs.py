@@ -157,7 +157,7 @@ def get_run(graph: GraphClient, run_id: str) -> RunRecord:
 def request_cancel(graph: GraphClient, run_id: str) -> RunRecord:
     """Ask the running run ``run_id`` to stop, from any process on the same Neo4j: the request
     is a ``cancel_requested`` time on its ``(:IngestRun)`` node, which the run reads between
-    files (:meth:`kg_platform.ingest.session.IngestSession.check_cancelled`) and then ends as
+    files (:meth:`kg_platform.ingest.runner.IngestRunner.check_cancelled`) and then ends as
     ``cancelled``; every source is written whole or not at all. Returns the run's record as it
     is now (still ``running`` until the run notices). Raises :class:`RunNotFound` for an
     unknown id; a run that already ended is returned unchanged (check its ``status``)."""

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from kg_platform.errors import GraphError
-from kg_platform.ingest import session as session_module
+from kg_platform.ingest.steps import write as write_step
 from kg_platform_lab.qa_ingest import ingest_qa
 from kg_platform.ingest.writer import drop_corpus
 from tests.support.data import DEV
@@ -97,7 +97,7 @@ def test_a_failed_write_stops_later_batches_and_the_report_matches_the_graph(
 ) -> None:
     corpus = "t-overlap-fail"
     drop_corpus(graph_session, corpus)
-    real_write = session_module.write_plans
+    real_write = write_step.write_plans
     calls: list[int] = []
 
     def write_then_fail(graph, plans, run_id):
@@ -106,7 +106,7 @@ def test_a_failed_write_stops_later_batches_and_the_report_matches_the_graph(
             raise GraphError("injected: the second batch's transaction failed")
         real_write(graph, plans, run_id)
 
-    monkeypatch.setattr(session_module, "write_plans", write_then_fail)
+    monkeypatch.setattr(write_step, "write_plans", write_then_fail)
     cfg = _with_ingest(settings, transaction_rows=60, pipeline_batches=2)
     report = ingest_qa(graph_session, cfg, QA, corpus, limit=3, embedder=embedder)
     assert report.status == "failed" and "injected" in (report.fatal or "")
@@ -119,7 +119,7 @@ def test_a_failed_write_stops_later_batches_and_the_report_matches_the_graph(
     }
     assert stored == set(report.added) and len(stored) == calls[0]
 
-    monkeypatch.setattr(session_module, "write_plans", real_write)
+    monkeypatch.setattr(write_step, "write_plans", real_write)
     resumed = ingest_qa(graph_session, cfg, QA, corpus, limit=3, embedder=embedder)
     assert resumed.status == "completed"
     assert set(resumed.skipped) == stored and not (set(resumed.added) & stored)

@@ -337,8 +337,6 @@ MAX_PRODUCT_LINES = 450
 #: empties this list when those branches merge (a file listed here that is back under the limit
 #: fails too, so the list cannot go stale).
 PENDING_SPLITS = {
-    "kg_platform/ingest/session.py": "wt-steps",
-    "kg_platform/ingest/plan.py": "wt-steps",
     "kg_platform/llm/prompts.py": "wt-names",
     "kg_platform/distilling/nlp.py": "wt-names",
     "kg_platform/reasoning/pipeline.py": "wt-names",
@@ -370,3 +368,82 @@ def test_no_product_file_is_over_450_lines() -> None:
     assert unexpected == {}, "files over the limit: split them by responsibility"
     done = sorted(set(PENDING_SPLITS) - set(over))
     assert done == [], f"under the limit now: remove from PENDING_SPLITS: {done}"
+
+
+# Ingestion's steps (kg_platform/ingest/steps/, in the order a run takes them): a step imports
+# lower layers, the ingest package's lower modules (rows, ids, writer, embed, similar, ...) and
+# earlier steps only; never a later step, nor the runner, executor or feeders that drive it.
+INGEST_STEPS = (
+    "discover",
+    "parse",
+    "plan",
+    "embed",
+    "write",
+    "piece_graph",
+    "references",
+    "distill",
+)
+#: the ingest modules above the steps: the runner, its executor, the feeders and the old names
+INGEST_DRIVERS = {
+    f"kg_platform.ingest.{name}"
+    for name in ("runner", "executor", "pipeline", "ray_engine", "session", "plan")
+}
+#: issue 55: no module of the ingest package longer than this
+MAX_INGEST_LINES = 450
+
+
+def _ingest_step(module: str) -> str | None:
+    parts = module.split(".")
+    if parts[:3] == ["kg_platform", "ingest", "steps"] and len(parts) > 3:
+        return parts[3]
+    return None
+
+
+def upward_ingest_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports from an ingestion step into a later step or into what drives the steps."""
+    found = []
+    for module, deps in graph.items():
+        step = _ingest_step(module)
+        if step is None:
+            continue
+        for dep in deps:
+            later = _ingest_step(dep)
+            if dep in INGEST_DRIVERS or (
+                later is not None and INGEST_STEPS.index(later) > INGEST_STEPS.index(step)
+            ):
+                found.append(f"{module} -> {dep}")
+    return sorted(found)
+
+
+def test_the_step_check_finds_a_step_that_imports_a_later_step_or_the_runner() -> None:
+    graph = {
+        "kg_platform.ingest.steps.plan": {
+            "kg_platform.ingest.steps.parse",
+            "kg_platform.ingest.steps.write",
+            "kg_platform.ingest.rows",
+        },
+        "kg_platform.ingest.steps.embed": {"kg_platform.ingest.runner"},
+        "kg_platform.ingest.runner": {"kg_platform.ingest.steps.distill"},
+    }
+    assert upward_ingest_imports(graph) == [
+        "kg_platform.ingest.steps.embed -> kg_platform.ingest.runner",
+        "kg_platform.ingest.steps.plan -> kg_platform.ingest.steps.write",
+    ]
+
+
+def test_ingestion_steps_import_only_lower_layers_and_earlier_steps() -> None:
+    from kg_platform.ingest.steps import STEPS
+
+    assert STEPS == INGEST_STEPS
+    assert {s for s in STEPS if not (PACKAGE / "ingest" / "steps" / f"{s}.py").is_file()} == set()
+    upward = upward_ingest_imports(import_graph())
+    assert upward == [], "imports up ingestion's steps:\n" + "\n".join("  " + u for u in upward)
+
+
+def test_no_ingest_module_is_over_450_lines() -> None:
+    lines = {
+        str(p.relative_to(PACKAGE.parent)): len(p.read_text(encoding="utf-8").splitlines())
+        for p in (PACKAGE / "ingest").rglob("*.py")
+    }
+    assert len(lines) > 20
+    assert {f: n for f, n in lines.items() if n > MAX_INGEST_LINES} == {}
