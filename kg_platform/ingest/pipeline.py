@@ -21,7 +21,13 @@ from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import IngestionError, SourceTooLarge
 from kg_platform.graph.client import GraphClient
-from kg_platform.ingest.files import Candidate, Parser, default_parser, read_document
+from kg_platform.ingest.files import (
+    Candidate,
+    Parser,
+    default_parser,
+    parser_version,
+    read_document,
+)
 from kg_platform.ingest.plan import document_input
 from kg_platform.ingest.report import IngestReport
 from kg_platform.ingest.roots import PathGuard
@@ -194,7 +200,13 @@ def ingest_paths(
     parse = parser or default_parser()
     files, missing, unreadable = discover(paths, include, exclude, guard)
     session = IngestSession(
-        graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(p) for p in paths]
+        graph,
+        settings,
+        corpus,
+        embedder=embedder,
+        progress=progress,
+        paths=[str(p) for p in paths],
+        parser_version=parser_version(parser),
     )
     try:
         session.emit(event="start", total=len(files), run_id=session.run_id)
