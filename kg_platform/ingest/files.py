@@ -39,6 +39,20 @@ def default_parser() -> Parser:
     return parse_file
 
 
+def parser_version(parser: Parser | None) -> str | None:
+    """The version recorded in the pipeline signature for files read by ``parser``: the built-in
+    parsers' :data:`~kg_platform.parsing.PARSER_VERSION` when ``parser`` is None (the default),
+    else the caller's parser's own ``version`` attribute, if it has one."""
+    if parser is not None:
+        version = getattr(parser, "version", None)
+        return str(version) if version is not None else None
+    try:
+        from kg_platform import parsing
+    except ImportError:
+        return None
+    return parsing.PARSER_VERSION
+
+
 def read_document(candidate: Candidate, parse: Parser | None = None) -> ParsedDocument:
     """Parse a changed file and stamp it with what was measured before (uri, hash, size)."""
     fault_point("parse")

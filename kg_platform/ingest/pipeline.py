@@ -17,7 +17,7 @@ from kg_platform.config import Settings
 from kg_platform.embedding.base import Embedder
 from kg_platform.errors import IngestionError
 from kg_platform.graph.client import GraphClient
-from kg_platform.ingest.files import Parser, default_parser
+from kg_platform.ingest.files import Parser, default_parser, parser_version
 from kg_platform.ingest.report import IngestReport
 from kg_platform.ingest.roots import PathGuard
 from kg_platform.ingest.runs import RunCancelled
@@ -60,7 +60,13 @@ def ingest_paths(
     parse = parser or default_parser()
     files, missing, unreadable = discover(paths, include, exclude, guard)
     session = IngestRunner(
-        graph, settings, corpus, embedder=embedder, progress=progress, paths=[str(p) for p in paths]
+        graph,
+        settings,
+        corpus,
+        embedder=embedder,
+        progress=progress,
+        paths=[str(p) for p in paths],
+        parser_version=parser_version(parser),
     )
     try:
         session.emit(event="start", total=len(files), run_id=session.run_id)

@@ -66,12 +66,13 @@ class SourceWorker:
         self, settings: Settings, corpus: str, pipeline: str, parser: Parser | None
     ) -> None:
         from kg_platform.embedding import get_embedder
+        from kg_platform.ingest.files import parser_version
         from kg_platform.ingest.steps.plan import embedder_pipeline
         from kg_platform.segmenting.chunker import get_chunker
 
         self.settings, self.corpus, self.pipeline, self.parser = settings, corpus, pipeline, parser
         self.embedder = get_embedder(settings.embedding)
-        mine = embedder_pipeline(settings, self.embedder)
+        mine = embedder_pipeline(settings, self.embedder, parser_version=parser_version(parser))
         if mine != pipeline:
             # a worker with another model or version would store vectors the others cannot match
             raise ConfigError(

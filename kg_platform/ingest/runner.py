@@ -88,6 +88,7 @@ class IngestRunner:
         progress: Progress | None = None,
         paths: list[str] | None = None,
         ensure_schema: bool = True,
+        parser_version: str | None = None,
     ) -> None:
         if embedder is None:
             from kg_platform.embedding import get_embedder
@@ -96,7 +97,7 @@ class IngestRunner:
         check_corpus(corpus)
         self.graph, self.settings, self.corpus, self.embedder = graph, settings, corpus, embedder
         self._progress = progress
-        self.pipeline = embedder_pipeline(settings, embedder)
+        self.pipeline = embedder_pipeline(settings, embedder, parser_version=parser_version)
         self.run_id = f"run-{time.strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
         self.report = IngestReport(run_id=self.run_id, corpus=corpus)
         self.counts = {"sources": 0, "sections": 0, "chunks": 0, "pieces": 0}

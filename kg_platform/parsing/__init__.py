@@ -26,6 +26,13 @@ from kg_platform.parsing.model import Block, BlockKind, ParsedDocument, Section
 
 Parser = Callable[[RawFile], ParsedDocument]
 
+#: Version of what the parsers write: bump it whenever a change to any parser here changes the
+#: section tree it returns for some file (headings, blocks, tables, text clean-up). Ingestion
+#: records it in each source's pipeline signature (:func:`kg_platform.ingest.plan.pipeline_signature`),
+#: so the next ingestion re-parses files whose bytes did not change but whose parse would.
+#: A caller's own parser may carry a ``version`` attribute of its own for the same purpose.
+PARSER_VERSION = "1"
+
 
 def _pdf(raw: RawFile) -> ParsedDocument:
     from kg_platform.parsing.pdf import parse_pdf
@@ -106,4 +113,12 @@ def parse_file(path: Path | str) -> ParsedDocument:
     return parser(open_raw(path))
 
 
-__all__ = ["Block", "BlockKind", "ParsedDocument", "Section", "parse_file", "supported_extensions"]
+__all__ = [
+    "PARSER_VERSION",
+    "Block",
+    "BlockKind",
+    "ParsedDocument",
+    "Section",
+    "parse_file",
+    "supported_extensions",
+]

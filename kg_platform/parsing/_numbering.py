@@ -19,6 +19,8 @@ from xml.etree import ElementTree
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _HEADING = re.compile(r"^heading\s?(\d)$", re.IGNORECASE)
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
+# a list item's markers ("* + 1." where a list opens below its first level) and its text
+_MD_ITEM = re.compile(r"^(\s*)(?:(?:\d{1,3}[.)]|[-*+])\s+)+(.*)$")
 MAX_LEVELS = 9  # Word's numbering levels 0-8
 LOOKAHEAD = 3  # a Markdown heading is matched with one of the next numbered headings
 
@@ -142,6 +144,16 @@ def _read(zf: zipfile.ZipFile, name: str) -> Any:
 def heading_numbers(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
     """(title, label) for each numbered heading in body order, and mammoth style-map lines for
     paragraph styles based on a heading style that mammoth would not see as headings."""
+    headings, _, style_map = numbered_paragraphs(path)
+    return headings, style_map
+
+
+def numbered_paragraphs(
+    path: Path,
+) -> tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]:
+    """:func:`heading_numbers`' headings, then (text, label) for each other paragraph that
+    Word numbers with digits, letters or roman numerals ("2.3.1."; bullets have no label), in
+    body order, then the style-map lines."""
     with zipfile.ZipFile(path) as zf:
         document = _read(zf, "word/document.xml")
         styles = _Styles(_read(zf, "word/styles.xml"))
@@ -153,8 +165,9 @@ def heading_numbers(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
         if level and not _HEADING.match(name) and name.lower() != "title" and "'" not in name:
             style_map.append(f"p[style-name='{name}'] => h{level}:fresh")
     out: list[tuple[str, str]] = []
+    items: list[tuple[str, str]] = []
     if document is None or not numbering.levels:
-        return out, style_map
+        return out, items, style_map
     for p in document.iter(_W + "p"):
         ppr = p.find(_W + "pPr")
         style_id = _val(ppr, _W + "pStyle")
@@ -168,15 +181,36 @@ def heading_numbers(path: Path) -> tuple[list[tuple[str, str]], list[str]]:
         if not num_id or num_id == "0":
             continue
         label = numbering.label(num_id, int(ilvl or 0))
-        if label and styles.heading_level(style_id):
+        if label:
             text = "".join(t.text or "" for t in p.iter(_W + "t")).strip()
             if text:
-                out.append((text, label))
-    return out, style_map
+                (out if styles.heading_level(style_id) else items).append((text, label))
+    return out, items, style_map
 
 
 def _norm(text: str) -> str:
     return " ".join(re.findall(r"\w+", text.lower()))
+
+
+def number_list_items(markdown: str, items: list[tuple[str, str]]) -> str:
+    """The Markdown with each numbered list item's marker replaced by Word's own label (the
+    converter numbers every level from 1: "1." where Word shows "2.3.1.")."""
+    if not items:
+        return markdown
+    lines = markdown.split("\n")
+    j = 0
+    for i, line in enumerate(lines):
+        m = _MD_ITEM.match(line)
+        if not m or j >= len(items):
+            continue
+        have = _norm(m.group(2))
+        for k in range(j, min(j + LOOKAHEAD, len(items))):
+            text, label = items[k]
+            if _norm(text) == have:
+                lines[i] = f"{m.group(1)}{label} {m.group(2)}"
+                j = k + 1
+                break
+    return "\n".join(lines)
 
 
 def number_headings(markdown: str, numbers: list[tuple[str, str]]) -> str:
@@ -199,4 +233,4 @@ def number_headings(markdown: str, numbers: list[tuple[str, str]]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["heading_numbers", "number_headings"]
+__all__ = ["heading_numbers", "number_headings", "number_list_items", "numbered_paragraphs"]

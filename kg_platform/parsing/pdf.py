@@ -32,6 +32,7 @@ from kg_platform.parsing._tree import TreeBuilder
 from kg_platform.parsing.model import ParsedDocument
 from kg_platform.parsing.pdf_layout import (
     _LETTERS,
+    _RTL_LETTER,
     _WS,
     _drop_running_heads,
     _font_headings,
@@ -42,6 +43,8 @@ from kg_platform.parsing.pdf_layout import (
     _toc_headings,
     _union,
     clean_text,
+    is_rtl,
+    rtl_line_text,
 )
 from kg_platform.parsing.pdf_tables import (
     _has_grid,
@@ -143,7 +146,7 @@ def _split_run_in(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for block in blocks:
         lines = [ln for ln in block.get("lines", ()) if any(s["text"].strip() for s in ln["spans"])]
         if block.get("type") == 0 and len(lines) >= 2 and _styled(lines[0]):
-            head = _WS.sub(" ", "".join(s["text"] for s in lines[0]["spans"])).strip()
+            head = _WS.sub(" ", _line_text(lines[0])).strip()
             if (
                 not _styled(lines[1])
                 and len(head.split()) <= 12
@@ -160,6 +163,37 @@ def _split_run_in(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
         out.append(block)
     return out
+
+
+def _line_text(line: dict[str, Any]) -> str:
+    """A text line's characters: in logical order when :func:`_order_rtl_lines` found them."""
+    rtl = line.get("rtl_text")
+    return rtl if rtl is not None else "".join(s["text"] for s in line["spans"])
+
+
+def _order_rtl_lines(page: Any, blocks: list[dict[str, Any]], flags: int) -> None:
+    """Give each right-to-left line of ``blocks`` its text in logical order (``rtl_text``), read
+    from the characters' positions (:func:`~kg_platform.parsing.pdf_layout.rtl_line_text`).
+    Pages without Hebrew or Arabic script are not read a second time."""
+    if not any(
+        _RTL_LETTER.search(s["text"])
+        for b in blocks
+        for ln in b.get("lines", ())
+        for s in ln["spans"]
+    ):
+        return
+    raw = page.get_text("rawdict", flags=flags)["blocks"]
+    if len(raw) != len(blocks):
+        return  # not the same segmentation: keep the stream order rather than guess
+    for block, raw_block in zip(blocks, raw):
+        lines, raw_lines = block.get("lines", ()), raw_block.get("lines", ())
+        if len(lines) != len(raw_lines):
+            continue
+        for line, raw_line in zip(lines, raw_lines):
+            text = "".join(s["text"] for s in line["spans"])
+            chars = [c for s in raw_line["spans"] for c in s["chars"]]
+            if is_rtl(text.split()) and "".join(c["c"] for c in chars) == text:
+                line["rtl_text"] = rtl_line_text(chars)
 
 
 # -- one page ----------------------------------------------------------------------------------
@@ -195,6 +229,7 @@ def _read_page(page: Any, number: int) -> _Page:
     flags = fitz.TEXTFLAGS_DICT & ~fitz.TEXT_PRESERVE_IMAGES
     labels: list[_Item] = []
     blocks = page.get_text("dict", flags=flags)["blocks"]
+    _order_rtl_lines(page, blocks, flags)
     sizes: Counter[float] = Counter()
     for block in blocks:
         for line in block.get("lines", ()):
@@ -225,10 +260,7 @@ def _read_page(page: Any, number: int) -> _Page:
         spans = [s for line in block["lines"] for s in line["spans"] if s["text"].strip()]
         if not spans:
             continue
-        lines = [
-            clean_text(_WS.sub(" ", "".join(s["text"] for s in line["spans"])).strip())
-            for line in block["lines"]
-        ]
+        lines = [clean_text(_WS.sub(" ", _line_text(line)).strip()) for line in block["lines"]]
         lines = [ln for ln in lines if ln]
         text = _join_lines(lines)
         chars: Counter[float] = Counter()

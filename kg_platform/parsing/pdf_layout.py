@@ -47,6 +47,51 @@ def is_rtl(words: list[str]) -> bool:
     return rtl > 0 and 2 * rtl >= sum(1 for c in joined if c.isalpha())
 
 
+def rtl_line_text(chars: list[dict[str, Any]]) -> str:
+    """One right-to-left line's text in logical order, from its characters' positions.
+
+    PDF writers emit a line's characters in any order; PyMuPDF keeps that order, so a comma or
+    a space drawn at the line's left end can land inside the last word ("الأولويو ،خت" for
+    "الأولويوخت،"). Read by position instead: right to left, each combining mark staying after
+    its base letter, and a run of digits or Latin letters (with the spaces and punctuation
+    between them) read left to right inside it.
+    """
+    glyphs: list[tuple[float, str]] = []  # (centre x, base letter + its marks)
+    for ch in chars:
+        c = ch["c"]
+        if glyphs and unicodedata.combining(c):
+            x, text = glyphs[-1]
+            glyphs[-1] = (x, text + c)
+            continue
+        bbox = ch["bbox"]
+        # a space sits left of the word it ends; some writers give it a box over that word
+        glyphs.append((bbox[0] if c.isspace() else (bbox[0] + bbox[2]) / 2, c))
+    visual = [g for _, g in sorted(glyphs, key=lambda g: -g[0])]  # right to left; stable
+
+    def kind(g: str) -> str:
+        c = g[0]
+        if _RTL_LETTER.match(c) and not c.isdigit():
+            return "R"
+        return "L" if c.isalnum() else "N"
+
+    kinds = [kind(g) for g in visual]
+    out: list[str] = []
+    i = 0
+    while i < len(visual):
+        if kinds[i] != "L":
+            out.append(visual[i])
+            i += 1
+            continue
+        j = last = i  # a left-to-right run: from this L to the last L before an R letter
+        while j < len(visual) and kinds[j] != "R":
+            if kinds[j] == "L":
+                last = j
+            j += 1
+        out.extend(reversed(visual[i : last + 1]))
+        i = last + 1
+    return "".join(out)
+
+
 @dataclass
 class _Item:
     kind: str  # text | list | table | figure | heading
@@ -218,6 +263,33 @@ def _drop_heading_runs(pages: list[_Page], heads: list[_Item]) -> list[_Item]:
     return [it for it in heads if id(it) not in drop]
 
 
+COVER_FACTOR = 2.5  # a first or last page whose largest heading is this many times the body size
+
+
+def _cover_title(pages: list[_Page], heads: list[_Item], body: float) -> list[_Item]:
+    """A cover page (the first or the last page, set in display type: a heading at least
+    ``COVER_FACTOR`` times the body size, and less than half its text at the body size) has one
+    title: its largest heading of three words or
+    more. Its other large lines ("Front cover", the series name, the publisher's address) stay
+    text, so the cover does not open a string of empty sections."""
+    if not pages:
+        return heads
+    drop: set[int] = set()
+    for number in {pages[0].number, pages[-1].number}:
+        mine = [it for it in heads if it.page == number]
+        if len(mine) < 2 or max(it.size for it in mine) < COVER_FACTOR * body:
+            continue
+        chars = next(p.chars for p in pages if p.number == number)
+        if 2 * sum(n for size, n in chars.items() if abs(size - body) <= 0.5) >= sum(
+            chars.values()
+        ):
+            continue  # mostly body text: a first page with its title, not a cover
+        titled = [it for it in mine if len(it.text.split()) >= 3] or mine
+        title = max(titled, key=lambda it: it.size)
+        drop.update(id(it) for it in mine if it is not title)
+    return [it for it in heads if id(it) not in drop]
+
+
 def _font_headings(pages: list[_Page]) -> None:
     """Mark headings by font: sizes above the body text rank first, bold body-size text last."""
     body = _body_size(pages)
@@ -231,6 +303,7 @@ def _font_headings(pages: list[_Page]) -> None:
         drop = {id(it) for it in bold_body}
         heads = [it for it in heads if id(it) not in drop]
     heads = _drop_heading_runs(pages, heads)
+    heads = _cover_title(pages, heads, body)
     bigger = sorted(
         {it.lead for it in heads if it.lead >= body + max(1.0, 0.12 * body)}, reverse=True
     )

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kg_platform.errors import CorruptDocument
-from kg_platform.parsing._numbering import heading_numbers, number_headings
+from kg_platform.parsing._numbering import number_headings, number_list_items, numbered_paragraphs
 from kg_platform.parsing._tables import expand_spans
 
 # Office's automatic alt text ("A picture containing text Description automatically generated",
@@ -259,9 +259,9 @@ def docx_markdown(path: Path, warnings: list[str]) -> str:
 
     charts: dict[str, str] = {}
     try:
-        numbers, heading_styles = heading_numbers(path)
+        numbers, items, heading_styles = numbered_paragraphs(path)
     except Exception as exc:  # noqa: BLE001 - numbering is an addition; the text still lands
-        numbers, heading_styles = [], []
+        numbers, items, heading_styles = [], [], []
         warnings.append(f"heading numbers not read ({type(exc).__name__}: {exc})")
     try:
         html = _mammoth_html(path, warnings, charts, heading_styles)
@@ -276,7 +276,7 @@ def docx_markdown(path: Path, warnings: list[str]) -> str:
         markdown = HtmlConverter().convert_string(html).markdown or ""
         for key, chart in charts.items():  # each chart at its place, as its own blocks
             markdown = markdown.replace(key, "\n\n" + chart + "\n\n")
-        return number_headings(markdown, numbers)
+        return number_list_items(number_headings(markdown, numbers), items)
     try:
         text = _fallback_markdown(path)
     except Exception as exc:  # noqa: BLE001 - neither reader can open it: the file is damaged

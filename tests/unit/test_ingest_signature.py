@@ -66,3 +66,33 @@ def test_an_embedder_without_token_states_records_the_separate_pieces_it_stores(
     assert embedder_pipeline(s, PlainOnly()) == pipeline_signature(
         _settings(piece_vectors="separate"), "m"
     )
+
+
+def test_the_parser_version_is_part_of_the_signature_of_parsed_files() -> None:
+    # a parser change must re-parse files whose bytes did not change; sources that are not
+    # parsed from files (QA passages) pass no version and keep the string they were stored with
+    s = _settings()
+    plain = pipeline_signature(s, "m")
+    assert pipeline_signature(s, "m", parser_version="3") == plain + "|parse=3"
+    assert pipeline_signature(s, "m", parser_version="4") != pipeline_signature(
+        s, "m", parser_version="3"
+    )
+    assert pipeline_signature(s, "m", parser_version=None) == plain
+
+
+def test_the_default_parser_records_the_parsing_version_and_a_callers_parser_its_own() -> None:
+    from kg_platform import parsing
+    from kg_platform.ingest.files import parser_version
+
+    def bare(path):  # a caller's parser without a version records none
+        raise NotImplementedError
+
+    class Versioned:
+        version = 7
+
+        def __call__(self, path):
+            raise NotImplementedError
+
+    assert parser_version(None) == parsing.PARSER_VERSION
+    assert parser_version(bare) is None
+    assert parser_version(Versioned()) == "7"

@@ -43,18 +43,25 @@ __all__ = [
 ]
 
 
-def embedder_pipeline(settings: Any, embedder: Any) -> str:
-    """:func:`pipeline_signature` for the embedder actually used (its model and quantisation)."""
+def embedder_pipeline(settings: Any, embedder: Any, *, parser_version: str | None = None) -> str:
+    """:func:`pipeline_signature` for the embedder actually used (its model and quantisation)
+    and, for sources parsed from files, the parser's version."""
     return pipeline_signature(
         settings,
         embedder.model_name,
         str(getattr(embedder, "quantize", None) or "none"),
         late_pieces=has_token_states(embedder),
+        parser_version=parser_version,
     )
 
 
 def pipeline_signature(
-    settings: Any, model_name: str, quantize: str = "none", *, late_pieces: bool = True
+    settings: Any,
+    model_name: str,
+    quantize: str = "none",
+    *,
+    late_pieces: bool = True,
+    parser_version: str | None = None,
 ) -> str:
     """What the stored graph of a source depends on besides its bytes; a change re-ingests.
 
@@ -75,6 +82,9 @@ def pipeline_signature(
     ``|para=keep``, so a graph chunked across paragraph breaks (``pack``) is re-chunked when the
     setting changes to ``keep``; ``pack`` adds nothing, so it matches graphs stored without the
     part.
+    ``parser_version`` (``|parse=N``; :data:`kg_platform.parsing.PARSER_VERSION` for files read by
+    the built-in parsers) makes a parser change re-parse files whose bytes did not change; sources
+    that are not parsed from files (QA passages) pass none and add nothing.
     """
     seg, ing = settings.segment, settings.tuning.ingest
     signature = (
@@ -91,6 +101,8 @@ def pipeline_signature(
         signature += f"|pv={ing.piece_vectors}"
     if quantize and quantize != "none":
         signature += f"|q={quantize}"
+    if parser_version:
+        signature += f"|parse={parser_version}"
     return signature
 
 

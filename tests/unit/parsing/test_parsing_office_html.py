@@ -637,3 +637,43 @@ def test_pptx_review_comments_are_kept_with_author_and_time(docs_parsing):
         "[author: Jane Smith (JS), time: 2026-06-18T17:37:55.253]: This is a cool feature" in texts
     )
     assert all(b.page == 3 for b in features.blocks)
+
+
+def test_docx_list_items_keep_words_own_multi_level_numbers(tmp_path):
+    # unit_test_headers_numbered.docx: a list whose levels start at 2 and 3 shows "2.3.1." in
+    # Word; the converter numbers every level from 1
+    starts = (2, 3, 1)
+    levels = "".join(
+        f'<w:lvl w:ilvl="{k}"><w:start w:val="{starts[k]}"/><w:numFmt w:val="decimal"/>'
+        f'<w:lvlText w:val="{"".join(f"%{j + 1}." for j in range(k + 1))}"/></w:lvl>'
+        for k in range(3)
+    )
+    numbering = (
+        f'<w:numbering {_W_NS}><w:abstractNum w:abstractNumId="0">{levels}</w:abstractNum>'
+        '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num></w:numbering>'
+    )
+    item = (
+        '<w:p><w:pPr><w:numPr><w:ilvl w:val="{}"/><w:numId w:val="1"/></w:numPr></w:pPr>'
+        "<w:r><w:t>{}</w:t></w:r></w:p>"
+    )
+    body = (
+        _para("Constraints follow.")
+        + item.format(2, "Hardware constraints")
+        + item.format(2, "Software constraints")
+        + item.format(1, "Budget")
+        + _para("The end.")
+    )
+    rels = f'<Relationship Id="rIdN" Type="{_REL}/numbering" Target="numbering.xml"/>'
+    doc = parse_file(
+        _docx(
+            tmp_path / "list.docx",
+            body,
+            rels,
+            {"word/numbering.xml": numbering},
+            _style("N", "Normal"),
+        )
+    )
+    text = doc.text()
+    assert "2.3.1. Hardware constraints" in text
+    assert "2.3.2. Software constraints" in text
+    assert "2.4. Budget" in text

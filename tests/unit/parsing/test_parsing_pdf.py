@@ -461,3 +461,55 @@ def test_right_to_left_form_headings_found_when_the_body_sits_in_tables(docs_par
     assert "3 - پذيرش در بورس" in titles
     table = block_with(doc, "تاريخ ارائه مدارک", "table")
     assert "| تاريخ ارائه مدارک |" in table.text
+
+
+def _chars(*glyphs: tuple[str, float, float]) -> list[dict]:
+    return [{"c": c, "bbox": (x0, 0.0, x1, 10.0)} for c, x0, x1 in glyphs]
+
+
+def test_right_to_left_line_read_by_position_not_stream_order():
+    from kg_platform.parsing.pdf_layout import rtl_line_text
+
+    # right_to_left_02.pdf: the stream puts the line's final comma (drawn at its left end) and
+    # a justification space before the last two letters: "الأولويو ،خت" for "الأولويوخت،"
+    stream = _chars(
+        ("و", 86, 92), ("ي", 82, 88), ("و", 80, 86), (" ", 60, 64), ("،", 68, 72),
+        ("خ", 78, 84), ("ت", 72, 78),
+    )  # fmt: skip
+    assert rtl_line_text(stream) == "ويوخت، "
+    # a number inside the line reads left to right; a space whose box covers the word before
+    # it still ends that word
+    mixed = _chars(
+        ("ف", 90, 100), (" ", 86, 90), ("2", 70, 74), ("0", 74, 78), ("2", 78, 82), ("4", 82, 86),
+        (" ", 56, 86), ("ي", 50, 56), ("ل", 44, 50),
+    )  # fmt: skip
+    assert rtl_line_text(mixed) == "ف 2024 يل"
+    # a combining mark stays after its letter whatever its box says
+    assert rtl_line_text(_chars(("ب", 20, 30), ("\u064e", 28, 40), ("ا", 10, 20))) == "بَا"
+
+
+def test_right_to_left_pdf_words_keep_their_letters(docs_parsing):
+    doc = parse_file(docs_parsing / "pdf" / "right_to_left_02.pdf")
+    text = "\n".join(b.text for s in doc.sections() for b in s.blocks)
+    assert "الأولويوخت،" in text and "الأولويو ،خت" not in text
+    assert text.lstrip().startswith("وعليه،")
+
+
+def test_cover_page_has_one_title_and_its_other_large_lines_stay_text(tmp_path):
+    doc = pymupdf.open()
+    cover = doc.new_page()
+    cover.insert_text((72, 80), "Front cover", fontsize=24, fontname="hebo")
+    cover.insert_text((72, 200), "Redpaper", fontsize=60, fontname="hebo")
+    cover.insert_text((72, 300), "Access Control in Practice", fontsize=40, fontname="hebo")
+    cover.insert_text((72, 400), "Jane Doe", fontsize=12, fontname="hebo")
+    body = doc.new_page()
+    body.insert_text((72, 72), "1.1 Security basics", fontsize=14, fontname="hebo")
+    for k in range(12):
+        body.insert_text((72, 100 + 14 * k), BODY[:90], fontsize=10)
+    path = tmp_path / "cover.pdf"
+    doc.save(path)
+    parsed = parse_file(path)
+    titles = [s.title for s in parsed.sections()[1:]]
+    assert titles == ["Access Control in Practice", "1.1 Security basics"]
+    text = "\n".join(b.text for s in parsed.sections() for b in s.blocks)
+    assert "Front cover" in text and "Redpaper" in text  # kept as text, not lost
