@@ -171,7 +171,7 @@ class SegmentSettings(BaseModel):
     chunk_tokens: int = Field(
         128, ge=8, le=8192, description="token budget of a level-1 chunk (MoG level 1)"
     )
-    n_gra: int = Field(
+    levels: int = Field(
         5,
         ge=1,
         le=12,
@@ -191,6 +191,12 @@ class SegmentSettings(BaseModel):
         "paragraph breaks; 'keep' packs whole paragraphs (one longer than chunk_tokens is cut "
         "at sentences, alone), so a chunk never holds part of a paragraph and part of another",
     )
+
+    @property
+    def n_gra(self) -> int:
+        """Former name of :attr:`levels` (the MoG paper's symbol), read-only, for code not yet
+        moved to the new name; ``segment.n_gra`` as a setting goes through ``config_moves``."""
+        return self.levels
 
 
 class IngestSettings(BaseModel):

@@ -52,6 +52,7 @@ MOVES: dict[str, tuple[str, str]] = {
         "hard_split_factor",
         "pipeline_batches",
     ),
+    "segment.n_gra": ("setting.segment.levels", ""),
     "mog.fetch": ("setting.retrieve.fetch", ""),
     "propagation.fetch": ("setting.retrieve.fetch", ""),
     "entity_graph.fetch": ("setting.retrieve.fetch", ""),

@@ -50,7 +50,7 @@ def pair_features(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 def _build_head(dim: int, hidden: int, dropout: float) -> "torch.nn.Module":
     import torch
 
-    class SageHead(torch.nn.Module):
+    class BoundaryHead(torch.nn.Module):
         """MLP over pair features; ``forward`` returns logits (sigmoid gives the score)."""
 
         def __init__(self) -> None:
@@ -66,10 +66,10 @@ def _build_head(dim: int, hidden: int, dropout: float) -> "torch.nn.Module":
             feats = torch.cat([x1, x2, x1 - x2, x1 * x2], dim=-1)
             return self.net(feats).squeeze(-1)
 
-    return SageHead()
+    return BoundaryHead()
 
 
-class NumpySageHead:
+class NumpyBoundaryHead:
     """The trained head's inference in numpy: ``Linear - GELU(erf) - Linear`` then sigmoid.
 
     Why: segmentation runs at ingestion, where torch is not installed (it is in the ``train``
@@ -89,7 +89,7 @@ class NumpySageHead:
         hidden = 0.5 * hidden * (1.0 + erf(hidden / np.float32(np.sqrt(2.0))))
         return (hidden @ self.w2 + self.b2)[:, 0]
 
-    def eval(self) -> "NumpySageHead":
+    def eval(self) -> "NumpyBoundaryHead":
         return self
 
     def state_dict(self) -> dict[str, np.ndarray]:
@@ -103,10 +103,10 @@ class NumpySageHead:
 
 
 @dataclass
-class SageModel:
+class BoundaryModel:
     """The trained head plus what it was trained for (embedder, dimension, calibration)."""
 
-    head: Any  # NumpySageHead when loaded; a torch.nn.Module while training
+    head: Any  # NumpyBoundaryHead when loaded; a torch.nn.Module while training
     meta: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -117,7 +117,7 @@ class SageModel:
         hidden: int = 256,
         dropout: float = 0.1,
         embedder: str = "all-MiniLM-L6-v2",
-    ) -> "SageModel":
+    ) -> "BoundaryModel":
         meta = {
             "format": ARTIFACT_FORMAT,
             "dim": dim,
@@ -134,7 +134,7 @@ class SageModel:
     def score_pairs(self, x1: np.ndarray, x2: np.ndarray, *, batch_size: int = 512) -> np.ndarray:
         """Keep-together scores in [0, 1] for embedded sentence pairs, ``batch_size`` at a time."""
         out = np.empty(len(x1), dtype=np.float32)
-        if isinstance(self.head, NumpySageHead):
+        if isinstance(self.head, NumpyBoundaryHead):
             for start in range(0, len(x1), batch_size):
                 logits = self.head.logits(
                     np.asarray(x1[start : start + batch_size], np.float32),
@@ -157,11 +157,11 @@ class SageModel:
         return out
 
 
-def save_model(model: SageModel, directory: Path) -> Path:
+def save_model(model: BoundaryModel, directory: Path) -> Path:
     """Write the artifact (float16 weights + meta.json) to ``directory``; returns it."""
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    if isinstance(model.head, NumpySageHead):
+    if isinstance(model.head, NumpyBoundaryHead):
         from safetensors.numpy import save_file as save_numpy
 
         save_numpy(
@@ -186,10 +186,10 @@ def save_model(model: SageModel, directory: Path) -> Path:
     return directory
 
 
-def load_model(directory: Path | None = None) -> SageModel:
+def load_model(directory: Path | None = None) -> BoundaryModel:
     """Load an artifact written by :func:`save_model` (default: the one shipped in the package).
 
-    The head comes back as a :class:`NumpySageHead`: inference needs no torch.
+    The head comes back as a :class:`NumpyBoundaryHead`: inference needs no torch.
     """
     from safetensors.numpy import load_file
 
@@ -208,4 +208,4 @@ def load_model(directory: Path | None = None) -> SageModel:
             hint="retrain it with `kgp lab segmenter train` for this kg-platform version",
         )
     state = {k: v.astype(np.float32) for k, v in load_file(str(weights_path)).items()}
-    return SageModel(head=NumpySageHead(state), meta=meta)
+    return BoundaryModel(head=NumpyBoundaryHead(state), meta=meta)

@@ -1,4 +1,9 @@
-"""SAGE semantic segmentation (the SAGE paper): cut text into semantically complete chunks.
+"""Semantic segmentation: cut text into semantically complete chunks (after the SAGE paper).
+
+The segmenter is named for what it does (:class:`SemanticSegmenter`, its boundary model
+:class:`~kg_platform.segmenting.boundary_model.BoundaryModel`); ``sage`` stays the value of
+``segment.segmenter`` that chooses it and the name recorded in each source's pipeline, crediting
+the paper the method comes from.
 
 A small model decides, for every pair of adjacent sentences, whether they belong in one chunk.
 Both sentences go through the platform's sentence embedder (frozen: the MLP head is the only
@@ -12,7 +17,7 @@ the weakest pair instead, which keeps the guarantee with fewer arbitrary cuts (s
 
 Public interface used by ingestion::
 
-    segmenter = load_segmenter(settings)      # SageSegmenter, name == "sage"
+    segmenter = load_segmenter(settings)      # SemanticSegmenter, name == "sage"
     groups = segmenter.split(sentences)       # list[list[str]], consecutive groups
 
 The artifact is a directory with ``head.safetensors`` (float16 weights) and ``meta.json``
@@ -31,8 +36,8 @@ import numpy as np
 from kg_platform.errors import ConfigError, EmbeddingError
 from kg_platform.segmenting.boundary_model import (
     ARTIFACT_FORMAT,
-    NumpySageHead,
-    SageModel,
+    NumpyBoundaryHead,
+    BoundaryModel,
     default_model_dir,
     load_model,
     pair_features,
@@ -45,9 +50,9 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ARTIFACT_FORMAT",
-    "NumpySageHead",
-    "SageModel",
-    "SageSegmenter",
+    "NumpyBoundaryHead",
+    "BoundaryModel",
+    "SemanticSegmenter",
     "cut_by_scores",
     "default_model_dir",
     "groups_from_cuts",
@@ -150,14 +155,16 @@ def sage_cuts(
     return sorted(cuts)
 
 
-class SageSegmenter:
-    """Model cuts bounded by the coarse size; ``split(sentences)`` returns consecutive groups."""
+class SemanticSegmenter:
+    """Cuts where adjacent sentences stop belonging together (the boundary model's scores, the
+    SAGE paper's method), bounded by the coarse size; ``split(sentences)`` returns consecutive
+    groups."""
 
     name = "sage"
 
     def __init__(
         self,
-        model: SageModel,
+        model: BoundaryModel,
         embed: Callable[[list[str]], np.ndarray],
         *,
         threshold: float,
@@ -233,7 +240,7 @@ def load_segmenter(
     *,
     model_dir: Path | None = None,
     embedder: "Embedder | None" = None,
-) -> SageSegmenter:
+) -> SemanticSegmenter:
     """The SAGE segmenter the settings describe (model from ``segment.sage_model`` or shipped)."""
     if settings is None:
         from kg_platform.config import get_settings
@@ -256,7 +263,7 @@ def load_segmenter(
             "set KGP_SEGMENT__SAGE_MODEL=DIR",
         )
     threshold, coarse_tokens, coarse_mode = segmenter_params(settings, model.meta)
-    return SageSegmenter(
+    return SemanticSegmenter(
         model,
         embedder.embed,
         threshold=threshold,

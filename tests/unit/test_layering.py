@@ -193,6 +193,7 @@ def test_no_import_cycle_in_kg_platform() -> None:
 LAYERS = [
     {
         "<root>",
+        "ids",
         "errors",
         "config",
         "config_moves",
