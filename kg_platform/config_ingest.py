@@ -120,7 +120,7 @@ class SegmentSettings(BaseModel):
     chunk_tokens: int = Field(
         128, ge=8, le=8192, description="token budget of a level-1 chunk (MoG level 1)"
     )
-    n_gra: int = Field(
+    levels: int = Field(
         5,
         ge=1,
         le=12,

@@ -58,6 +58,7 @@ MOVES: dict[str, tuple[str, str]] = {
         "hard_split_factor",
         "pipeline_batches",
     ),
+    "segment.n_gra": ("setting.segment.levels", ""),
     "mog.fetch": ("setting.retrieve.fetch", ""),
     "propagation.fetch": ("setting.retrieve.fetch", ""),
     "entity_graph.fetch": ("setting.retrieve.fetch", ""),
@@ -142,7 +143,7 @@ MOVES: dict[str, tuple[str, str]] = {
 }
 
 
-def env_name(old: str) -> str:
+def setting_env_name(old: str) -> str:
     section, name = old.split(".")
     return f"KGP_{section.upper()}__{name.upper()}"
 
@@ -152,7 +153,7 @@ def replacement(old: str) -> str:
     dest, lives = MOVES[old]
     kind, section, name = dest.split(".")
     if kind == "setting":
-        return f"the setting {section}.{name} ({env_name(f'{section}.{name}')})"
+        return f"the setting {section}.{name} ({setting_env_name(f'{section}.{name}')})"
     where = f"its value ships in {lives}; " if lives else ""
     if old == "mog.scoring":
         return "the strategies mog-bm25 (bm25) and mog-dense (dense); mog is the hybrid"
@@ -191,13 +192,13 @@ def apply(
         if isinstance(table, Mapping) and name in table:
             found, value = True, table[name]
             out[section] = {k: v for k, v in table.items() if k != name}
-        env = environ.get(env_name(old))
+        env = environ.get(setting_env_name(old))
         if env is not None and env != "":
             found, value = True, _env_value(env)
         if not found:
             continue
         warnings.warn(
-            f"the setting {old} ({env_name(old)}) is deprecated and is read for one more "
+            f"the setting {old} ({setting_env_name(old)}) is deprecated and is read for one more "
             f"release only: {replacement(old)}",
             SettingMovedWarning,
             stacklevel=2,
@@ -208,7 +209,7 @@ def apply(
             current = dict(current) if isinstance(current, Mapping) else {}
             if (
                 new_name not in current
-                and environ.get(env_name(f"{new_section}.{new_name}")) is None
+                and environ.get(setting_env_name(f"{new_section}.{new_name}")) is None
             ):
                 current[new_name] = value
             out[new_section] = current

@@ -42,6 +42,16 @@ PROPAGATION_WEIGHTS = MODELS_DIR / "propagation" / "layer-weights.json"
 ENTITY_WALK = MODELS_DIR / "entity-walk" / "walk.json"
 
 
+def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
+    """The sha256 (hex) of the file at ``path``, read ``chunk`` bytes at a time: the one hash a
+    shipped model or weights file is checked by against its provenance record."""
+    digest = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(chunk), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
 @lru_cache(maxsize=8)
 def fitted_values(path: Path) -> dict[str, Any]:
     """The values of the shipped fitted file ``path``, after checking it is the file its
@@ -53,7 +63,7 @@ def fitted_values(path: Path) -> dict[str, Any]:
             hint="reinstall kg-platform (the files ship in the package)",
         )
     expected = json.loads(provenance.read_text(encoding="utf-8")).get("sha256")
-    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    actual = file_sha256(path)
     if expected != actual:
         raise ConfigError(
             f"the fitted values {path} do not match their provenance (sha256 {actual[:12]}..., "

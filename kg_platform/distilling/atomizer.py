@@ -16,9 +16,9 @@ from kg_platform.embedding import Embedder
 from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.llm import LLMClient, get_prompt
-from kg_platform.llm.prompts import AtomicQuestions
+from kg_platform.llm.replies import AtomicQuestions
 from kg_platform.distilling.common import (
-    ChunkRow,
+    PendingChunk,
     StepReport,
     make_id,
     pending_chunks,
@@ -36,8 +36,8 @@ def _min_question_ok(q: str) -> bool:
 
 
 def atomize_rows(
-    rows: list[ChunkRow], llm: LLMClient, settings: Settings
-) -> list[tuple[ChunkRow, list[str] | LLMError]]:
+    rows: list[PendingChunk], llm: LLMClient, settings: Settings
+) -> list[tuple[PendingChunk, list[str] | LLMError]]:
     """LLM questions per chunk (no I/O besides the LLM)."""
     cfg = settings.tuning.distill
     variables = [
@@ -45,7 +45,7 @@ def atomize_rows(
         for r in rows
     ]
     outs = llm.map_structured(PROMPT, variables, temperature=cfg.atomize_temperature)
-    result: list[tuple[ChunkRow, list[str] | LLMError]] = []
+    result: list[tuple[PendingChunk, list[str] | LLMError]] = []
     for row, out in zip(rows, outs):
         if isinstance(out, AtomicQuestions):
             qs = [q if q.endswith("?") else q + "?" for q in out.questions if _min_question_ok(q)]

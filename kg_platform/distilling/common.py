@@ -10,26 +10,20 @@ step stores a batch: clear, write and mark in one transaction.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kg_platform.ids import make_id as make_id  # re-exported: the distillation steps mint ids
+
 if TYPE_CHECKING:  # at run time only where used: the NLP parsing child needs no Neo4j driver
     from neo4j import ManagedTransaction
 
     from kg_platform.graph import GraphClient
 
-ID_CHARS = 24
 MARKERS = {"atomic": "atomic_v", "entities": "entities_v", "tags": "tags_v"}
-
-
-def make_id(*parts: object) -> str:
-    """Same scheme as the corpus layer (docs/graph-model.md): 24 hex chars of a sha256."""
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
-    return digest[:ID_CHARS]
 
 
 _PUNCT = re.compile(r"[^\w\s]")
@@ -50,7 +44,7 @@ def normalise_name(name: str) -> str:
 
 
 @dataclass
-class ChunkRow:
+class PendingChunk:
     id: str
     text: str
     source_id: str
@@ -73,7 +67,7 @@ def pending_chunks(
     version: str,
     source_ids: list[str] | None = None,
     batch: int = 32,
-) -> Iterator[list[ChunkRow]]:
+) -> Iterator[list[PendingChunk]]:
     """Batches of chunks still lacking ``step`` at ``version``. The caller marks each batch done
     before asking for the next, so the query always returns what is left."""
     marker = MARKERS[step]
@@ -90,7 +84,7 @@ def pending_chunks(
             exclude=sorted(seen),
         )
         rows = [
-            ChunkRow(
+            PendingChunk(
                 r["id"],
                 r["text"] or "",
                 r["source_id"],

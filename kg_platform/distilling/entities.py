@@ -24,7 +24,7 @@ import numpy as np
 
 from kg_platform.config import Settings
 from kg_platform.distilling.common import (
-    ChunkRow,
+    PendingChunk,
     StepReport,
     make_id,
     normalise_name,
@@ -38,7 +38,7 @@ from kg_platform.graph import GraphClient
 from kg_platform.graph.params import vector_param
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.graph.corpus_indexes import own_prefix
-from kg_platform.llm.prompts import EntityGraph
+from kg_platform.llm.replies import EntityGraph
 
 log = logging.getLogger(__name__)
 
@@ -289,7 +289,7 @@ def extract_entities(
                 for r in rows
             ],
         )
-        per_chunk: list[tuple[ChunkRow, list[Mention], list[dict]]] = []
+        per_chunk: list[tuple[PendingChunk, list[Mention], list[dict]]] = []
         for row, out in zip(rows, outs):
             report.chunks += 1
             if not isinstance(out, EntityGraph):
@@ -317,7 +317,7 @@ def write_chunk_facts(
     graph: GraphClient,
     resolver: EntityResolver,
     corpus: str,
-    per_chunk: list[tuple[ChunkRow, list[Mention], list[dict]]],
+    per_chunk: list[tuple[PendingChunk, list[Mention], list[dict]]],
     *,
     version: str,
     by: str,

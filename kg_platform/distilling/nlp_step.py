@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from kg_platform._faults import fault_point
 from kg_platform.config import Settings
-from kg_platform.distilling.common import MARKERS, ChunkRow, StepReport, pending_chunks
+from kg_platform.distilling.common import MARKERS, PendingChunk, StepReport, pending_chunks
 from kg_platform.distilling.entities import EntityResolver, Mention, write_chunk_facts
 from kg_platform.distilling.nlp import NlpExtraction, nlp_available, version
 from kg_platform.distilling.nlp_parser import NlpParser, ParseRequest
@@ -142,7 +142,7 @@ class _Batch:
     """Whole sources whose pending chunks are parsed and written together."""
 
     sources: list[str]
-    rows: list[ChunkRow]
+    rows: list[PendingChunk]
     request: ParseRequest
     parsed: Future[list[NlpExtraction]] | None = None
 
@@ -178,7 +178,7 @@ def _next_batch(
         size += int(r["chunks"])
     if not group:
         return None
-    rows: list[ChunkRow] = []
+    rows: list[PendingChunk] = []
     for chunk_rows in pending_chunks(
         graph,
         corpus=corpus,

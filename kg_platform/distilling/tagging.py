@@ -30,7 +30,7 @@ from kg_platform.errors import LLMError
 from kg_platform.graph import GraphClient
 from kg_platform.llm import LLMClient, get_prompt
 from kg_platform.graph.corpus_indexes import own_prefix
-from kg_platform.llm.prompts import ChunkTags, TagClasses, TagMappings
+from kg_platform.llm.replies import ChunkTags, TagClasses, TagMappings
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["tokenize", "piece_terms", "BM25Matrix", "BM25Stats", "STOPWORDS"]
+__all__ = ["bm25_tokens", "piece_terms", "BM25Matrix", "BM25Stats", "STOPWORDS"]
 
 STOPWORDS: frozenset[str] = frozenset(
     """a an and are as at be but by for if in into is it no not of on or such that the their then
@@ -32,14 +32,14 @@ STOPWORDS: frozenset[str] = frozenset(
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-def tokenize(text: str) -> list[str]:
+def bm25_tokens(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in STOPWORDS]
 
 
 def piece_terms(text: str) -> str:
     """The tokens of ``text`` joined by spaces (``Piece.terms``, indexed with Lucene's whitespace
     analyzer), so the fulltext candidate search sees exactly the terms BM25 here scores."""
-    return " ".join(tokenize(text))
+    return " ".join(bm25_tokens(text))
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ class BM25Stats:
         df: dict[str, int] = {}
         total = 0
         for text in texts:
-            toks = tokenize(text)
+            toks = bm25_tokens(text)
             total += len(toks)
             for tok in set(toks):
                 df[tok] = df.get(tok, 0) + 1
@@ -91,7 +91,7 @@ class BM25Matrix:
         vals: list[float] = []
         lengths = np.zeros(len(texts), dtype=np.float64)
         for r, text in enumerate(texts):
-            toks = tokenize(text)
+            toks = bm25_tokens(text)
             lengths[r] = len(toks)
             counts: dict[int, int] = {}
             for tok in toks:

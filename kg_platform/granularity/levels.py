@@ -1,7 +1,7 @@
 """MoG multi-granularity levels (MoG paper): level g = two adjacent level-(g-1) chunks.
 
 Built per section (never across sections or sources): the level-1 chunks of one section are
-paired left to right, an odd trailing chunk is promoted alone, and this repeats up to ``n_gra``.
+paired left to right, an odd trailing chunk is promoted alone, and this repeats up to ``levels`` (``segment.levels``).
 Every level therefore exists for every section that has text, so ``P_g(c)`` (the level-g chunk
 containing a level-1 chunk c) is always defined, which MoG's two-step selection relies on.
 """
@@ -50,13 +50,13 @@ def _merge(items: Sequence[LevelChunk], level: int) -> list[LevelChunk]:
     return out
 
 
-def build_levels(level1: Sequence[LevelChunk], n_gra: int) -> list[list[LevelChunk]]:
-    """All levels 1..n_gra of one section; ``result[g-1]`` is level g."""
-    if n_gra < 1:
-        raise ValueError("n_gra must be at least 1")
+def build_levels(level1: Sequence[LevelChunk], levels: int) -> list[list[LevelChunk]]:
+    """All levels 1..``levels`` of one section; ``result[g-1]`` is level g."""
+    if levels < 1:
+        raise ValueError("levels must be at least 1")
     if not level1:
-        return [[] for _ in range(n_gra)]
-    levels = [list(level1)]
-    for g in range(2, n_gra + 1):
-        levels.append(_merge(levels[-1], g))
-    return levels
+        return [[] for _ in range(levels)]
+    built = [list(level1)]
+    for g in range(2, levels + 1):
+        built.append(_merge(built[-1], g))
+    return built

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg_platform.segmenting.fixed import Unit
-from kg_platform.segmenting.lists import list_runs
+from kg_platform.segmenting.lists import list_spans
 
 __all__ = ["PieceSpec", "make_pieces", "PIECE_RULES_VERSION", "LIST_PIECE_TOKENS"]
 
@@ -40,7 +40,7 @@ def _runs(units: Sequence[Unit]) -> list[tuple[bool, list[Unit]]]:
     """Split ``units`` into ``(is_list_run, units)`` stretches, in order."""
     out: list[tuple[bool, list[Unit]]] = []
     done = 0
-    for start, end in list_runs(units):
+    for start, end in list_spans(units):
         if start > done:
             out.append((False, list(units[done:start])))
         out.append((True, list(units[start:end])))

@@ -19,7 +19,7 @@ from kg_platform.graph.cypher import split_statements
 
 _FILE = re.compile(r"^(\d{4})_([a-z0-9_]+)\.cypher$")
 
-#: MoG levels that have their own labels and indexes (L1..L6); n_gra may not exceed this.
+#: MoG levels that have their own labels and indexes (L1..L6); segment.levels may not exceed this.
 MAX_LEVELS = 6
 
 

@@ -1,18 +1,14 @@
 """Content-derived ids (docs/graph-model.md): 24 hex chars of a sha256 over the id's parts.
 
-A re-run over the same content yields the same ids, so writes are MERGEs, never duplicates.
+A re-run over the same content yields the same ids, so writes are MERGEs, never duplicates. The
+scheme itself is :func:`kg_platform.ids.make_id` (shared with the distilled layer).
 """
 
 from __future__ import annotations
 
-import hashlib
+from kg_platform.ids import ID_CHARS, make_id
 
-ID_CHARS = 24
-
-
-def make_id(*parts: object) -> str:
-    digest = hashlib.sha256("\x1f".join(str(p) for p in parts).encode("utf-8")).hexdigest()
-    return digest[:ID_CHARS]
+__all__ = ["ID_CHARS", "make_id", "source_id"]
 
 
 def source_id(corpus: str, uri: str) -> str:

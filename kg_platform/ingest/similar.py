@@ -38,7 +38,7 @@ from kg_platform.corpus_name import corpus_key
 from kg_platform.graph.client import GraphClient
 from kg_platform.graph.cypher import cypher
 from kg_platform.graph.lucene import fulltext_query
-from kg_platform.granularity.bm25 import BM25Stats, piece_terms, tokenize
+from kg_platform.granularity.bm25 import BM25Stats, bm25_tokens, piece_terms
 from kg_platform.granularity.incremental import StoredPiece, update_choices
 from kg_platform.granularity.piece_graph import PieceGraph, build_full, content_order_key
 from kg_platform.graph.corpus_indexes import own_prefix
@@ -125,7 +125,7 @@ def frozen_stats(
             "MATCH (t:PieceTerm {corpus: $c}) RETURN t.term AS term, t.df AS df", c=corpus
         )
     else:
-        terms = sorted({tok for text in texts for tok in tokenize(text)})
+        terms = sorted({tok for text in texts for tok in bm25_tokens(text)})
         rows = graph.read("ingest/piece_term_dfs", corpus=corpus, terms=terms)
     return BM25Stats(
         n=int(row["n"]), avgdl=float(row["avgdl"]), df={r["term"]: int(r["df"]) for r in rows}
@@ -271,7 +271,7 @@ def _incremental(
     key = corpus_key(corpus)
     queries = []
     for piece in pending:
-        words = fulltext_query(" ".join(sorted(set(tokenize(piece.text)))))
+        words = fulltext_query(" ".join(sorted(set(bm25_tokens(piece.text)))))
         if words:
             queries.append({"id": piece.id, "q": f"+corpus_key:{key} +terms:({words})"})
     pools: dict[str, list[str]] = {}
@@ -292,7 +292,7 @@ def _incremental(
                 for chosen in c["choice_order"]:
                     order[chosen["id"]] = _order_of(chosen)
     texts = [p.text for p in pending] + [c.text for c in found.values()]
-    terms = sorted({tok for text in texts for tok in tokenize(text)})
+    terms = sorted({tok for text in texts for tok in bm25_tokens(text)})
     dfs = graph.read("ingest/piece_term_dfs", corpus=corpus, terms=terms)
     stats = BM25Stats(
         n=int(stats_row["n"]),

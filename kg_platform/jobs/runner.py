@@ -70,7 +70,7 @@ def job_settings(spec: JobSpec, settings: Settings) -> Settings:
     segment = with_values(
         settings.segment,
         chunk_tokens=opts.chunk_tokens,
-        n_gra=opts.n_gra,
+        levels=opts.levels,
         segmenter=opts.segmenter,
     )
     llm = settings.llm

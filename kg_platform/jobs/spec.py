@@ -16,7 +16,7 @@ validated by pydantic, so a typo is an error with the file name, never a silentl
 
     [options]
     chunk_tokens = 128              # MoG level-1 budget; levels double from there
-    n_gra = 5
+    levels = 5                      # MoG granularity levels
     distill = ["atomic"]            # needs an LLM; skipped with a note when none is configured
     engine = "ray"                  # optional: parse/plan/embed on Ray (ray_address, ray_workers)
 
@@ -38,11 +38,13 @@ import glob
 import os
 import re
 import tomllib
+import warnings
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from kg_platform.config_moves import SettingMovedWarning
 from kg_platform.errors import JobError
 
 SPEC_SUFFIXES = (".toml", ".yaml", ".yml")
@@ -81,7 +83,7 @@ class OptionsSpec(_Strict):
     """How to ingest. Unset fields keep the platform's settings."""
 
     chunk_tokens: int | None = Field(None, gt=8, description="token budget of a level-1 chunk")
-    n_gra: int | None = Field(None, ge=1, le=6, description="number of MoG granularity levels")
+    levels: int | None = Field(None, ge=1, le=6, description="number of MoG granularity levels")
     segmenter: Literal["fixed", "sage"] | None = None
     distill: list[Literal["atomic", "entities", "tags"]] = Field(
         default_factory=list, description="distillation steps run after ingestion (need an LLM)"
@@ -92,6 +94,23 @@ class OptionsSpec(_Strict):
     )
     ray_address: str | None = Field(None, description="engine=ray: the Ray cluster to join")
     ray_workers: int | None = Field(None, ge=1, description="engine=ray: worker actors")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _former_names(cls, data: Any) -> Any:
+        """``n_gra`` (the MoG paper's symbol) is read for one release as ``levels``, with the
+        settings' :class:`~kg_platform.config_moves.SettingMovedWarning`."""
+        if isinstance(data, dict) and "n_gra" in data:
+            data = dict(data)
+            value = data.pop("n_gra")
+            warnings.warn(
+                "the job option n_gra is deprecated and is read for one more release only: "
+                "use levels",
+                SettingMovedWarning,
+                stacklevel=2,
+            )
+            data.setdefault("levels", value)
+        return data
 
 
 class RetentionSpec(_Strict):

@@ -3,211 +3,76 @@
 A :class:`Prompt` has a name, a version (part of every cache key, so editing a prompt means
 bumping its version and re-running only what it touches), a system and a user template
 (``string.Template``: ``$name`` placeholders, so JSON braces in the text need no escaping), the
-pydantic model its reply must validate against, and sampling defaults. Prompts whose paper format
-is not JSON (SAGE's two-line feedback, the Algorithm 3 decomposer tags) carry a ``parser`` that
-turns the reply into a dict first.
+pydantic model its reply must validate against (:mod:`kg_platform.llm.replies`), and sampling
+defaults. Prompts whose paper format is not JSON (SAGE's two-line feedback, the Algorithm 3
+decomposer tags) carry a ``parser`` that turns the reply into a dict first. Every prompt here has
+a user in the package or the lab (``tests/unit/test_names.py`` checks it).
 
 Sources of intent: the PIKE-RAG paper (forward summaries, auto-tagging, atomizing, decomposition:
-propose/select/backup-select/answer, the decomposer's prompt_x, task classes, propositions,
+propose/select/backup-select/answer, the decomposer's prompt_x, task classes,
 knowledge-graph distillation) and the SAGE paper (self-feedback).
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from string import Template
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel
 
 from kg_platform.errors import LLMError
+from kg_platform.llm.replies import (
+    AnswerReply,
+    AtomicQuestions,
+    ChunkTags,
+    DecomposeDecision,
+    EntityGraph,
+    ExtractedEntity,
+    ExtractedRelation,
+    FeedbackReply,
+    ParagraphSelection,
+    Proposals,
+    QuestionSelection,
+    Resplit,
+    Summary,
+    TagClass,
+    TagClasses,
+    TagMapping,
+    TagMappings,
+    TaskClass,
+    parse_decompose,
+    parse_feedback,
+)
 
-
-def _clean_list(values: list[Any], *, limit: int | None = None) -> list[str]:
-    """Strip, drop empties and case-insensitive duplicates (small models repeat themselves)."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for v in values or []:
-        if not isinstance(v, str):
-            v = str(v)
-        s = re.sub(r"^\s*(?:[-*\u2022]|\d+[.)])\s*", "", v).strip()
-        key = s.lower()
-        if s and key not in seen:
-            seen.add(key)
-            out.append(s)
-        if limit and len(out) >= limit:
-            break
-    return out
-
-
-# ------------------------------------------------------------------ output schemas
-class AtomicQuestions(BaseModel):
-    questions: list[str] = Field(default_factory=list)
-
-    @field_validator("questions", mode="before")
-    @classmethod
-    def _clean(cls, v: Any) -> list[str]:
-        return _clean_list(v if isinstance(v, list) else [v])
-
-
-class Propositions(BaseModel):
-    propositions: list[str] = Field(default_factory=list)
-
-    @field_validator("propositions", mode="before")
-    @classmethod
-    def _clean(cls, v: Any) -> list[str]:
-        return _clean_list(v if isinstance(v, list) else [v])
-
-
-class ExtractedEntity(BaseModel):
-    name: str
-    type: str = "thing"
-    description: str = ""
-
-    @field_validator("name", "type", mode="before")
-    @classmethod
-    def _strip(cls, v: Any) -> str:
-        return str(v or "").strip()
-
-
-class ExtractedRelation(BaseModel):
-    source: str
-    target: str
-    type: str = "related_to"
-    evidence: str = ""
-
-    @field_validator("source", "target", "type", mode="before")
-    @classmethod
-    def _strip(cls, v: Any) -> str:
-        return str(v or "").strip()
-
-
-class EntityGraph(BaseModel):
-    entities: list[ExtractedEntity] = Field(default_factory=list)
-    relations: list[ExtractedRelation] = Field(default_factory=list)
-
-
-class TagClass(BaseModel):
-    name: str
-    description: str = ""
-
-
-class TagClasses(BaseModel):
-    classes: list[TagClass] = Field(default_factory=list)
-
-
-class ChunkTags(BaseModel):
-    """{class name: [tags]} (PIKE-RAG paper)."""
-
-    tags: dict[str, list[str]] = Field(default_factory=dict)
-
-    @field_validator("tags", mode="before")
-    @classmethod
-    def _clean(cls, v: Any) -> dict[str, list[str]]:
-        if not isinstance(v, dict):
-            return {}
-        return {
-            str(k).strip(): _clean_list(x if isinstance(x, list) else [x])
-            for k, x in v.items()
-            if str(k).strip()
-        }
-
-
-class TagMapping(BaseModel):
-    query_tag: str
-    corpus_tag: str
-    confidence: float = 1.0
-
-
-class TagMappings(BaseModel):
-    mappings: list[TagMapping] = Field(default_factory=list)
-
-
-class Summary(BaseModel):
-    summary: str
-
-
-class Resplit(BaseModel):
-    reasoning: str = ""
-    end_line: int
-    summary_first: str = ""
-    summary_second: str = ""
-
-
-class Proposals(BaseModel):
-    thinking: str = ""
-    sub_questions: list[str] = Field(default_factory=list)
-
-    @field_validator("sub_questions", mode="before")
-    @classmethod
-    def _clean(cls, v: Any) -> list[str]:
-        return _clean_list(v if isinstance(v, list) else [v])
-
-
-class QuestionSelection(BaseModel):
-    thinking: str = ""
-    question_idx: int | None = None
-
-
-class ParagraphSelection(BaseModel):
-    thinking: str = ""
-    paragraph_idx: int | None = None
-
-
-class Answer(BaseModel):
-    rationale: str = ""
-    answer: str
-
-
-class Feedback(BaseModel):
-    score: int = Field(ge=1, le=10)
-    adjustment: Literal[-1, 1]
-
-
-class TaskClass(BaseModel):
-    task_class: Literal["factual", "linkable_reasoning", "predictive", "creative"]
-    rationale: str = ""
-
-    @field_validator("task_class", mode="before")
-    @classmethod
-    def _norm(cls, v: Any) -> str:
-        s = str(v or "").strip().lower().replace("-", "_").replace(" ", "_")
-        return {
-            "linkable": "linkable_reasoning",
-            "linkable_reasoning_question": "linkable_reasoning",
-        }.get(s, s)
-
-
-class DecomposeDecision(BaseModel):
-    decompose: bool
-    sub_question: str | None = None
-
-
-# ------------------------------------------------------------------ non-JSON parsers
-def parse_feedback(text: str) -> dict[str, Any]:
-    """SAGE paper: ``Evaluation Score: <1-10>`` / ``Context Adjustment: <1 or -1>``."""
-    score = re.search(r"score\s*[:=]\s*\**\s*(10|[1-9])", text, re.IGNORECASE)
-    adj = re.search(r"adjustment\s*[:=]\s*\**\s*([+-]?1)\b", text, re.IGNORECASE)
-    if not score or not adj:
-        raise ValueError(
-            "expected the two lines 'Evaluation Score: <1-10>' and 'Context Adjustment: <1 or -1>'"
-        )
-    return {"score": int(score.group(1)), "adjustment": int(adj.group(1))}
-
-
-def parse_decompose(text: str) -> dict[str, Any]:
-    """The PIKE-RAG decomposer: ``<decompose>False</decompose>`` or ``<decompose>True</decompose><sub-question>..``."""
-    flag = re.search(r"<decompose>\s*(true|false)\s*</decompose>", text, re.IGNORECASE)
-    if not flag:
-        raise ValueError("expected <decompose>True|False</decompose>")
-    if flag.group(1).lower() == "false":
-        return {"decompose": False, "sub_question": None}
-    sub = re.search(r"<sub-question>(.*?)</sub-question>", text, re.IGNORECASE | re.DOTALL)
-    if not sub or not sub.group(1).strip():
-        raise ValueError("<decompose>True</decompose> needs a <sub-question>...</sub-question>")
-    return {"decompose": True, "sub_question": sub.group(1).strip()}
+# The reply models and parsers live in kg_platform.llm.replies; they stay importable from here.
+__all__ = [
+    "PROMPTS",
+    "AnswerReply",
+    "AtomicQuestions",
+    "ChunkTags",
+    "DecomposeDecision",
+    "EntityGraph",
+    "ExtractedEntity",
+    "ExtractedRelation",
+    "FeedbackReply",
+    "ParagraphSelection",
+    "Prompt",
+    "Proposals",
+    "QuestionSelection",
+    "Resplit",
+    "Summary",
+    "TagClass",
+    "TagClasses",
+    "TagMapping",
+    "TagMappings",
+    "TaskClass",
+    "get_prompt",
+    "parse_decompose",
+    "parse_feedback",
+    "register_prompt",
+]
 
 
 # ------------------------------------------------------------------ registry
@@ -284,25 +149,6 @@ register_prompt(
         temperature=0.7,
         max_tokens=384,
         list_field="questions",
-    )
-)
-
-# PIKE-RAG: propositions (optional distiller)
-register_prompt(
-    Prompt(
-        name="propositions",
-        version="1",
-        system="You rewrite passages into atomic propositions. " + _JSON_ONLY,
-        user=(
-            "Title: $title\nPassage:\n$text\n\n"
-            "Rewrite the passage as short, self-contained statements, one fact each. Resolve every "
-            "pronoun and name the entity in each statement.\n"
-            'Reply as JSON: {"propositions": ["...", "..."]}'
-        ),
-        schema=Propositions,
-        temperature=0.0,
-        max_tokens=512,
-        list_field="propositions",
     )
 )
 
@@ -518,7 +364,7 @@ register_prompt(
             "answer short (a name, number, date or short phrase) when the question allows it.\n"
             'Reply as JSON: {"rationale": "...", "answer": "..."}'
         ),
-        schema=Answer,
+        schema=AnswerReply,
         temperature=0.0,
         max_tokens=384,
     )
@@ -537,7 +383,7 @@ register_prompt(
             "(-1) to improve it.$bias\n"
             "Reply with exactly two lines:\nEvaluation Score: <1-10>\nContext Adjustment: <1 or -1>"
         ),
-        schema=Feedback,
+        schema=FeedbackReply,
         temperature=0.0,
         max_tokens=32,
         parser=parse_feedback,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class Candidate:
+class ContextCandidate:
     """An atomic question (or, on fallback 2, a bare chunk) that could join the context."""
 
     chunk_id: str
@@ -57,11 +57,11 @@ class CandidateSource(Protocol):
 
     def via_atoms(
         self, queries: list[str], chosen: set[str], *, k: int, delta: float, path: str = "atom"
-    ) -> list[Candidate]: ...
+    ) -> list[ContextCandidate]: ...
 
     def via_chunks(
         self, query: str, chosen: set[str], *, k: int, delta: float
-    ) -> list[Candidate]: ...
+    ) -> list[ContextCandidate]: ...
 
 
 class GraphCandidates:
@@ -101,7 +101,7 @@ class GraphCandidates:
 
     def via_atoms(
         self, queries: list[str], chosen: set[str], *, k: int, delta: float, path: str = "atom"
-    ) -> list[Candidate]:
+    ) -> list[ContextCandidate]:
         if not queries:
             return []
         proposals = [
@@ -120,7 +120,7 @@ class GraphCandidates:
         )
         return dedupe_atoms(
             [
-                Candidate(
+                ContextCandidate(
                     chunk_id=r["chunk_id"],
                     chunk_text=r["text"] or "",
                     cos=float(r["cos"]),
@@ -133,7 +133,9 @@ class GraphCandidates:
             ]
         )
 
-    def via_chunks(self, query: str, chosen: set[str], *, k: int, delta: float) -> list[Candidate]:
+    def via_chunks(
+        self, query: str, chosen: set[str], *, k: int, delta: float
+    ) -> list[ContextCandidate]:
         rows = self.graph.read(
             "reasoning/chunk_candidates",
             index=own_prefix(self.graph, self.corpus) + self.chunk_index,
@@ -145,7 +147,7 @@ class GraphCandidates:
             chosen=sorted(chosen),
         )
         return [
-            Candidate(
+            ContextCandidate(
                 chunk_id=r["chunk_id"],
                 chunk_text=r["text"] or "",
                 cos=float(r["cos"]),
@@ -158,9 +160,9 @@ class GraphCandidates:
         ]
 
 
-def dedupe_atoms(candidates: list[Candidate]) -> list[Candidate]:
+def dedupe_atoms(candidates: list[ContextCandidate]) -> list[ContextCandidate]:
     """One entry per atomic question (several proposals can find it), keeping its best score."""
-    best: dict[tuple[str | None, str], Candidate] = {}
+    best: dict[tuple[str | None, str], ContextCandidate] = {}
     for cand in candidates:
         key = (cand.atom_id, cand.chunk_id)
         if key not in best or cand.cos > best[key].cos:
@@ -177,7 +179,7 @@ def find_candidates(
     k: int,
     delta: float,
     fallbacks: bool = True,
-) -> list[Candidate]:
+) -> list[ContextCandidate]:
     """Algorithm 1 line 4 with the reference code's two fallbacks (see the module docstring)."""
     found = source.via_atoms(proposals, chosen, k=k, delta=delta, path="atom")
     if found or not fallbacks:

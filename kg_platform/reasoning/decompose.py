@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg_platform.reasoning.candidates import Candidate, CandidateSource, find_candidates
+from kg_platform.reasoning.candidates import ContextCandidate, CandidateSource, find_candidates
 from kg_platform.reasoning.steps import Proposal, ReasoningSteps
 from kg_platform.reasoning.types import Evidence
 
@@ -48,8 +48,8 @@ class Round:
     proposals: list[str] = field(default_factory=list)
     sufficient: bool = False
     thinking: str = ""
-    candidates: list[Candidate] = field(default_factory=list)
-    selected: Candidate | None = None
+    candidates: list[ContextCandidate] = field(default_factory=list)
+    selected: ContextCandidate | None = None
     selected_by: str | None = None  # 'select' | 'backup_select'
     sampled_chunk: str | None = None  # Algorithm 2: the UCB context sample c_s
     near_misses: dict[str, float] = field(default_factory=dict)  # Algorithm 2: S credit
@@ -79,7 +79,7 @@ class Round:
 class DecompositionRun:
     question: str
     context: list[Evidence]  # chosen chunks, in the order they were chosen
-    chosen: list[Candidate]
+    chosen: list[ContextCandidate]
     rounds: list[Round]
     stop_reason: str
 
@@ -106,14 +106,14 @@ def clean_proposals(raw: list[str], limit: int) -> list[str]:
     return out
 
 
-def choose(
+def choose_next(
     steps: ReasoningSteps,
     question: str,
     context: list[Evidence],
-    candidates: list[Candidate],
+    candidates: list[ContextCandidate],
     *,
     backup: bool,
-) -> tuple[Candidate | None, str | None, str]:
+) -> tuple[ContextCandidate | None, str | None, str]:
     """LLM selection over the candidates' atomic questions; on failure the backup prompt picks a
     paragraph (one per distinct chunk) instead, as the reference code does."""
     selection = steps.select(question, context, [c.label for c in candidates])
@@ -121,7 +121,7 @@ def choose(
         return candidates[selection.index], "select", selection.thinking
     if not backup:
         return None, None, selection.thinking
-    by_chunk: dict[str, Candidate] = {}
+    by_chunk: dict[str, ContextCandidate] = {}
     for cand in candidates:  # candidates are sorted by cos: first is best
         by_chunk.setdefault(cand.chunk_id, cand)
     paragraphs = list(by_chunk.values())
@@ -132,7 +132,7 @@ def choose(
     return None, None, thinking
 
 
-def evidence_of(cand: Candidate) -> Evidence:
+def evidence_of(cand: ContextCandidate) -> Evidence:
     return Evidence(
         chunk_id=cand.chunk_id,
         text=cand.chunk_text,
@@ -169,7 +169,7 @@ class Decomposer:
 
     def run(self, question: str) -> DecompositionRun:
         context: list[Evidence] = []
-        chosen: list[Candidate] = []
+        chosen: list[ContextCandidate] = []
         rounds: list[Round] = []
         stop = STOP_MAX_ROUNDS
         for t in range(1, self.max_rounds + 1):
@@ -184,7 +184,7 @@ class Decomposer:
         return DecompositionRun(question, context, chosen, rounds, stop)
 
     def _round(
-        self, question: str, context: list[Evidence], chosen: list[Candidate], rnd: Round
+        self, question: str, context: list[Evidence], chosen: list[ContextCandidate], rnd: Round
     ) -> bool:
         proposal: Proposal = self.steps.propose(question, context)
         rnd.thinking = proposal.thinking
@@ -209,7 +209,7 @@ class Decomposer:
         if not rnd.candidates:
             rnd.stop = STOP_NO_CANDIDATES
             return True
-        picked, how, thinking = choose(
+        picked, how, thinking = choose_next(
             self.steps, question, context, rnd.candidates, backup=self.backup
         )
         if thinking:

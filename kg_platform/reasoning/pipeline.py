@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from kg_platform.errors import ConfigError
@@ -32,6 +32,7 @@ from kg_platform.reasoning.decompose import Decomposer, DecompositionRun
 from kg_platform.reasoning.evidence import enrich, from_items
 from kg_platform.reasoning.fallback import evidence_answer
 from kg_platform.reasoning.feedback import self_feedback_loop
+from kg_platform.reasoning.pool import Ranked, answer_pool, within_budget
 from kg_platform.reasoning.steps import Draft, ReasoningSteps
 from kg_platform.reasoning.trajectory import store_run
 from kg_platform.reasoning.types import Answer, Evidence, TraceEvent
@@ -52,42 +53,6 @@ L3_L4_NOTE = (
     "predictive and creative questions are answered by the L2 (decomposition) "
     "pipeline; PIKE-RAG's L3/L4 modules are not specialised yet"
 )
-
-
-@dataclass
-class Ranked:
-    """The reranked candidates of one question and the cut over them: SAGE's gradient cut
-    (keep ``min_k``, then while the scores fall gently). Under a token budget (``budget_tokens``)
-    the items are already the chunks within it, and a cut is their first ``min_k``, so nothing
-    (self-feedback included) reads past the budget."""
-
-    items: list[Evidence]
-    scores: list[float]
-    scorer: str
-    min_k: int
-    gradient: float | None = None
-    budget_tokens: int | None = None
-
-    def cut(self, min_k: int) -> list[Evidence]:
-        from kg_platform.retrieval.rerank.selection import gradient_cut
-
-        if not self.items:
-            return []
-        if self.budget_tokens is not None:
-            return self.items[:min_k]
-        assert self.gradient is not None, "SAGE's cut needs its gradient"
-        return self.items[: gradient_cut(self.scores, min_k, self.gradient)]
-
-
-def within_budget(evidence: list[Evidence], budget: int | None) -> list[Evidence]:
-    """``evidence`` in its order, cut to ``budget`` tokens (the last one truncated to fit, by
-    the same rule as retrieval's budget cut); all of it when there is no budget."""
-    if budget is None:
-        return evidence
-    from kg_platform.retrieval.budget import prefix_within
-
-    kept = prefix_within([ev.text for ev in evidence], budget)
-    return [replace(ev, text=text) for ev, text in zip(evidence, kept)]
 
 
 @dataclass
@@ -183,51 +148,7 @@ class Reasoner:
     def _ranked(
         self, question: str, corpus: str | None, strategy: str, budget: int | None
     ) -> Ranked:
-        """SAGE's pool for one question: ``sage.n_candidates`` candidates reranked through the
-        retrieval pipeline's ``sage`` selection, kept whole (not cut) with their scores, so the
-        factual answer takes the gradient cut and self-feedback can widen it. With a token
-        budget, the default path's ranking instead (:meth:`_budgeted`)."""
-        from kg_platform.retrieval.pipeline import retrieve
-        from kg_platform.retrieval.rerank.selection import sage_gradient, sage_scorer
-
-        if budget is not None:
-            return self._budgeted(question, corpus, strategy, budget)
-        cfg = self.settings.tuning.sage
-        ctx = self._context(corpus)
-        result = retrieve(ctx, question, strategy=strategy, k=cfg.n_candidates, select="sage")
-        evidence = from_items(result.ranked, via=strategy)
-        scorer = sage_scorer(ctx)
-        return Ranked(
-            enrich(self.graph, evidence),
-            [float(it.score) for it in result.ranked],
-            scorer,
-            cfg.min_k,
-            sage_gradient(self.settings, scorer),
-        )
-
-    def _budgeted(self, question: str, corpus: str | None, strategy: str, tokens: int) -> Ranked:
-        """The default path's chunks within ``tokens`` (``retrieve.select``: what ``kgp retrieve
-        --budget-tokens`` returns, in its order, the last one truncated to fit). Why a budget
-        beside SAGE's cut: a model with a small context window, or a fixed cost per question,
-        needs a bound on what it reads that a gradient cut does not give."""
-        from kg_platform.retrieval.pipeline import retrieve
-
-        result = retrieve(
-            self._context(corpus),
-            question,
-            strategy=strategy,
-            k=self.settings.retrieve.k,
-            select=self.settings.retrieve.select,
-            max_tokens=tokens,
-            enrich=False,
-        )
-        return Ranked(
-            enrich(self.graph, from_items(result.items, via=strategy)),
-            [float(it.score) for it in result.items],
-            result.select,
-            min_k=len(result.items),
-            budget_tokens=tokens,
-        )
+        return answer_pool(self._context(corpus), question, strategy, budget)
 
     def _context(self, corpus: str | None) -> "RetrievalContext":
         """The context retrieval runs in: the caller's when it is over ``corpus`` and this

@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg_platform.segmenting.lists import list_runs
+from kg_platform.segmenting.lists import list_spans
 from kg_platform.tokens import count_tokens_batch, encoding
 
 __all__ = [
@@ -67,7 +67,7 @@ def pack_units(units: Sequence[Unit], budget: int) -> list[list[Unit]]:
     """
     if budget <= 0:
         raise ValueError("chunk budget must be positive")
-    run_end = dict(list_runs(units))
+    run_end = dict(list_spans(units))
     chunks: list[list[Unit]] = []
     current: list[Unit] = []
     used = 0

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 from kg_platform.errors import LLMError, LLMNotConfigured
 from kg_platform.llm import LLMClient
-from kg_platform.llm.prompts import Resplit, Summary
+from kg_platform.llm.replies import Resplit, Summary
 from kg_platform.segmenting.fixed import Unit, pack_units, split_long_units
 
 log = logging.getLogger(__name__)

@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-__all__ = ["list_runs", "unit_kind"]
+__all__ = ["list_spans", "unit_kind"]
 
 
 class _TextUnit(Protocol):
@@ -38,7 +38,7 @@ def unit_kind(text: str) -> Literal["row", "item", "text"]:
     return "text"
 
 
-def list_runs(units: Sequence[_TextUnit]) -> list[tuple[int, int]]:
+def list_spans(units: Sequence[_TextUnit]) -> list[tuple[int, int]]:
     """``[start, end)`` index spans of the list runs in ``units``, in order, not overlapping."""
     kinds = [unit_kind(u.text) for u in units]
     spans: list[tuple[int, int]] = []

@@ -34,7 +34,7 @@ def _doc() -> ParsedDocument:
 
 def _plan(doc=None, **kw):
     inp = document_input(doc or _doc(), "c", "sig")
-    args = dict(budget=128, n_gra=5, min_piece_tokens=12) | kw
+    args = dict(budget=128, levels=5, min_piece_tokens=12) | kw
     return plan_source(inp, FixedChunker(args["budget"]), **args)
 
 
@@ -93,7 +93,7 @@ def test_qa_paragraph_keeps_dataset_sentence_indexes():
         _paragraph_input("c", "hotpotqa", para),
         FixedChunker(128),
         budget=128,
-        n_gra=5,
+        levels=5,
         min_piece_tokens=12,
     )
     assert [p.sentences for p in plan.pieces] == [(0, 1), (2,)]
@@ -110,7 +110,7 @@ def test_qa_paragraph_keeps_dataset_sentence_indexes():
         _paragraph_input("c", "musique", musique),
         FixedChunker(128),
         budget=128,
-        n_gra=5,
+        levels=5,
         min_piece_tokens=12,
     )
     assert len(plan.pieces) == 3 and all(p.sentences == (0,) for p in plan.pieces)

@@ -88,7 +88,7 @@ _CHILD = textwrap.dedent("""
     s = Settings()
     emb = get_embedder(s.embedding)
     out = {}
-    for kind, n in (("mog", s.segment.n_gra), ("mogg", s.tuning.mog.mogg_levels)):
+    for kind, n in (("mog", s.segment.levels), ("mogg", s.tuning.mog.mogg_levels)):
         r = load_default_router(s, kind, n)
         q = r.meta["probe"]["question"]
         w = r.weights(emb.embed([q])[0])
@@ -124,5 +124,5 @@ def test_default_router_off_or_mismatched_gives_none(tmp_path):
     assert load_default_router(Settings(mog={"default_router": "none"}), "mog", 5) is None
     assert load_default_router(Settings(mog={"default_router": str(tmp_path)}), "mog", 5) is None
     s = Settings()
-    if load_default_router(s, "mog", s.segment.n_gra) is not None:  # shipped: level count checked
-        assert load_default_router(s, "mog", s.segment.n_gra + 1) is None
+    if load_default_router(s, "mog", s.segment.levels) is not None:  # shipped: level count checked
+        assert load_default_router(s, "mog", s.segment.levels + 1) is None

@@ -20,8 +20,8 @@ from kg_platform_lab.evaluation.segmentation import (
     windowdiff,
 )
 from kg_platform.segmenting.sage import (
-    SageModel,
-    SageSegmenter,
+    BoundaryModel,
+    SemanticSegmenter,
     cut_by_scores,
     groups_from_cuts,
     load_model,
@@ -156,7 +156,7 @@ def test_pair_features_are_x1_x2_diff_prod():
 def test_head_reads_the_same_features():
     import torch
 
-    model = SageModel.new(4, hidden=8)
+    model = BoundaryModel.new(4, hidden=8)
     model.head.eval()  # no dropout
     rng = np.random.default_rng(0)
     x1, x2 = rng.normal(size=(5, 4)).astype(np.float32), rng.normal(size=(5, 4)).astype(np.float32)
@@ -166,7 +166,7 @@ def test_head_reads_the_same_features():
 
 
 def test_artifact_round_trip(tmp_path):
-    model = SageModel.new(6, hidden=16)
+    model = BoundaryModel.new(6, hidden=16)
     model.meta["threshold"] = 0.42
     rng = np.random.default_rng(1)
     x1, x2 = rng.normal(size=(9, 6)).astype(np.float32), rng.normal(size=(9, 6)).astype(np.float32)
@@ -216,7 +216,7 @@ class _FixedScores:
 
 
 def _segmenter(scores, coarse_tokens, mode):
-    return SageSegmenter(
+    return SemanticSegmenter(
         _FixedScores(scores),
         lambda texts: np.ones((len(texts), 2), np.float32),
         threshold=0.5,
@@ -322,15 +322,15 @@ def test_numpy_head_makes_the_torch_heads_decisions(tmp_path):
     """Inference without torch: the loaded (numpy) head scores like the trained torch head, so
     the cuts at the shipped threshold are the same."""
     pytest.importorskip("torch", reason="needs the train extra to build the reference head")
-    from kg_platform.segmenting.sage import NumpySageHead
+    from kg_platform.segmenting.sage import NumpyBoundaryHead
 
     from safetensors.torch import load_file
 
     from kg_platform.segmenting.sage import default_model_dir
 
     loaded = load_model()  # the shipped model
-    assert isinstance(loaded.head, NumpySageHead)
-    torch_ref = SageModel.new(loaded.dim, hidden=int(loaded.meta["hidden"]))
+    assert isinstance(loaded.head, NumpyBoundaryHead)
+    torch_ref = BoundaryModel.new(loaded.dim, hidden=int(loaded.meta["hidden"]))
     torch_ref.head.load_state_dict(
         {k: v.float() for k, v in load_file(str(default_model_dir() / "head.safetensors")).items()}
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_platform.distilling.common import ChunkRow
+from kg_platform.distilling.common import PendingChunk
 from kg_platform.distilling.entities import EntityResolver, Mention, write_chunk_facts
 
 pytestmark = pytest.mark.integration
@@ -45,7 +45,7 @@ def _resolve_corpus(graph, embedder, corpus: str, remember: int) -> tuple[dict, 
     recording = _Recording(graph)
     resolver = EntityResolver(recording, embedder, corpus, 0.9, remember=remember)
     for b, mentions in enumerate(BATCHES):
-        row = ChunkRow(f"{corpus}-c{b}", "text", f"{corpus}-s{b}", 1, "", "")
+        row = PendingChunk(f"{corpus}-c{b}", "text", f"{corpus}-s{b}", 1, "", "")
         graph.write_raw(
             "CREATE (:Chunk {id: $id, corpus: $c, level: 1, source_id: $s})",
             id=row.id,

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kg_platform.errors import EmptyDocument, UnsupportedFormat
-from kg_platform.granularity.bm25 import tokenize
+from kg_platform.granularity.bm25 import bm25_tokens
 from kg_platform.granularity.levels import JOINER
 from kg_platform.ingest import ingest_paths
 from kg_platform.ingest.writer import drop_corpus
@@ -147,7 +147,7 @@ def test_levels_double_and_parents_concatenate_children(ingested, settings):
             "MATCH (c:Chunk {corpus: $c}) RETURN c.level AS level, count(*) AS n", c=corpus
         )
     }
-    assert sorted(levels) == list(range(1, settings.segment.n_gra + 1))
+    assert sorted(levels) == list(range(1, settings.segment.levels + 1))
     assert levels[1] > levels[2] > levels[3]
     labelled = graph.read_raw(
         "MATCH (c:Chunk {corpus: $c}) WHERE NOT c:L1 AND NOT c:L2 AND "
@@ -172,7 +172,7 @@ def test_levels_double_and_parents_concatenate_children(ingested, settings):
         "MATCH (c:Chunk {corpus: $c}) WHERE c.level < $top "
         "AND COUNT { (c)-[:PART_OF]->() } <> 1 RETURN count(c) AS n",
         c=corpus,
-        top=settings.segment.n_gra,
+        top=settings.segment.levels,
     )
     assert orphans[0]["n"] == 0
     budget = settings.segment.chunk_tokens
@@ -207,7 +207,7 @@ def test_every_piece_is_in_exactly_one_level1_chunk(ingested):
 
 
 def _naive_edges(texts: list[str], k: int, t: float) -> dict[tuple[int, int], float]:
-    docs = [Counter(tokenize(x)) for x in texts]
+    docs = [Counter(bm25_tokens(x)) for x in texts]
     n = len(docs)
     avg = sum(sum(d.values()) for d in docs) / n
     df = Counter(w for d in docs for w in d)

@@ -231,7 +231,11 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     import numpy as np
 
     from kg_platform.retrieval.rerank.late_interaction import min_max
-    from kg_platform.retrieval.rerank.structure import features, load_model, structure_scores
+    from kg_platform.retrieval.rerank.structure import (
+        features,
+        load_structure_model,
+        structure_scores,
+    )
 
     ctx, items, out = _late_reranked(kp, DOCS)
     assert len(items) > 2
@@ -239,7 +243,7 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     ids = [it.id for it in items if "late_cosine" in by_id[it.id].breakdown]
     cos = np.array([by_id[i].breakdown["late_cosine"] for i in ids])
     sim = np.array([by_id[i].breakdown["late_maxsim"] for i in ids])
-    expected = structure_scores(load_model(), cos, sim, ids, ctx)
+    expected = structure_scores(load_structure_model(), cos, sim, ids, ctx)
     probability = 1.0 / (1.0 + np.exp(-expected))  # what each item's score shows
     assert [by_id[i].score for i in ids] == pytest.approx(list(probability))
     assert [by_id[i].breakdown["evidence_probability"] for i in ids] == pytest.approx(
@@ -248,7 +252,7 @@ def test_the_default_rerank_orders_documents_by_the_shipped_structure_model(kp) 
     ranked = sorted(range(len(ids)), key=lambda j: (-round(float(expected[j]), 9), j))
     assert [it.id for it in out[: len(ids)]] == [ids[j] for j in ranked]
     # the places are read: the same scores without them differ
-    unplaced = load_model().scores(features(cos, sim, [None] * len(ids)))
+    unplaced = load_structure_model().scores(features(cos, sim, [None] * len(ids)))
     assert not np.allclose(expected, unplaced)
     _, _, fixed = _late_reranked(kp, DOCS, "off")
     fixed_by_id = {it.id: it for it in fixed}

@@ -456,8 +456,8 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
     dataset = tmp_path / "tiny.jsonl"
     dataset.write_text("\n".join(json.dumps(r) for r in rows))
     training = pytest.importorskip("kg_platform_lab.settings").RouterTrainingSettings(max_epochs=30)
-    old = ctx.settings.segment.n_gra
-    ctx.settings.segment.n_gra = 3
+    old = ctx.settings.segment.levels
+    ctx.settings.segment.levels = 3
     try:
         out = train_router(ctx, dataset, "mog", echo=lambda s: None, training=training)
         assert sum(out["chosen_level_distribution"].values()) == len(rows)
@@ -475,7 +475,7 @@ def test_router_training_registers_and_mog_then_uses_it(world, tmp_path):
         assert router_for(ctx.graph, ctx.settings, "tA", "mog", 3)[1] == "corpus"
         assert sum(items[0].breakdown[f"w_L{g}"] for g in (1, 2, 3)) > 0
     finally:
-        ctx.settings.segment.n_gra = old
+        ctx.settings.segment.levels = old
         ctx.corpus = None
         ctx.graph.write_raw("MATCH (r:Router) DETACH DELETE r")
         ctx.forget_routers()  # the shared context must not keep serving the deleted router
@@ -670,7 +670,7 @@ def test_corpus_without_router_uses_the_shipped_default(world):
     cfg = ctx.settings.tuning.mog
     question = "Which river flows through Dresden?"
     qvec = ctx.embedder.embed([question])[0]
-    for name, n in (("mog", ctx.settings.segment.n_gra), ("mogg", cfg.mogg_levels)):
+    for name, n in (("mog", ctx.settings.segment.levels), ("mogg", cfg.mogg_levels)):
         router, source = router_for(ctx.graph, ctx.settings, "tA", name, n, len(qvec))
         assert source == "default" and router is load_default_router(ctx.settings, name, n)
         level = choose_level(router.weights(qvec), cfg.zero_weight)

@@ -10,7 +10,7 @@ def _level1(n: int) -> list[LevelChunk]:
 
 
 def test_each_level_pairs_adjacent_chunks_and_promotes_an_odd_tail():
-    levels = build_levels(_level1(5), n_gra=5)
+    levels = build_levels(_level1(5), levels=5)
     assert [len(level) for level in levels] == [5, 3, 2, 1, 1]
     assert [c.children for c in levels[1]] == [[0, 1], [2, 3], [4]]
     assert levels[1][2].text == "c4"  # promoted alone
@@ -24,7 +24,7 @@ def test_each_level_pairs_adjacent_chunks_and_promotes_an_odd_tail():
 
 
 def test_a_single_chunk_exists_at_every_level():
-    levels = build_levels(_level1(1), n_gra=5)
+    levels = build_levels(_level1(1), levels=5)
     assert [len(level) for level in levels] == [1] * 5
 
 

@@ -3,7 +3,7 @@
 import math
 from collections import Counter
 
-from kg_platform.granularity.bm25 import tokenize
+from kg_platform.granularity.bm25 import bm25_tokens
 from kg_platform.granularity.piece_graph import build_piece_graph
 
 TEXTS = [
@@ -19,7 +19,7 @@ TEXTS = [
 
 
 def naive_bm25(texts, k1=1.2, b=0.75):
-    docs = [Counter(tokenize(t)) for t in texts]
+    docs = [Counter(bm25_tokens(t)) for t in texts]
     n = len(docs)
     avg = sum(sum(d.values()) for d in docs) / n
     df = Counter(t for d in docs for t in d)

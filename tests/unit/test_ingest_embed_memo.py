@@ -8,7 +8,7 @@ import pytest
 from kg_platform.embedding.memo import SentenceMemo, embedder_key, sentence_memo
 from kg_platform.ingest.embed import embed_plans
 from kg_platform.ingest.rows import ChunkRow, PieceRow, SectionRow, SourcePlan, SourceRow
-from kg_platform.segmenting.sage import SageModel, SageSegmenter
+from kg_platform.segmenting.sage import BoundaryModel, SemanticSegmenter
 
 
 class CountingEmbedder:
@@ -99,8 +99,8 @@ def test_sentences_sage_embedded_are_not_embedded_again() -> None:
     pytest.importorskip("torch", reason="builds an untrained head (train extra)")
     sentence_memo().clear()
     embedder = CountingEmbedder()
-    head = SageModel.new(8, hidden=4)
-    segmenter = SageSegmenter(
+    head = BoundaryModel.new(8, hidden=4)
+    segmenter = SemanticSegmenter(
         head, embedder.embed, threshold=0.5, coarse_tokens=400, count_tokens=lambda s: [3] * len(s)
     )
     segmenter.split(["Alpha sentence one.", "Beta sentence two."])

@@ -28,7 +28,7 @@ def _plan() -> SourcePlan:
             SectionInput("Sub", 1, "Rows > Sub", 0, [Segment("text", sentences[6:])]),
         ],
     )
-    return plan_source(inp, FixedChunker(32), budget=32, n_gra=3, min_piece_tokens=12)
+    return plan_source(inp, FixedChunker(32), budget=32, levels=3, min_piece_tokens=12)
 
 
 def _embedded(plan: SourcePlan) -> SourcePlan:

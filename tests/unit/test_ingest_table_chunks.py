@@ -21,7 +21,7 @@ def _plan(rows: list[str]):
         bytes=1,
         sections=[SectionInput("Checks", 0, "Checks", None, [Segment("table", rows, 1)])],
     )
-    return plan_source(inp, FixedChunker(48), budget=48, n_gra=3, min_piece_tokens=12)
+    return plan_source(inp, FixedChunker(48), budget=48, levels=3, min_piece_tokens=12)
 
 
 def test_every_part_of_a_long_table_starts_with_its_header_row() -> None:

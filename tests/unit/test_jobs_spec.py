@@ -29,12 +29,12 @@ def test_toml_and_yaml_read_the_same(tmp_path: Path) -> None:
     _write(
         tmp_path / "a.toml",
         'name = "a"\ncorpus = "c"\nschedule = "0 3 * * *"\n'
-        '[sources]\npaths = ["docs"]\ninclude = ["*.md"]\n[options]\nn_gra = 3\n',
+        '[sources]\npaths = ["docs"]\ninclude = ["*.md"]\n[options]\nlevels = 3\n',
     )
     _write(
         tmp_path / "b.yaml",
         "name: b\ncorpus: c\nschedule: '0 3 * * *'\n"
-        "sources: {paths: [docs], include: ['*.md']}\noptions: {n_gra: 3}\n",
+        "sources: {paths: [docs], include: ['*.md']}\noptions: {levels: 3}\n",
     )
     a, b = load_specs(tmp_path)
     assert a.model_dump(exclude={"name"}) == b.model_dump(exclude={"name"})
@@ -109,13 +109,13 @@ def test_llm_profile_overrides_settings_without_storing_keys(tmp_path: Path, mon
     path = _write(
         tmp_path / "l.toml",
         'name = "l"\ncorpus = "c"\n[sources]\npaths = ["d"]\n'
-        "[options]\nchunk_tokens = 64\nn_gra = 3\n"
+        "[options]\nchunk_tokens = 64\nlevels = 3\n"
         '[options.llm]\nmodel = "m"\nbase_url = "http://x/v1"\n'
         'api_key_env = "KGP_TEST_LLM_KEY"\n',
     )
     base = Settings()
     cfg = job_settings(load_spec(path), base)
-    assert (cfg.segment.chunk_tokens, cfg.segment.n_gra) == (64, 3)
+    assert (cfg.segment.chunk_tokens, cfg.segment.levels) == (64, 3)
     assert cfg.llm.model == "m" and cfg.llm.api_key.get_secret_value() == "sk-test"
     assert base.segment.chunk_tokens != 64 or base.llm.model != "m"
 

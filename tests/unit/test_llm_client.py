@@ -10,7 +10,7 @@ import pytest
 
 from kg_platform.errors import LLMError, LLMOutputInvalid
 from kg_platform.llm import get_llm, get_prompt, parse_reply
-from kg_platform.llm.prompts import AtomicQuestions, Feedback
+from kg_platform.llm.replies import AtomicQuestions, FeedbackReply
 from kg_platform.llm.structured import JSONNotFound, extract_json
 from support.fake_openai import FakeOpenAI, Raw, Status, fake_llm, llm_settings_for  # noqa: F401
 
@@ -180,7 +180,7 @@ def test_extract_json_variants():
 
 def test_feedback_prompt_parses_paper_format_and_bare_list_wraps():
     fb = parse_reply(get_prompt("self_feedback"), "Evaluation Score: 7\nContext Adjustment: -1")
-    assert isinstance(fb, Feedback) and fb.score == 7 and fb.adjustment == -1
+    assert isinstance(fb, FeedbackReply) and fb.score == 7 and fb.adjustment == -1
     qs = parse_reply(get_prompt("atomize"), '["A?", "a?", " B? "]')
     assert qs.questions == ["A?", "B?"]  # dedup, strip
     dec = parse_reply(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kg_platform.reasoning.candidates import Candidate, dedupe_atoms
+from kg_platform.reasoning.candidates import ContextCandidate, dedupe_atoms
 from kg_platform.reasoning.decompose import (
     STOP_MAX_ROUNDS,
     STOP_NO_CANDIDATES,
@@ -61,8 +61,8 @@ class ScriptedSteps:
 class MemorySource:
     """A knowledge base of (atomic question, chunk, cosine-to-any-query) triples."""
 
-    atoms: dict[str, list[Candidate]] = field(default_factory=dict)  # query -> hits
-    chunks: dict[str, list[Candidate]] = field(default_factory=dict)
+    atoms: dict[str, list[ContextCandidate]] = field(default_factory=dict)  # query -> hits
+    chunks: dict[str, list[ContextCandidate]] = field(default_factory=dict)
     calls: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
     def via_atoms(self, queries, chosen, *, k, delta, path="atom"):
@@ -70,7 +70,7 @@ class MemorySource:
         hits = [c for q in queries for c in self.atoms.get(q, [])[:k]]
         return dedupe_atoms(
             [
-                Candidate(**{**c.__dict__, "path": path})
+                ContextCandidate(**{**c.__dict__, "path": path})
                 for c in hits
                 if c.cos >= delta and c.chunk_id not in chosen
             ]
@@ -83,8 +83,8 @@ class MemorySource:
         ]
 
 
-def atom(chunk: str, text: str, cos: float) -> Candidate:
-    return Candidate(
+def atom(chunk: str, text: str, cos: float) -> ContextCandidate:
+    return ContextCandidate(
         chunk_id=chunk, chunk_text=f"text of {chunk}", cos=cos, atom_id=f"a-{text}", atom=text
     )
 
@@ -137,7 +137,7 @@ def test_fallback_one_and_two_supply_candidates():
     assert [c.chunk_id for c in run.chosen] == ["c2"] and run.chosen[0].path == "atom-question"
 
     source2 = MemorySource(
-        chunks={Q: [Candidate("c3", "chunk three", 0.6, None, None, Q, "chunk")]}
+        chunks={Q: [ContextCandidate("c3", "chunk three", 0.6, None, None, Q, "chunk")]}
     )
     steps2 = ScriptedSteps(
         proposals=[Proposal(["unknown"]), Proposal([], sufficient=True)], selections=[Selection(0)]

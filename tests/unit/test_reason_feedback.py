@@ -5,7 +5,7 @@ return the best-scored answer on exhaustion."""
 from __future__ import annotations
 
 from kg_platform.reasoning.feedback import self_feedback_loop
-from kg_platform.reasoning.pipeline import Ranked
+from kg_platform.reasoning.pool import Ranked
 from kg_platform.reasoning.steps import Draft, Feedback
 from kg_platform.reasoning.types import Evidence
 

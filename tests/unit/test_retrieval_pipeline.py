@@ -29,7 +29,7 @@ STEP_FUNCTIONS = {
 OWNERS = {PRODUCT / "retrieval" / "pipeline.py", PRODUCT / "retrieval" / "rerank" / "selection.py"}
 #: The callers the pipeline exists for.
 CALLERS = [
-    PRODUCT / "sdk" / "platform.py",
+    PRODUCT / "sdk" / "reading.py",
     PRODUCT / "reasoning" / "pipeline.py",
     LAB / "evaluation" / "harness.py",
 ]

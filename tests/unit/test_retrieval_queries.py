@@ -31,7 +31,7 @@ def test_entity_walk_file_is_the_rendered_template():
     from kg_platform.retrieval.strategies import entity
 
     path = resources.files("kg_platform").joinpath("cypher", entity.QUERY + ".cypher")
-    text = entity.render_query()
+    text = entity.render_walk_query()
     assert path.read_text(encoding="utf-8") == text, (
         "edit cypher/retrieval/entity_ppr.cypher.template, then run "
         "`python -m kg_platform.retrieval.strategies.entity`"

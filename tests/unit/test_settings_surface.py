@@ -171,7 +171,7 @@ def clean_env(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("KGP_CONFIG", raising=False)
     for old in MOVES:
-        monkeypatch.delenv(config_moves.env_name(old), raising=False)
+        monkeypatch.delenv(config_moves.setting_env_name(old), raising=False)
     monkeypatch.delenv("KGP_RETRIEVE__FETCH", raising=False)
     return monkeypatch
 

@@ -22,7 +22,7 @@ def clean_env(monkeypatch, tmp_path):
     monkeypatch.chdir(tmp_path)  # no kgp.toml unless a test writes one
     monkeypatch.delenv("KGP_CONFIG", raising=False)
     for old in MOVES:
-        monkeypatch.delenv(config_moves.env_name(old), raising=False)
+        monkeypatch.delenv(config_moves.setting_env_name(old), raising=False)
     for section, name, _field in config_tuning.operator_fields():
         monkeypatch.delenv(config_tuning.env_name(section, name), raising=False)
     return monkeypatch

@@ -19,7 +19,7 @@ from kg_platform.retrieval.rerank.structure import (
     StructureModel,
     features,
     file_sha256,
-    load_model,
+    load_structure_model,
     model_for,
 )
 from tests.support.contexts import known_scope_ctx
@@ -37,7 +37,7 @@ def test_the_shipped_weights_and_their_provenance_are_in_the_package() -> None:
     assert "fit-structure" in record["command"]
     raw = json.loads(SHIPPED_WEIGHTS.read_text())
     assert raw["features"] == list(FEATURES) and len(raw["coef"]) == len(FEATURES)
-    model = load_model()
+    model = load_structure_model()
     # fitted, not a placeholder: MaxSim counts more than cosine, and length costs
     coef = dict(zip(FEATURES, model.coef))
     assert coef["maxsim"] > coef["cosine"] and coef["length"] < 0
@@ -50,9 +50,9 @@ def test_changed_or_missing_weights_are_refused_with_what_to_do(tmp_path) -> Non
     weights.write_text(json.dumps(raw))
     shutil.copy(SHIPPED_PROVENANCE, record)
     with pytest.raises(ConfigError, match="do not match their provenance"):
-        load_model(weights, record)
+        load_structure_model(weights, record)
     with pytest.raises(ConfigError, match="are missing"):
-        load_model(tmp_path / "absent.json", record)
+        load_structure_model(tmp_path / "absent.json", record)
     raw["features"] = raw["features"][:-1]
     with pytest.raises(ConfigError, match="other features"):
         StructureModel.from_json(raw, "w.json")
@@ -94,9 +94,9 @@ def _ctx(mode: str, *, sources: int, chunks: int):
 
 def test_auto_orders_long_documents_only() -> None:
     assert Settings().rerank.structure == "auto"
-    assert model_for(_ctx("auto", sources=2, chunks=60)) is load_model()  # papers
+    assert model_for(_ctx("auto", sources=2, chunks=60)) is load_structure_model()  # papers
     assert model_for(_ctx("auto", sources=800, chunks=820)) is None  # short passages
-    assert model_for(_ctx("on", sources=800, chunks=820)) is load_model()
+    assert model_for(_ctx("on", sources=800, chunks=820)) is load_structure_model()
     assert model_for(_ctx("off", sources=2, chunks=60)) is None
     bare = _ctx("on", sources=2, chunks=60)
     bare.graph = None  # texts reranked outside any graph have no places

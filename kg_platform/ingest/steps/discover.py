@@ -9,7 +9,6 @@ keep.
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import NamedTuple, Protocol
 from kg_platform.errors import IngestionError, SourceTooLarge
 from kg_platform.ingest.files import Candidate
 from kg_platform.ingest.roots import PathGuard
+from kg_platform.tuning import file_sha256
 
 __all__ = [
     "Discovery",
@@ -48,14 +48,6 @@ class Discovery(NamedTuple):
     files: list[Path]
     missing: list[Path]
     unreadable: list[tuple[Path, str]]
-
-
-def file_sha256(path: Path, chunk: int = 1 << 20) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as fh:
-        for block in iter(lambda: fh.read(chunk), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _matches(path: Path, root: Path, patterns: Sequence[str]) -> bool:

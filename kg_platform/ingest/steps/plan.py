@@ -88,7 +88,7 @@ def pipeline_signature(
     """
     seg, ing = settings.segment, settings.tuning.ingest
     signature = (
-        f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.n_gra}|"
+        f"v1|{seg.segmenter}|{seg.chunk_tokens}|{seg.levels}|"
         f"{settings.tuning.segment.min_sentence_tokens}|"
         f"{ing.hard_split_factor}|{ing.embed_higher_levels}|{model_name}"
         f"|pc={PIECE_RULES_VERSION}"
@@ -114,7 +114,7 @@ def plan_with_settings(inp: SourceInput, chunker: Chunker, settings: Any) -> Sou
         inp,
         chunker,
         budget=seg.chunk_tokens,
-        n_gra=seg.n_gra,
+        levels=seg.levels,
         min_piece_tokens=settings.tuning.segment.min_sentence_tokens,
         hard_factor=ing.hard_split_factor,
         max_tokens=ing.max_source_tokens,
@@ -127,7 +127,7 @@ def plan_source(
     chunker: Chunker,
     *,
     budget: int,
-    n_gra: int,
+    levels: int,
     min_piece_tokens: int,
     hard_factor: float = 2.0,
     max_tokens: int | None = None,
@@ -151,7 +151,7 @@ def plan_source(
             continue
         draft.tokens += sum(c.tokens for c, _ in level1)
         _check_size(inp.uri, draft.tokens, max_tokens)
-        level1_ids = draft.add_levels(section.id, build_levels([c for c, _ in level1], n_gra))
+        level1_ids = draft.add_levels(section.id, build_levels([c for c, _ in level1], levels))
         for (chunk, units), cid in zip(level1, level1_ids):
             joiner = " " if chunk.kind == "text" else "\n"
             draft.add_pieces(cid, make_pieces(units, min_piece_tokens, joiner))

@@ -23,7 +23,6 @@ are read by the int8 copy either way).
 
 from __future__ import annotations
 
-import hashlib
 import json
 from functools import lru_cache
 from pathlib import Path
@@ -32,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import ConfigError
+from kg_platform.tuning import file_sha256
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
@@ -59,10 +59,6 @@ class QueryHead:
             None, {"tokens": np.ascontiguousarray(tokens, dtype=np.float32)}
         )
         return np.asarray(mapped, np.float32), np.asarray(weights, np.float64)
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def provenance(path: Path = SHIPPED_HEAD) -> dict[str, Any]:

@@ -19,7 +19,6 @@ differently.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -31,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import ConfigError
+from kg_platform.tuning import file_sha256
 from kg_platform.retrieval.rerank.late_interaction import min_max
 
 if TYPE_CHECKING:
@@ -123,12 +123,8 @@ class StructureModel:
         return cls(np.asarray(raw["coef"], np.float64), float(raw["intercept"]))
 
 
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 @lru_cache(maxsize=2)
-def load_model(
+def load_structure_model(
     path: Path = SHIPPED_WEIGHTS, provenance: Path = SHIPPED_PROVENANCE
 ) -> StructureModel:
     """The weights at ``path``, after checking they are the file ``provenance`` names."""
@@ -160,7 +156,7 @@ def model_for(ctx: "RetrievalContext") -> StructureModel | None:
     if mode == "auto":
         if not ctx.shape().holds_documents:
             return None
-    return load_model()
+    return load_structure_model()
 
 
 def places(ids: Sequence[str], graph: Any) -> list[dict[str, Any] | None]:
@@ -190,7 +186,7 @@ __all__ = [
     "SHIPPED_WEIGHTS",
     "StructureModel",
     "features",
-    "load_model",
+    "load_structure_model",
     "model_for",
     "places",
     "structure_scores",

@@ -164,7 +164,7 @@ def _seed_row(key: str, concept: bool, vec: Any, concept_weight: float) -> dict[
 _STEP = re.compile(r"^// @step begin[^\n]*\n(?P<body>.*?)^// @step end\n", re.S | re.M)
 
 
-def render_query() -> str:
+def render_walk_query() -> str:
     """The walk's Cypher: the template with its one step block written out for t = 1..STEPS
     (``{w_in}`` -> ``w<t-1>``, ``{w_out}`` -> ``w<t>``). The steps are identical, and Cypher has
     no loop over subqueries, so the file repeats them; editing one copy by hand would let them
@@ -187,7 +187,7 @@ def write_query() -> str:
     from importlib import resources
 
     path = Path(str(resources.files("kg_platform").joinpath("cypher", QUERY + ".cypher")))
-    path.write_text(render_query(), encoding="utf-8")
+    path.write_text(render_walk_query(), encoding="utf-8")
     return str(path)
 
 
@@ -207,7 +207,7 @@ def _entity(ctx: RetrievalContext) -> EntityStrategy:
     return EntityStrategy(ctx)
 
 
-__all__ = ["EntityStrategy", "entity_hops", "render_query", "write_query"]
+__all__ = ["EntityStrategy", "entity_hops", "render_walk_query", "write_query"]
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ KINDS = ("mog", "mogg")
 
 def n_levels_for(settings: "Settings", kind: str) -> int:
     """How many levels a router of ``kind`` weighs: MoG granularity levels or MoGG hop ranges."""
-    return settings.segment.n_gra if kind == "mog" else settings.tuning.mog.mogg_levels
+    return settings.segment.levels if kind == "mog" else settings.tuning.mog.mogg_levels
 
 
 # --------------------------------------------------------------------------- loaded router

@@ -84,7 +84,7 @@ def plan_inputs(settings: Settings, inputs: list[SourceInput]) -> list[SourcePla
             inp,
             chunker,
             budget=seg.chunk_tokens,
-            n_gra=seg.n_gra,
+            levels=seg.levels,
             min_piece_tokens=settings.tuning.segment.min_sentence_tokens,
         )
         for inp in inputs

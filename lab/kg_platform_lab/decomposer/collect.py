@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from kg_platform_lab.qa_file import read_qa_rows
 from kg_platform.errors import EvaluationError
-from kg_platform.reasoning.candidates import Candidate, CandidateSource
+from kg_platform.reasoning.candidates import ContextCandidate, CandidateSource
 from kg_platform.reasoning.decompose import (
     STOP_MAX_ROUNDS,
     STOP_NO_CANDIDATES,
@@ -48,7 +48,7 @@ from kg_platform.reasoning.decompose import (
     STOP_SUFFICIENT,
     Enrich,
     Round,
-    choose,
+    choose_next,
     clean_proposals,
     evidence_of,
 )
@@ -95,7 +95,7 @@ class UCBState:
 class CollectedRun:
     question: str
     context: list[Evidence]
-    chosen: list[Candidate]
+    chosen: list[ContextCandidate]
     rounds: list[Round]
     stop_reason: str
     answer: str = ""
@@ -127,9 +127,9 @@ def collect_one(
     """One Algorithm 2 run (without the answer; see :func:`collect_question`)."""
     enrich = enrich or (lambda ev: ev)
     context: list[Evidence] = []
-    chosen: list[Candidate] = []
+    chosen: list[ContextCandidate] = []
     rounds: list[Round] = []
-    known: dict[str, Candidate] = {}  # chunk id -> a candidate carrying its text
+    known: dict[str, ContextCandidate] = {}  # chunk id -> a candidate carrying its text
     stop = STOP_MAX_ROUNDS
     for t in range(1, max_rounds + 1):
         before = steps.usage().total_tokens
@@ -151,7 +151,7 @@ def collect_one(
                 rnd.stop = stop = STOP_NO_PROPOSALS
         if rnd.stop is None:
             found = source.via_atoms(rnd.proposals, in_context, k=k_explore, delta=delta_explore)
-            rap: list[Candidate] = []
+            rap: list[ContextCandidate] = []
             for cand in found:
                 known.setdefault(cand.chunk_id, cand)
                 if cand.cos >= delta:
@@ -165,7 +165,7 @@ def collect_one(
             if not rap:
                 rnd.stop = stop = STOP_NO_CANDIDATES
             else:
-                picked, how, thinking = choose(steps, question, context, rap, backup=backup)
+                picked, how, thinking = choose_next(steps, question, context, rap, backup=backup)
                 if thinking:
                     rnd.thinking = (rnd.thinking + "\n" + thinking).strip()
                 if picked is None:

@@ -13,7 +13,7 @@ segment length (rounded, at least 1) and the N - k windows ``i = 0..N-k-1``:
 Both are errors: lower is better, 0 is perfect. A benchmark reports the mean over documents.
 
 Every segmenter here exposes ``cuts(sentences, vectors=None) -> list[int]`` (cut after sentence
-``i``), the same shape as :class:`kg_platform.segmenting.sage.SageSegmenter`, so one loop times
+``i``), the same shape as :class:`kg_platform.segmenting.sage.SemanticSegmenter`, so one loop times
 and scores them all.
 """
 

@@ -23,8 +23,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.segmenting.sage import (
-    SageModel,
-    SageSegmenter,
+    BoundaryModel,
+    SemanticSegmenter,
     default_model_dir,
     load_model,
     sage_cuts,
@@ -50,7 +50,7 @@ __all__ = ["EmbeddingCache", "TrainResult", "train_head", "train_sage"]
 
 @dataclass
 class TrainResult:
-    model: SageModel
+    model: BoundaryModel
     threshold: float
     metrics: dict[str, Any] = field(default_factory=dict)
 
@@ -82,7 +82,7 @@ def train_head(
     embedder: str = "all-MiniLM-L6-v2",
     patience: int = 4,
     progress: Callable[[str], None] | None = None,
-) -> tuple[SageModel, dict[str, Any]]:
+) -> tuple[BoundaryModel, dict[str, Any]]:
     """Fit the MLP head with BCE and AdamW; keep the epoch with the lowest validation loss.
 
     Pairs keep their order (no swapped copies): a boundary is "end of one paragraph, start of
@@ -91,7 +91,7 @@ def train_head(
     import torch
 
     torch.manual_seed(seed)
-    model = SageModel.new(x1.shape[1], hidden=hidden, dropout=dropout, embedder=embedder)
+    model = BoundaryModel.new(x1.shape[1], hidden=hidden, dropout=dropout, embedder=embedder)
     head = model.head
     opt = torch.optim.AdamW(head.parameters(), lr=lr, weight_decay=weight_decay)
     loss_fn = torch.nn.BCEWithLogitsLoss()
@@ -147,7 +147,7 @@ def train_head(
 
 
 def calibrate_sage_threshold(
-    segmenter: SageSegmenter, docs: list[SegDocument], cache: EmbeddingCache
+    segmenter: SemanticSegmenter, docs: list[SegDocument], cache: EmbeddingCache
 ) -> tuple[float, float]:
     """ss minimising mean (Pk + WindowDiff) / 2 on validation documents, with the segmenter's
     coarse size and mode in place as at inference. Use validation documents only."""
@@ -228,7 +228,7 @@ def train_sage(
     start, coarse_tokens, coarse_mode = segmenter_params(
         settings, load_model(default_model_dir()).meta
     )
-    segmenter = SageSegmenter(
+    segmenter = SemanticSegmenter(
         model, cache.embed, threshold=start, coarse_tokens=coarse_tokens, coarse_mode=coarse_mode
     )
     threshold, val_err = calibrate_sage_threshold(segmenter, data.documents["val"], cache)
