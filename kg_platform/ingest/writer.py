@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
-from functools import cache
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -63,11 +62,17 @@ class _Parameters:
     piece_next: list[dict[str, str]]
 
 
-@cache
+_PROPERTY_NAMES: dict[type, tuple[str, ...]] = {}
+
+
 def _property_names(row_type: type) -> tuple[str, ...]:
     """The stored property names of a row type: its fields but the links, in field order
     (read once per type: ``dataclasses.fields`` costs more than copying a row's values)."""
-    return tuple(f.name for f in fields(row_type) if f.name not in LINK_FIELDS)
+    names = _PROPERTY_NAMES.get(row_type)
+    if names is None:
+        names = tuple(f.name for f in fields(row_type) if f.name not in LINK_FIELDS)
+        _PROPERTY_NAMES[row_type] = names
+    return names
 
 
 def _properties(row: SourceRow | SectionRow | ChunkRow | PieceRow) -> dict[str, Any]:
