@@ -62,13 +62,25 @@ class _Parameters:
     piece_next: list[dict[str, str]]
 
 
+_PROPERTY_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _property_names(row_type: type) -> tuple[str, ...]:
+    """The stored property names of a row type: its fields but the links, in field order
+    (read once per type: ``dataclasses.fields`` costs more than copying a row's values)."""
+    names = _PROPERTY_NAMES.get(row_type)
+    if names is None:
+        names = tuple(f.name for f in fields(row_type) if f.name not in LINK_FIELDS)
+        _PROPERTY_NAMES[row_type] = names
+    return names
+
+
 def _properties(row: SourceRow | SectionRow | ChunkRow | PieceRow) -> dict[str, Any]:
     """A node row's stored properties: every field but the links (tuples as lists)."""
     props: dict[str, Any] = {}
-    for f in fields(row):
-        if f.name not in LINK_FIELDS:
-            value = getattr(row, f.name)
-            props[f.name] = list(value) if isinstance(value, tuple) else value
+    for name in _property_names(type(row)):
+        value = getattr(row, name)
+        props[name] = list(value) if isinstance(value, tuple) else value
     return props
 
 

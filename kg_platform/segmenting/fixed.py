@@ -49,7 +49,7 @@ def split_long_units(units: Sequence[Unit], budget: int, hard_factor: float = 2.
         if unit.tokens <= limit:
             out.append(unit)
             continue
-        ids = encoding().encode(unit.text, disallowed_special=())
+        ids = encoding().encode_ordinary(unit.text)
         for start in range(0, len(ids), budget):
             part = encoding().decode(ids[start : start + budget]).strip()
             if part:
