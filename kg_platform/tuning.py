@@ -247,6 +247,11 @@ class RerankTuning(BaseModel):
     quantize: Literal["auto", "none", "int8"] = Field(
         "auto", description="which copy of the ONNX model yields the rerank's word-piece states"
     )
+    chain_pair: bool = Field(
+        False,
+        description="reorder the late rerank's candidates by the chain-pair model (links to the "
+        "first two candidates, hop score; models/rerank/chain-pair.json)",
+    )
 
 
 class LocalLLMTuning(BaseModel):

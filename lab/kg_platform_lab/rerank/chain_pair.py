@@ -7,128 +7,27 @@ rerank's first two candidates (the anchors, the likely first hops) whether it is
 its title / entity / references link to it, its MDR hop score (the question read together with
 the anchor's text), plus whether the question names its title and the question's shape. A
 logistic regression (fixed a priori, nothing tuned: the README's rule) learns which candidates
-cover a gold paragraph; the ranking sorts the candidates by its probability.
+cover a gold paragraph; the ranking sorts the candidates by its probability. The features and
+the scoring are the product's (:mod:`kg_platform.retrieval.rerank.chain_pair`), so what is
+fitted here is what runs.
 
     python -m kg_platform_lab.rerank.chain_pair rotations pools/hotpotqa.jsonl \
-        pools/2wikimultihopqa.jsonl pools/musique.jsonl --out rotations.json
+        pools/2wikimultihopqa.jsonl pools/musique.jsonl --out rotations.json \
+        --model kg_platform/models/rerank/chain-pair.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kg_platform_lab.rerank.chain_rerank import link_matrices, names
+from kg_platform.retrieval.rerank.chain_pair import ANCHORS, feature_names, features, logits
 
-ANCHORS = 2
-#: words that mark a comparison question ("Which is older, A or B?", "Are both X and Y ...?")
-COMPARISON = re.compile(
-    r"\b(both|same|either|neither|older|younger|earlier|later|first|longer|shorter|"
-    r"larger|smaller|bigger|higher|lower|more|less|fewer)\b|\bor\b|\bthan\b",
-    re.IGNORECASE,
-)
-LINKS = ("title", "entity", "refs")
-
-
-def feature_names() -> list[str]:
-    out = ["late", "rank"]
-    for a in range(ANCHORS):
-        out += [f"is_a{a}", *(f"{k}_a{a}" for k in LINKS), f"hop_a{a}"]
-    out += ["margin", "q_names_c", "q_names_a0", "comparison", "q_words"]
-    for k in LINKS:
-        out += [f"{k}_x_qnames", f"{k}_x_comparison", f"{k}_x_late"]
-    return out
-
-
-def _min_max(values: np.ndarray) -> np.ndarray:
-    lo, hi = float(values.min()), float(values.max())
-    return (values - lo) / (hi - lo) if hi > lo else np.ones_like(values)
-
-
-def refs_matrix(items: list[dict[str, Any]]) -> np.ndarray:
-    """1 where two candidates' sources are joined by a REFERENCES edge (either direction)."""
-    n = len(items)
-    out = np.zeros((n, n), dtype=np.float64)
-    for i in range(n):
-        ri = set(items[i].get("refs") or [])
-        si = items[i].get("source") or ""
-        for j in range(i + 1, n):
-            sj = items[j].get("source") or ""
-            if si and sj and si != sj and (sj in ri or si in set(items[j].get("refs") or [])):
-                out[i, j] = out[j, i] = 1.0
-    return out
-
-
-def features(
-    question: str,
-    items: list[dict[str, Any]],
-    late: np.ndarray,
-    hop: np.ndarray | None,
-    anchors: list[int],
-) -> np.ndarray:
-    """One row per candidate (``items``: the first ``n``, each with ``text``, ``title``,
-    ``entities``, ``source``, ``refs``; ``late``: their shipped late scores; ``hop``: one row
-    per anchor of min-max-scaled hop scores, or None; ``anchors``: the shipped order's first
-    indexes). Columns: :func:`feature_names`."""
-    from kg_platform_lab.rerank.chain_rerank import Candidate
-
-    n = len(items)
-    cands = [
-        Candidate(
-            id=it["id"],
-            text=it["text"],
-            title=it.get("title") or "",
-            entities=tuple(it.get("entities") or ()),
-        )
-        for it in items
-    ]
-    title, entity = link_matrices(question, cands)
-    refs = refs_matrix(items)
-    late_mm = _min_max(np.asarray(late, dtype=np.float64))
-    order = sorted(range(n), key=lambda j: (-round(float(late[j]), 9), j))
-    rank = np.zeros(n)
-    for pos, j in enumerate(order):
-        rank[j] = 1.0 - pos / max(n - 1, 1)
-    q = question.lower()
-    q_names_c = np.asarray([1.0 if names(c.title, q) else 0.0 for c in cands])
-    comparison = 1.0 if COMPARISON.search(question) else 0.0
-    q_words = min(len(question.split()), 40) / 40.0
-    srt = sorted(late_mm, reverse=True)
-    margin = float(srt[0] - srt[2]) if n > 2 else 0.0
-    cols: list[np.ndarray] = [late_mm, rank]
-    any_link = {k: np.zeros(n) for k in LINKS}
-    for r in range(ANCHORS):
-        a = anchors[r] if r < len(anchors) else None
-        is_a = np.zeros(n)
-        links = {k: np.zeros(n) for k in LINKS}
-        h = np.zeros(n)
-        if a is not None:
-            is_a[a] = 1.0
-            links = {"title": title[a].copy(), "entity": entity[a].copy(), "refs": refs[a].copy()}
-            if hop is not None and r < len(hop):
-                h = np.asarray(hop[r], dtype=np.float64)[:n].copy()
-                h[a] = 0.0
-        cols.append(is_a)
-        for k in LINKS:
-            cols.append(links[k])
-            any_link[k] = np.maximum(any_link[k], links[k])
-        cols.append(h)
-    q_names_a0 = 1.0 if anchors and names(cands[anchors[0]].title, q) else 0.0
-    cols += [
-        np.full(n, margin),
-        q_names_c,
-        np.full(n, q_names_a0),
-        np.full(n, comparison),
-        np.full(n, q_words),
-    ]
-    for k in LINKS:
-        cols += [any_link[k] * q_names_c, any_link[k] * comparison, any_link[k] * late_mm]
-    return np.stack(cols, axis=1)
+__all__ = ["ANCHORS", "feature_names", "features", "fit", "logits", "rotations"]
 
 
 # ----------------------------------------------------------------------------------- offline
@@ -188,12 +87,7 @@ def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     }
 
 
-def logits(model: dict[str, Any], x: np.ndarray) -> np.ndarray:
-    w = np.asarray(model["coef"])
-    return ((x - np.asarray(model["mean"])) / np.asarray(model["scale"])) @ w + model["intercept"]
-
-
-def rotations(files: list[Path], out: Path | None) -> None:
+def rotations(files: list[Path], out: Path | None, model_out: Path | None = None) -> None:
     from kg_platform.config import get_settings
     from kg_platform_lab.rerank import chain_study
 
@@ -251,6 +145,18 @@ def rotations(files: list[Path], out: Path | None) -> None:
     print("pooled in-sample", json.dumps(report["pooled"]["in_sample"]), flush=True)
     if out:
         out.write_text(json.dumps(report, indent=1))
+    if model_out:
+        shipped = {
+            **pooled,
+            "about": "chain-pair score (kg_platform/retrieval/rerank/chain_pair.py): logistic "
+            "regression fitted on the pools of the three multi-hop dev sets "
+            "(lab/results/2026-12-03/chain-pair/)",
+            "rotations": [
+                {k: row[k] for k in ("check", "fit_on", "check_model", "check_shipped", "wins")}
+                for row in report["rotations"]
+            ],
+        }
+        model_out.write_text(json.dumps(shipped, indent=1) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -259,8 +165,9 @@ def main(argv: list[str] | None = None) -> None:
     r = sub.add_parser("rotations")
     r.add_argument("files", nargs="+", type=Path)
     r.add_argument("--out", type=Path)
+    r.add_argument("--model", type=Path, help="write the model fitted on all the files here")
     args = p.parse_args(argv)
-    rotations(args.files, args.out)
+    rotations(args.files, args.out, args.model)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,16 @@
-"""The chain-pair study's features and model (pure logic: no graph, no model)."""
+"""The chain-pair score's features and shipped model (pure logic: no graph, no embedder)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from kg_platform_lab.rerank.chain_pair import feature_names, features, fit, logits, refs_matrix
+from kg_platform.retrieval.rerank.chain_pair import (
+    feature_names,
+    features,
+    link_matrices,
+    load_model,
+    logits,
+)
 
 QUESTION = "Where was the director of Jaws born?"
 ITEMS = [
@@ -41,7 +47,7 @@ def column(name: str) -> int:
 
 def test_references_link_joins_sources_either_way_and_not_a_source_to_itself():
     items = [dict(ITEMS[0], refs=["s-bridge"]), dict(ITEMS[2], refs=[]), dict(ITEMS[2], id="b2")]
-    m = refs_matrix(items)
+    m = link_matrices(QUESTION, items)[2]
     assert m[0, 1] == m[1, 0] == 1.0
     assert m[0, 2] == 1.0  # the second chunk of the referenced source
     assert m[1, 2] == 0.0  # two chunks of one source are not linked by REFERENCES
@@ -73,12 +79,13 @@ def test_comparison_questions_are_marked():
     assert (x[:, column("comparison")] == 1.0).all()
 
 
-def test_fitted_model_ranks_a_linked_gold_candidate_over_an_unlinked_one():
-    rng = np.random.default_rng(0)
-    x = rng.random((200, len(feature_names())))
-    y = (x[:, column("title_a0")] > 0.5).astype(float)
-    model = fit(x, y)
+def test_shipped_model_matches_the_features_and_prefers_a_linked_second_hop():
+    model = load_model()
     assert model["features"] == feature_names()
-    a, b = x[:1].copy(), x[:1].copy()
-    a[0, column("title_a0")], b[0, column("title_a0")] = 1.0, 0.0
-    assert logits(model, a)[0] > logits(model, b)[0]
+    late = np.asarray([0.9, 0.8, 0.1])
+    hop = np.asarray([[1.0, 0.2, 0.9], [0.0, 1.0, 0.5]])
+    linked = features(QUESTION, ITEMS, late, hop, anchors=[0, 1])
+    unlinked_items = [dict(ITEMS[0], refs=[]), ITEMS[1], dict(ITEMS[2], refs=[], entities=[])]
+    unlinked = features(QUESTION, unlinked_items, late, hop, anchors=[0, 1])
+    # the same bridge passage scores higher when REFERENCES and an entity join it to the first hop
+    assert logits(model, linked)[2] > logits(model, unlinked)[2]
