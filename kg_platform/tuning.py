@@ -278,6 +278,11 @@ class RerankTuning(BaseModel):
         description="MB of candidates' word-piece states kept on disk between processes "
         "(int8 copy only; 0 = off)",
     )
+    chain_pair: bool = Field(
+        False,
+        description="reorder the late rerank's candidates by the chain-pair model (links to the "
+        "first two candidates, hop score; models/rerank/chain-pair.json)",
+    )
 
 
 class LocalLLMTuning(BaseModel):

@@ -195,8 +195,10 @@ def late_rerank(
     (:func:`~kg_platform.retrieval.rerank.weights.weights_for`); over long documents
     (``rerank.structure``) the document rerank's model instead, which adds where each candidate
     sits in its document (:mod:`kg_platform.retrieval.rerank.structure`); an item's score is
-    then the model's probability that it holds evidence. The rest follow in their order.
-    Keeps every item: the caller's ``k`` or token budget decides how many are used."""
+    then the model's probability that it holds evidence. With ``rerank.chain_pair`` the
+    candidates are then ordered by the chain-pair model, which reads each one's links to the late
+    rerank's first two (:mod:`kg_platform.retrieval.rerank.chain_pair`). The rest follow in
+    their order. Keeps every item: the caller's ``k`` or token budget decides how many are used."""
     from kg_platform.retrieval.rerank.late_interaction import combine, late_scores
     from kg_platform.retrieval.rerank.weights import candidates_for, weights_for
     from kg_platform.retrieval.rerank.structure import model_for, structure_scores
@@ -214,6 +216,14 @@ def late_rerank(
         retrieval = np.asarray([it.score for it in head], dtype=np.float64)
         scores = shown = combine(weights_for(strategy, ctx.settings), cos, sim, retrieval)
     order = sorted(range(len(head)), key=lambda i: (-round(float(scores[i]), 9), i))
+    pair = None
+    if structure is None and ctx.settings.tuning.rerank.chain_pair and len(head) > 2:
+        from kg_platform.retrieval.rerank.chain_pair import chain_pair_scores
+
+        pair = chain_pair_scores(query, ids, [it.text for it in head], scores, ctx)
+        late_pos = {j: p for p, j in enumerate(order)}
+        order = sorted(range(len(head)), key=lambda i: (-round(float(pair[i]), 9), late_pos[i]))
+        shown = 1.0 / (1.0 + np.exp(-pair))
     out = []
     for i in order:
         it = head[i]
@@ -223,7 +233,7 @@ def late_rerank(
             "late_cosine": float(cos[i]),
             "late_maxsim": float(sim[i]),
         }
-        if structure is not None:
+        if structure is not None or pair is not None:
             breakdown["evidence_probability"] = float(shown[i])
         out.append(replace(it, score=float(shown[i]), breakdown=breakdown))
     return out + tail

@@ -78,6 +78,10 @@ def collect(dataset: Path, corpus: str, out: Path, limit: int | None) -> None:
                     max_degree=kp.settings.tuning.entity_graph.max_degree,
                 )
             }
+            refs = {
+                r["id"]: r
+                for r in lab_read(ctx.graph, "evaluation/chain_refs", ids=list(dict.fromkeys(ids)))
+            }
             n = candidates_for(chosen, ctx.settings)
             shipped = combine(
                 weights_for(chosen, ctx.settings),
@@ -118,6 +122,8 @@ def collect(dataset: Path, corpus: str, out: Path, limit: int | None) -> None:
                         "title": (rows.get(it.id) or {}).get("title") or it.source_title or "",
                         "entities": [e for e in (rows.get(it.id) or {}).get("entities", []) if e],
                         "hops": [k for k in it.breakdown if k.startswith(("entity:", "seed:"))],
+                        "source": (refs.get(it.id) or {}).get("source") or it.source_id or "",
+                        "refs": list((refs.get(it.id) or {}).get("refs") or []),
                     }
                     for j, it in enumerate(head)
                 ],
