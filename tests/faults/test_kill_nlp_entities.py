@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg_platform.distilling.nlp import VERSION
+from kg_platform.distilling.nlp import version
 from kg_platform.ingest.writer import drop_corpus
 from tests.faults.helpers import kgp_env, run_kgp
 
@@ -55,7 +55,7 @@ def test_a_killed_nlp_step_leaves_whole_chunks_and_the_next_ingest_finishes(
     )
     assert res.returncode == -9, res.stderr[-2000:]
     state = _state(graph_session, killed)
-    done = [t for t, (marker, _) in state.items() if marker == VERSION]
+    done = [t for t, (marker, _) in state.items() if marker == version(settings.distill.relations)]
     untouched = [t for t, (marker, keys) in state.items() if marker is None and not keys]
     assert len(done) == 2 and len(done) + len(untouched) == len(state) == len(TEXTS)
 
@@ -63,7 +63,7 @@ def test_a_killed_nlp_step_leaves_whole_chunks_and_the_next_ingest_finishes(
     assert again.returncode == 0, again.stderr[-2000:]
     assert run_kgp(["ingest", str(folder), "--corpus", clean, "--json"], env).returncode == 0
     after, reference = _state(graph_session, killed), _state(graph_session, clean)
-    assert all(marker == VERSION for marker, _ in after.values())
+    assert all(marker == version(settings.distill.relations) for marker, _ in after.values())
     assert {t: keys for t, (_, keys) in after.items()} == {
         t: keys for t, (_, keys) in reference.items()
     }

@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kg_platform.distilling.nlp import extract_texts, load_pipeline, query_mentions
+from kg_platform.distilling.nlp import version as nlp_version
 from kg_platform.errors import ConfigError
 from tests.support.data import DOCUMENTS
 from tests.support.passages import ENTITY_PASSAGES
@@ -95,7 +96,7 @@ def test_ingestion_writes_nlp_entities_and_a_changed_source_loses_stale_mentions
     s = settings.model_copy(
         update={
             "distill": settings.distill.model_copy(
-                update={"extractor": "nlp", "nlp_on_ingest": True}
+                update={"extractor": "nlp", "nlp_on_ingest": True, "relations": True}
             )
         }
     )
@@ -233,8 +234,9 @@ def test_distill_extractor_nlp_fills_a_corpus_and_names_are_unique(clean_graph, 
     pending = _count(
         clean_graph,
         "MATCH (c:Chunk {corpus: $c}) WHERE c.level = 1 AND coalesce(c.entities_v, '') <> "
-        "'nlp@2' RETURN count(c)",
+        "$marker RETURN count(c)",
         c=CORPUS,
+        marker=nlp_version(settings.distill.relations),
     )
     assert pending == 0
 
