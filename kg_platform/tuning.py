@@ -279,7 +279,7 @@ class RerankTuning(BaseModel):
         "(int8 copy only; 0 = off)",
     )
     chain_pair: bool = Field(
-        False,
+        True,
         description="reorder the late rerank's candidates by the chain-pair model (links to the "
         "first two candidates, hop score; models/rerank/chain-pair.json)",
     )

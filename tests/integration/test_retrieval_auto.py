@@ -210,10 +210,11 @@ def test_the_default_rerank_reads_candidates_with_int8_and_documents_questions_w
 
 def _late_reranked(kp: KnowledgePlatform, corpus: str, structure: str | None = None):
     """``hybrid``'s candidates for :data:`QUESTION` and the late rerank of them, with
-    ``rerank.structure`` as shipped (``None``) or forced."""
+    ``rerank.structure`` as shipped (``None``) or forced, and without the chain-pair stage that
+    follows it over passages (tests/integration/test_chain_pair_graph.py covers that one)."""
     from kg_platform.retrieval.rerank.selection import late_rerank
 
-    settings = kp.settings
+    settings = kp.settings.with_tuning(rerank={"chain_pair": False})
     if structure is not None:
         rerank = settings.rerank.model_copy(update={"structure": structure})
         settings = settings.model_copy(update={"rerank": rerank})

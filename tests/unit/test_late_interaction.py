@@ -114,8 +114,9 @@ def test_late_rerank_finds_the_answer_diluted_in_a_long_paragraph(embedder):
     # no graph here: the candidates are read without section paths (tests/integration/
     # test_late_context.py covers those)
     # the unfitted rule (cosine + MaxSim only): test_rerank_weights.py covers the fitted ones
+    # (no graph here: the chain-pair stage, which reads links from one, is off)
     settings = Settings(rerank={"query_head": "off"}).with_tuning(
-        rerank={"n_candidates": 3, "section_context": False}
+        rerank={"n_candidates": 3, "section_context": False, "chain_pair": False}
     )
     ctx = SimpleNamespace(settings=settings, embedder=embedder)
     items = [RetrievedItem(id=str(i), text=t, score=1.0 - i / 10) for i, t in enumerate(texts)]

@@ -120,7 +120,7 @@ def test_the_rerank_reads_as_many_candidates_as_the_file_gives_the_strategy(tmp_
     path = tmp_path / "weights.json"
     path.write_text(json.dumps(fitted), encoding="utf-8")
     settings = Settings(rerank={"weights_file": str(path)}).with_tuning(
-        rerank={"section_context": False}
+        rerank={"section_context": False, "chain_pair": False}  # no graph here to read links
     )
     assert candidates_for("entity", settings) == 3
     assert candidates_for("hybrid", settings) == candidates_for(None, settings) == 30
