@@ -69,8 +69,12 @@ def test_links_are_the_titles_and_the_bridging_entities(ctx):
 def _ranked(ctx, weights: dict | None) -> list[str]:
     """The late rerank's order, then (with ``weights``) the chain rerank's over its scores."""
     # no level-2 chunks here: the shape reads as documents, whose structure rerank is turned off
+    # and the product's chain-pair stage is off: this compares the lab's chain rerank with the
+    # late rerank alone (tests/integration/test_chain_pair_graph.py covers the product's stage)
     rerank = ctx.settings.rerank.model_copy(update={"structure": "off"})
-    ctx.settings = ctx.settings.model_copy(update={"rerank": rerank})
+    ctx.settings = ctx.settings.model_copy(update={"rerank": rerank}).with_tuning(
+        rerank={"chain_pair": False}
+    )
     items = [
         RetrievedItem(id=i, text=PASSAGES[i][1], score=1.0 - n / 10)
         for n, i in enumerate(["distractor", "other", "anchor", "bridge"])

@@ -113,7 +113,10 @@ def test_the_fit_orders_candidates_exactly_as_the_product_rerank(embedder, monke
         for i, t in enumerate(texts)
     ]
     ctx = SimpleNamespace(
-        settings=Settings().with_tuning(rerank={"section_context": False, "n_candidates": 4}),
+        # no graph here: the chain-pair stage after the late rerank (it reads links) is off
+        settings=Settings().with_tuning(
+            rerank={"section_context": False, "n_candidates": 4, "chain_pair": False}
+        ),
         embedder=embedder,
     )
     product = [it.id for it in selection.late_rerank(question, items, ctx, "any")]
