@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import ConfigError
+from kg_platform.retrieval.rerank.late_interaction import min_max
 
 if TYPE_CHECKING:
     from kg_platform.retrieval.base import RetrievalContext
@@ -104,11 +105,6 @@ def feature_names() -> list[str]:
     return out
 
 
-def _min_max(values: np.ndarray) -> np.ndarray:
-    lo, hi = float(values.min()), float(values.max())
-    return (values - lo) / (hi - lo) if hi > lo else np.ones_like(values)
-
-
 def late_order(late: np.ndarray) -> list[int]:
     """The candidates' indexes by late score (ties: the strategy's order)."""
     return sorted(range(len(late)), key=lambda j: (-round(float(late[j]), 9), j))
@@ -126,7 +122,7 @@ def chain_features(
     with that anchor's text, or None; ``anchors``: the late order's first indexes."""
     n = len(items)
     title, entity, refs = link_matrices(question, items)
-    late_mm = _min_max(np.asarray(late, dtype=np.float64))
+    late_mm = min_max(np.asarray(late, dtype=np.float64))
     rank = np.zeros(n)
     for pos, j in enumerate(late_order(np.asarray(late))):
         rank[j] = 1.0 - pos / max(n - 1, 1)
@@ -230,7 +226,7 @@ def hop_scores(
         q_tok = q_tok[content_pieces(read, q_off)]
         cos = np.asarray([float(vec @ q_vec) for vec, _, _ in states], dtype=np.float64)
         sim = np.asarray([maxsim(q_tok, tok) for _, tok, _ in states], dtype=np.float64)
-        rows.append(_min_max(cos) + _min_max(sim))
+        rows.append(min_max(cos) + min_max(sim))
     return np.stack(rows) if rows else np.zeros((0, len(ids)))
 
 

@@ -36,6 +36,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from kg_platform.errors import ConfigError
+from kg_platform.retrieval.rerank.chain_pair import hop_scores
+from kg_platform.retrieval.rerank.late_interaction import min_max
 from kg_platform_lab.queries import lab_read
 
 if TYPE_CHECKING:
@@ -106,11 +108,6 @@ def link_matrices(question: str, candidates: Sequence[Candidate]) -> tuple[np.nd
     return title, entity
 
 
-def _min_max(values: np.ndarray) -> np.ndarray:
-    lo, hi = float(values.min()), float(values.max())
-    return (values - lo) / (hi - lo) if hi > lo else np.ones_like(values)
-
-
 def anchors_of(late: np.ndarray, count: int) -> list[int]:
     """The indexes of the ``count`` best late scores (ties: the strategy's order)."""
     order = sorted(range(len(late)), key=lambda i: (-round(float(late[i]), 9), i))
@@ -129,7 +126,7 @@ def chain_scores(
     candidates' hop scores against that anchor, already scaled), in the order of ``anchors``
     (default: :func:`anchors_of`)."""
     n = len(late)
-    score = _min_max(np.asarray(late, dtype=np.float64)) if n else np.zeros(0)
+    score = min_max(np.asarray(late, dtype=np.float64)) if n else np.zeros(0)
     if n < 2 or not weights.active:
         return score
     anchors = list(anchors) if anchors is not None else anchors_of(late, weights.anchors)
@@ -224,40 +221,9 @@ def chain_rerank_scores(
     """The chain scores of the late rerank's candidates (``late``: their late scores, in the
     strategy's order): see the module docstring."""
     if len(ids) < 2 or not weights.active:
-        return _min_max(np.asarray(late, dtype=np.float64)) if len(ids) else np.zeros(0)
+        return min_max(np.asarray(late, dtype=np.float64)) if len(ids) else np.zeros(0)
     candidates = read_candidates(ids, texts, ctx)
     title, entity = link_matrices(query, candidates)
     anchors = anchors_of(late, weights.anchors)
     hop = hop_scores(query, anchors, ids, texts, ctx) if weights.hop else None
     return chain_scores(late, title, entity, weights, hop, anchors)
-
-
-def hop_scores(
-    query: str,
-    anchors: Sequence[int],
-    ids: Sequence[str],
-    texts: Sequence[str],
-    ctx: "RetrievalContext",
-) -> np.ndarray:
-    """Per anchor, each candidate's min-max cosine + min-max MaxSim against the question read
-    together with the anchor's text (the candidates' word-piece states are those the late
-    rerank read, from its cache)."""
-    from kg_platform.retrieval.rerank.late_interaction import (
-        _token_states,
-        content_pieces,
-        maxsim,
-        question_embedder,
-        reading_texts,
-        rerank_embedder,
-    )
-
-    states = _token_states(rerank_embedder(ctx), reading_texts(ids, texts, ctx))
-    rows = []
-    for a in anchors:
-        read = f"{query}\n{texts[a]}"
-        q_vec, q_tok, q_off = _token_states(question_embedder(ctx), [read])[0]
-        q_tok = q_tok[content_pieces(read, q_off)]
-        cos = np.asarray([float(vec @ q_vec) for vec, _, _ in states], dtype=np.float64)
-        sim = np.asarray([maxsim(q_tok, tok) for _, tok, _ in states], dtype=np.float64)
-        rows.append(_min_max(cos) + _min_max(sim))
-    return np.stack(rows) if rows else np.zeros((0, len(ids)))
