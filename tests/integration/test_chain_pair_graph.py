@@ -6,55 +6,20 @@ from __future__ import annotations
 
 import pytest
 
-from kg_platform.retrieval.base import RetrievalContext, RetrievedItem
+from kg_platform.retrieval.base import RetrievedItem
 from kg_platform.retrieval.rerank.chain_pair import read_links
 from kg_platform.retrieval.rerank.selection import late_rerank
+
+from tests.support.chain_graph import PASSAGES, QUESTION, chain_context
 
 pytestmark = pytest.mark.integration
 
 CORPUS = "chain-pair-test"
-QUESTION = "Where was the director of Jaws born?"
-PASSAGES = {
-    # id: (source title, text)
-    "anchor": (
-        "Jaws (film)",
-        "Jaws is a 1975 American thriller film directed by Steven Spielberg.",
-    ),
-    "distractor": (
-        "Jeannot Szwarc",
-        "Jeannot Szwarc, the director of a 1978 sequel, was born in Paris.",
-    ),
-    "bridge": ("Steven Spielberg", "Spielberg grew up in Cincinnati, Ohio, and later in Arizona."),
-    "other": ("Sharks", "Sharks are a group of fish with a skeleton of cartilage."),
-}
 
 
 @pytest.fixture()
 def ctx(clean_graph, settings, embedder):
-    clean_graph.write_raw(
-        """
-        UNWIND $rows AS row
-        CREATE (:Source {id: 's-' + row.id, title: row.title, corpus: $corpus})
-        CREATE (:Chunk {id: row.id, corpus: $corpus, level: 1, text: row.text, tokens: 20,
-                        source_id: 's-' + row.id})
-        WITH count(*) AS made
-        MATCH (a:Chunk {id: 'anchor'}), (b:Chunk {id: 'bridge'}), (o:Chunk {id: 'other'}),
-              (d:Chunk {id: 'distractor'})
-        MATCH (sa:Source {id: 's-anchor'}), (sb:Source {id: 's-bridge'})
-        CREATE (sa)-[:REFERENCES {mentions: 1}]->(sb)
-        CREATE (s:Entity {id: 'e1', key: 'steven spielberg', corpus: $corpus})-[:MENTIONED_IN]->(a)
-        CREATE (s)-[:MENTIONED_IN]->(b)
-        CREATE (:Entity {id: 'e2', key: 'ohio', corpus: $corpus})-[:MENTIONED_IN]->(b)
-        CREATE (h:Entity {id: 'e3', key: 'film', corpus: $corpus})-[:MENTIONED_IN]->(a)
-        CREATE (h)-[:MENTIONED_IN]->(d)
-        CREATE (h)-[:MENTIONED_IN]->(o)
-        """,
-        rows=[{"id": k, "title": t, "text": x} for k, (t, x) in PASSAGES.items()],
-        corpus=CORPUS,
-    )
-    return RetrievalContext(
-        clean_graph, embedder, settings.with_tuning(entity_graph={"max_degree": 2}), corpus=CORPUS
-    )
+    return chain_context(clean_graph, settings, embedder, CORPUS, references=True)
 
 
 def test_links_are_titles_bridging_entities_and_references(ctx):
