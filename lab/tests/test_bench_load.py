@@ -75,3 +75,17 @@ def test_the_kill_run_refuses_what_it_cannot_do():
 
     with pytest.raises(ConfigError, match="kill-neo4j-after"):
         run_kill_load(clients=2, seconds=10, kill_after=20)
+
+
+def test_a_server_that_exits_at_start_is_reported_with_its_own_words(tmp_path):
+    """The bench keeps ``kgp serve``'s log in a file (a pipe nobody reads would block a server
+    that logs much) and shows its end when the server exits before it is ready."""
+    import os
+
+    from kg_platform_lab.bench.load_http import started_server
+
+    env = dict(os.environ) | {"KGP_API_KEY": "short", "KGP_DATA_DIR": str(tmp_path)}
+    with pytest.raises(ConfigError, match="exited with") as failed:
+        with started_server(env):
+            pytest.fail("a server with a 5-character key must not start")
+    assert "32 characters" in str(failed.value)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -37,19 +38,24 @@ START_TIMEOUT_S = 180.0
 @contextmanager
 def started_server(env: dict[str, str] | None = None) -> Iterator[str]:
     """Run ``kgp serve`` on a free loopback port until ready; yield its base URL. Its rate
-    limit is lifted (the load measures the server, not the limiter)."""
+    limit is lifted (the load measures the server, not the limiter).
+
+    Its log goes to a temporary file, not a pipe: nobody reads a pipe during the load, and a
+    server that logs more than the pipe holds (64 KB: a Neo4j kill logs a line per failed
+    request) would block on its next log line and be measured stalled."""
     import httpx
 
     from kg_platform._process import free_port, stop_child
 
     port = free_port()
     kgp = Path(sys.executable).with_name("kgp")
+    server_log = tempfile.TemporaryFile(mode="w+", prefix="kgp-bench-serve-")
     proc = subprocess.Popen(
         [str(kgp), "serve", "--host", "127.0.0.1", "--port", str(port)],
         env=(env or dict(os.environ))
         | {"KGP_SERVE__RATE_PER_S": "100000", "KGP_SERVE__RATE_BURST": "100000"},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=server_log,
         text=True,
     )
     base = f"http://127.0.0.1:{port}"
@@ -57,8 +63,9 @@ def started_server(env: dict[str, str] | None = None) -> Iterator[str]:
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             if proc.poll() is not None:
+                server_log.seek(0)
                 raise ConfigError(
-                    f"kgp serve exited with {proc.returncode}: {(proc.stderr.read() if proc.stderr else '')[-1000:]}",
+                    f"kgp serve exited with {proc.returncode}: {server_log.read()[-1000:]}",
                     hint="run `kgp serve` by hand to see why (is the serve extra installed?)",
                 )
             try:
@@ -75,6 +82,7 @@ def started_server(env: dict[str, str] | None = None) -> Iterator[str]:
         yield base
     finally:
         stop_child(proc, timeout=30)
+        server_log.close()
 
 
 def run_http_load(
