@@ -49,40 +49,38 @@ def started_server(env: dict[str, str] | None = None) -> Iterator[str]:
 
     port = free_port()
     kgp = Path(sys.executable).with_name("kgp")
-    server_log = tempfile.TemporaryFile(mode="w+", prefix="kgp-bench-serve-")
-    proc = subprocess.Popen(
-        [str(kgp), "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=(env or dict(os.environ))
-        | {"KGP_SERVE__RATE_PER_S": "100000", "KGP_SERVE__RATE_BURST": "100000"},
-        stdout=subprocess.DEVNULL,
-        stderr=server_log,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            if proc.poll() is not None:
-                server_log.seek(0)
-                raise ConfigError(
-                    f"kgp serve exited with {proc.returncode}: {server_log.read()[-1000:]}",
-                    hint="run `kgp serve` by hand to see why (is the serve extra installed?)",
-                )
-            try:
-                if httpx.get(f"{base}/v1/ready", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise ConfigError(
-                    f"kgp serve was not ready within {START_TIMEOUT_S:.0f} s",
-                    hint="check `curl {base}/v1/ready`: Neo4j reachable, schema applied?",
-                )
-            time.sleep(0.3)
-        yield base
-    finally:
-        stop_child(proc, timeout=30)
-        server_log.close()
+    with tempfile.TemporaryFile(mode="w+", prefix="kgp-bench-serve-") as server_log:
+        proc = subprocess.Popen(
+            [str(kgp), "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=(env or dict(os.environ))
+            | {"KGP_SERVE__RATE_PER_S": "100000", "KGP_SERVE__RATE_BURST": "100000"},
+            stdout=subprocess.DEVNULL,
+            stderr=server_log,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            deadline = time.monotonic() + START_TIMEOUT_S
+            while True:
+                if proc.poll() is not None:
+                    server_log.seek(0)
+                    raise ConfigError(
+                        f"kgp serve exited with {proc.returncode}: {server_log.read()[-1000:]}",
+                        hint="run `kgp serve` by hand to see why (is the serve extra installed?)",
+                    )
+                try:
+                    if httpx.get(f"{base}/v1/ready", timeout=5).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise ConfigError(
+                        f"kgp serve was not ready within {START_TIMEOUT_S:.0f} s",
+                        hint=f"check `curl {base}/v1/ready`: Neo4j reachable, schema applied?",
+                    )
+                time.sleep(0.3)
+            yield base
+        finally:
+            stop_child(proc, timeout=30)
 
 
 def run_http_load(
