@@ -1,5 +1,7 @@
-"""``kgp lab bench retrieve`` at toy size on a second, real Neo4j: one row per size with every
-strategy next to the plain vector query, and a kept server whose copies the next run reuses."""
+"""``kgp lab bench retrieve`` at toy size on a second, real Neo4j (the suite's spare server,
+passed in, instead of two starts of a kept one of the bench's own: the copies are found in the
+graph either way): one row per size with every strategy next to the plain vector query, and a
+server whose copies the next run reuses."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ CORPUS = "t-bench-retrieve"
 
 
 def test_a_kept_bench_server_is_measured_twice_and_built_once(
-    cli_env, settings, embedder, tmp_path
+    cli_env, settings, embedder, spare_neo4j
 ):
     from kg_platform_lab.qa_ingest import ingest_qa
     from kg_platform.ingest.writer import drop_corpus
@@ -23,7 +25,6 @@ def test_a_kept_bench_server_is_measured_twice_and_built_once(
         pytest.skip("needs the shared bench data (KGP_LAB__BENCH_DIR)")
     drop_corpus(cli_env, CORPUS)
     ingest_qa(cli_env, settings, default_qa_file(), CORPUS, limit=2, embedder=embedder)
-    kept = tmp_path / "replica"
     try:
         lines: list[str] = []
         first = run_bench(
@@ -32,9 +33,7 @@ def test_a_kept_bench_server_is_measured_twice_and_built_once(
             3,
             ["vector", "mog"],
             echo=lines.append,
-            heap="512m",
-            pagecache="256m",
-            keep=kept,
+            server=spare_neo4j,
             rounds=2,
         )
         per_copy = first["pieces_per_copy"]
@@ -58,13 +57,12 @@ def test_a_kept_bench_server_is_measured_twice_and_built_once(
             2,
             ["vector"],
             echo=lines.append,
-            heap="512m",
-            pagecache="256m",
-            keep=kept,
+            server=spare_neo4j,
             questions=default_qa_file(),
         )
         assert any(line.startswith("reusing") for line in lines)  # nothing copied again
         assert again["sizes"][0]["pieces"] == row["pieces"]
         assert again["queries"] == str(default_qa_file())
+        assert spare_neo4j.status().running  # the caller's server: left running
     finally:
         drop_corpus(cli_env, CORPUS)

@@ -242,7 +242,8 @@ def test_the_rate_limit_answers_429(sdk, settings, embedder) -> None:
 
 @pytest.fixture()
 def own_neo4j(spare_neo4j, tmp_path):
-    """The suite's spare Neo4j: it is stopped and started again under the API."""
+    """The suite's spare Neo4j: it is stopped and started again under the API (the test also
+    checks ``LocalNeo4j``'s own stop, status and start on it: one restart for both)."""
     from kg_platform.config import Settings
 
     server = spare_neo4j
@@ -285,7 +286,9 @@ def test_kgp_serve_health_answers_while_neo4j_is_down_and_recovers(own_neo4j) ->
             auth = {"Authorization": f"Bearer {key}"}
             assert client.get("/v1/corpora", headers=auth).status_code == 200
 
-            server.stop()
+            assert server.stop() is True
+            assert not server.status().running
+            assert server.stop() is False  # stopping twice is harmless
             started = time.monotonic()
             down = client.get("/v1/health")
             assert time.monotonic() - started < 15
@@ -295,7 +298,9 @@ def test_kgp_serve_health_answers_while_neo4j_is_down_and_recovers(own_neo4j) ->
             failed = problem(client.get("/v1/corpora", headers=auth), 503)
             assert "unavailable" in failed["detail"].lower() and failed["hint"]
 
-            server.start()
+            status = server.start()
+            assert status.running and status.pid and status.version.startswith("5.26.")
+            assert server.status().running
             deadline = time.monotonic() + 120
             while (back := client.get("/v1/health")).status_code != 200:
                 assert time.monotonic() < deadline, back.text

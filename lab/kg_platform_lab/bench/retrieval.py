@@ -25,13 +25,16 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from kg_platform.config import Settings, get_settings
 from kg_platform.errors import RetrievalError
 from kg_platform_lab.bench.profile import RecordingGraph, profile_calls
+
+if TYPE_CHECKING:
+    from kg_platform.neo4j_server import LocalNeo4j
 
 log = logging.getLogger(__name__)
 
@@ -225,7 +228,13 @@ def run_bench(
     keep: Path | None = None,
     rounds: int = 1,
     questions: Path | None = None,
+    server: LocalNeo4j | None = None,
 ) -> dict[str, Any]:
+    """Time ``strategies`` against the plain vector query on copies of ``corpus`` grown to each
+    of ``sizes`` pieces, on a Neo4j of the bench's own (``heap``/``pagecache``; ephemeral, or
+    kept in ``keep`` so that the next run reuses its copies). ``server``: a running local server
+    to measure on instead (the caller's, neither started nor stopped here; its copies are
+    reused the same way), as the lab's tests pass the suite's spare server."""
     from kg_platform._process import free_port
     from kg_platform_lab.qa_file import read_qa_rows
     from kg_platform.embedding import get_embedder
@@ -246,14 +255,16 @@ def run_bench(
         queries = [p["text"] for p in rng.sample(pieces, min(n_queries, per_copy))]
     embedder = _CachedEmbedder(get_embedder(settings.embedding), queries)
     qvecs = [[float(x) for x in embedder.embed([q])[0]] for q in queries]
-    server_settings = Settings(neo4j={"heap": heap, "pagecache": pagecache})
-    if keep is None:
-        server = LocalNeo4j(server_settings, ephemeral=True)
-    else:
-        server = LocalNeo4j(
-            server_settings, home=keep, bolt_port=free_port(), http_port=free_port()
-        )
-    server.start()
+    own_server = server is None
+    if server is None:
+        server_settings = Settings(neo4j={"heap": heap, "pagecache": pagecache})
+        if keep is None:
+            server = LocalNeo4j(server_settings, ephemeral=True)
+        else:
+            server = LocalNeo4j(
+                server_settings, home=keep, bolt_port=free_port(), http_port=free_port()
+            )
+        server.start()
     report: dict[str, Any] = {
         "corpus": corpus,
         "pieces_per_copy": per_copy,
@@ -353,5 +364,6 @@ def run_bench(
                     top = ", ".join(f"{op} {hits}" for op, hits in prof.top())
                     echo(f"  PROFILE {name}: {prof.db_hits} db hits, {prof.rows} rows; top: {top}")
     finally:
-        server.stop()
+        if own_server:
+            server.stop()
     return report
