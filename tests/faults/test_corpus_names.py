@@ -49,9 +49,7 @@ def test_kgp_ingest_with_an_empty_corpus_exits_2_with_one_line(settings):
     assert "Loading weights" not in res.stderr  # refused before the model loads
 
 
-def test_hostile_corpus_names_are_plain_data(
-    graph_session, settings, embedder, platform, tmp_path
-):
+def test_hostile_corpus_names_are_plain_data(graph_session, settings, embedder, platform, tmp_path):
     # a short file: each name ingests it (the names are what is tested, not the parsing)
     small = tmp_path / "tables.md"
     small.write_text(
