@@ -65,3 +65,23 @@ def test_answers_show_paths_relative_to_their_root(tmp_path: Path) -> None:
     assert run["errors"][0] == {"path": "report.docx", "reason": "report.docx is empty", "hint": ""}
     found = public.answer({"items": [{"source_uri": str(upload), "text": "/etc/passwd stays"}]})
     assert found == {"items": [{"source_uri": "report.docx", "text": "/etc/passwd stays"}]}
+
+
+def test_the_servers_guard_refuses_its_data_and_cache_folders_even_inside_a_root(
+    tmp_path: Path,
+) -> None:
+    """``DATA_DIR`` and ``CACHE_DIR`` hold the Neo4j password, the API keys and model files: a
+    root that contains them (a team's home folder, say) must still not reach them."""
+    root = tmp_path / "home"
+    data, cache = root / ".kgp" / "data", root / ".kgp" / "cache"
+    for folder in (data, cache, root / "notes"):
+        folder.mkdir(parents=True)
+    (data / "api-key").write_text("k")
+    (cache / "model.onnx").write_bytes(b"weights")
+    (root / "notes" / "a.md").write_text("a")
+    (root / "notes" / "cached.md").symlink_to(cache / "model.onnx")
+    settings = Settings(data_dir=data, cache_dir=cache, serve=ServeSettings(ingest_roots=[root]))
+    guard = PathGuard.from_settings(settings)
+    assert guard.resolve(root / "notes" / "a.md") == (root / "notes" / "a.md").resolve()
+    for refused in [data / "api-key", cache / "model.onnx", cache, root / "notes" / "cached.md"]:
+        assert guard.resolve(refused) is None, refused
