@@ -17,6 +17,9 @@
 // entity hops that brought it in, strongest first; `seed` = the question named it).
 // Params: $seeds, $qv, $fetch, $k_seed, $corpus (null = all), $chunk_weight, $damping,
 // $max_degree, $width, $k.
+// Ties (equal to 12 decimals: sums of the same terms in another order differ in the last bits)
+// are ordered by content (an entity's key, a chunk's text) before id: ids hash the corpus name,
+// and a ranking must not depend on what the corpus is called.
 // $ix: prefix of the searched corpus's own index names ('' = the indexes shared by every corpus;
 // graph/corpus_indexes.py: a corpus's own indexes keep its scores free of the other corpora).
 CALL () {
@@ -46,7 +49,8 @@ CALL (w0) {
   WHERE n:Entity OR (1 < bridges AND bridges <= $max_degree)
   WITH n, s, collect(m) AS next
   UNWIND next AS m
-  WITH m, sum(s / size(next)) AS s ORDER BY s DESC LIMIT $width
+  WITH m, sum(s / size(next)) AS s
+  ORDER BY round(s, 12) DESC, coalesce(m.key, m.text) ASC, m.id ASC LIMIT $width
   RETURN collect({n: m, s: s}) AS w1
 }
 CALL (w1) {
@@ -59,7 +63,8 @@ CALL (w1) {
   WHERE n:Entity OR (1 < bridges AND bridges <= $max_degree)
   WITH n, s, collect(m) AS next
   UNWIND next AS m
-  WITH m, sum(s / size(next)) AS s ORDER BY s DESC LIMIT $width
+  WITH m, sum(s / size(next)) AS s
+  ORDER BY round(s, 12) DESC, coalesce(m.key, m.text) ASC, m.id ASC LIMIT $width
   RETURN collect({n: m, s: s}) AS w2
 }
 CALL (w2) {
@@ -72,7 +77,8 @@ CALL (w2) {
   WHERE n:Entity OR (1 < bridges AND bridges <= $max_degree)
   WITH n, s, collect(m) AS next
   UNWIND next AS m
-  WITH m, sum(s / size(next)) AS s ORDER BY s DESC LIMIT $width
+  WITH m, sum(s / size(next)) AS s
+  ORDER BY round(s, 12) DESC, coalesce(m.key, m.text) ASC, m.id ASC LIMIT $width
   RETURN collect({n: m, s: s}) AS w3
 }
 WITH eseeds, [x IN w0 + w1 + w2 + w3 WHERE 'Entity' IN labels(x.n)] AS ents, w0, w1, w2, w3
@@ -81,14 +87,14 @@ UNWIND step.w AS x
 WITH eseeds, ents, step.t AS t, x.n AS c, x.s AS s
 WHERE c:Chunk
 WITH eseeds, ents, c, sum(s * $damping ^ t) AS score, collect({t: t, s: s}) AS per
-ORDER BY score DESC, c.id ASC
+ORDER BY round(score, 12) DESC, c.text ASC, c.id ASC
 LIMIT $k
 CALL (c, ents, eseeds) {
   UNWIND ents AS x
   WITH x.n AS e, x.s AS s
   WHERE (e)-[:MENTIONED_IN]->(c)
   WITH e, sum(s) AS s
-  ORDER BY s DESC, e.id ASC
+  ORDER BY round(s, 12) DESC, e.key ASC, e.id ASC
   LIMIT 3
   RETURN collect({id: e.id, name: e.name, s: s,
                   seed: any(y IN eseeds WHERE y.n = e)}) AS via

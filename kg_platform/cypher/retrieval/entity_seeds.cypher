@@ -24,4 +24,4 @@ CALL (row) {
 }
 WITH e, max(cos) AS cos, max(cos * row.w) AS w, max(row.named) AS named
 RETURN e.id AS id, e.name AS name, e.key AS key, cos, w, named
-ORDER BY w DESC, id ASC
+ORDER BY w DESC, key ASC, id ASC  // ties by name, not by id (ids hash the corpus name)

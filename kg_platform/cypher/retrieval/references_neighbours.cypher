@@ -7,7 +7,7 @@ CALL (row) {
   MATCH (:Source {id: row.source})-[r:REFERENCES]-(n:Source)
   WHERE n.corpus = $corpus AND NOT n.id IN $have
   WITH n, sum(r.mentions) AS m
-  ORDER BY m DESC, n.id
+  ORDER BY m DESC, n.sha256, n.uri, n.id  // ties by content, not by id (ids hash the corpus)
   LIMIT $per
   CALL (n) {
     MATCH (n)-[:HAS_SECTION*1..]->(:Section)-[:HAS_CHUNK]->(c:Chunk {level: 1})
