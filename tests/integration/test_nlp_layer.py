@@ -290,8 +290,8 @@ def test_the_entity_layer_does_not_depend_on_the_corpus_name(
     """The same passages under two corpus names get the same entities: names, types and the
     sources each is mentioned in. The NLP step keeps the first mention of a name it meets in a
     batch, and batches are ordered; ordered by source id (a hash of the corpus name and the
-    uri), the entity layer changed with the corpus's name (MuSiQue's dev set: 10,037 entities
-    against 10,045, and the default path's recall 0.717 against 0.744)."""
+    uri), the entity layer changed with the corpus's name, and so did the entity walk's recall
+    (lab/results/2026-12-03/corpus-name)."""
     from kg_platform.ingest import ingest_paths
     from kg_platform.ingest.ids import source_id
     from tests.support.passages import with_nlp_layer
