@@ -47,8 +47,9 @@ class RetrieveSettings(BaseModel):
         ge=1,
         le=100_000,
         description="index hits fetched before the corpus filter, per index query of the "
-        "mog, propagate and entity strategies (the indexes span all corpora: raise it when "
-        "one corpus is a small share of the database)",
+        "mog, propagate and entity strategies, on graphs whose indexes are shared by every "
+        "corpus (not yet through `kgp init`; raise it when one corpus is a small share of the "
+        "database); a corpus's own indexes are asked for what is needed",
     )
 
 

@@ -8,8 +8,15 @@ BM25 scores of corpus A and crowded A's candidates out of the over-fetched top-k
 pre-filter by property, so each corpus gets its own labels (``ck<hash>_L1``.., ``_Piece``, ...,
 added by the writers beside the shared ones) and its own indexes over them
 (``cypher/corpus/indexes.cypher.template``): a query naming a corpus asks that corpus's indexes,
-whose statistics and neighbours are the corpus's alone. The shared indexes stay for queries over
-every corpus and for databases whose corpora have no indexes of their own yet.
+whose statistics and neighbours are the corpus's alone.
+
+Each node is in one index set, its corpus's. Graphs made before corpora had their own indexes
+also hold shared indexes of the same names without the prefix; ``kgp init`` builds every corpus's
+own set, then drops those (:func:`retire_shared_indexes`): keeping both made every write update
+two Lucene indexes, the shared one over every corpus, which cost ingestion more Neo4j time than
+everything else it writes. A search over every corpus asks each corpus's indexes in turn
+(:class:`~kg_platform.retrieval.base.EveryCorpus`, or one row per corpus in MoG's and MoGG's
+queries).
 
 The corpus part of every label and index name is :func:`~kg_platform.corpus_name.corpus_key`
 (``ck`` + 24 hex digits of a hash of the name), checked against a strict pattern here, the one
@@ -38,7 +45,9 @@ __all__ = [
     "has_corpus_indexes",
     "index_statements",
     "isolate_existing_corpora",
+    "label_corpus_nodes",
     "own_prefix",
+    "retire_shared_indexes",
 ]
 
 _PREFIX = re.compile(r"^ck[0-9a-f]{24}_$")
@@ -75,7 +84,7 @@ def _suffixes() -> tuple[str, ...]:
 
 
 #: The names of a corpus's indexes without its prefix (``chunk_text_l1``, ..., ``entity_embedding``):
-#: the shared index of the same name covers every corpus.
+#: graphs from before one index set per node also have shared indexes of these names.
 INDEX_SUFFIXES: tuple[str, ...] = _suffixes()
 
 
@@ -110,10 +119,14 @@ def has_corpus_indexes(graph: GraphClient, corpus: str) -> bool:
 
 def own_prefix(graph: GraphClient, corpus: str | None) -> str:
     """The prefix a query puts before an index name to search ``corpus``: its own indexes'
-    when it has them all, else ``""`` (the shared indexes; also for ``corpus=None``). Known
-    complete corpora cost nothing (a writer of this process made or saw them)."""
+    when it has them all. Known complete corpora cost nothing (a writer of this process made or
+    saw them). Otherwise ``""``, the shared indexes, which only a graph not yet through `kgp
+    init` still has (:func:`retire_shared_indexes`); without them, a :class:`SchemaError` that
+    says to run it."""
     if not corpus:
-        return ""
+        return _shared_prefix(
+            graph, "no corpus was named (each corpus is searched in its own indexes), and"
+        )
     prefix = corpus_prefix(corpus)
     if (graph.uri, graph.database, prefix) in _ready:
         return prefix
@@ -121,7 +134,24 @@ def own_prefix(graph: GraphClient, corpus: str | None) -> str:
         with _lock:
             _ready.add((graph.uri, graph.database, prefix))
         return prefix
-    return ""
+    return _shared_prefix(graph, f"corpus {corpus!r} has no search indexes of its own yet, and")
+
+
+def _shared_present(graph: GraphClient) -> bool:
+    rows = graph.read_raw(
+        "SHOW INDEXES YIELD name WHERE name IN $names RETURN count(*) AS n",
+        names=list(INDEX_SUFFIXES),
+    )
+    return bool(rows and rows[0]["n"] == len(INDEX_SUFFIXES))
+
+
+def _shared_prefix(graph: GraphClient, what: str) -> str:
+    if _shared_present(graph):
+        return ""
+    raise SchemaError(
+        f"{what} the graph holds no shared search indexes",
+        hint="run `kgp init`: it gives every corpus its own indexes",
+    )
 
 
 def _dimension(graph: GraphClient) -> int:
@@ -145,7 +175,9 @@ def _run_implicit(graph: GraphClient, query: str, **params: Any) -> None:
         raise GraphError(f"Neo4j error {exc.code}: {exc.message}") from exc
 
 
-def _label_nodes(graph: GraphClient, corpus: str, prefix: str) -> None:
+def label_corpus_nodes(graph: GraphClient, corpus: str, prefix: str) -> None:
+    """Give ``corpus``'s nodes the labels its own indexes cover (written by hand, or by a
+    version before corpora had indexes); idempotent."""
     text = resources.files("kg_platform").joinpath("cypher", "corpus", "label_nodes.cypher")
     for statement in split_statements(text.read_text("utf-8")):
         _run_implicit(graph, statement, corpus=corpus, ix=prefix)
@@ -175,12 +207,12 @@ def ensure_corpus_indexes(graph: GraphClient, corpus: str, *, backfill: bool = T
     wanted = {prefix + s for s in INDEX_SUFFIXES}
     if _online(graph, prefix) >= wanted:
         if backfill and not _labelled(graph, corpus, prefix):
-            _label_nodes(graph, corpus, prefix)
+            label_corpus_nodes(graph, corpus, prefix)
         with _lock:
             _ready.add(key)
         return False
     if backfill:
-        _label_nodes(graph, corpus, prefix)
+        label_corpus_nodes(graph, corpus, prefix)
     for statement in index_statements(prefix, _dimension(graph)):
         apply_statement(graph, statement)
     graph.write_raw("CALL db.awaitIndexes(300)")
@@ -200,6 +232,31 @@ def drop_corpus_indexes(graph: GraphClient, corpus: str) -> list[str]:
     names = sorted(r["name"] for r in rows if r["name"].removeprefix(prefix) in INDEX_SUFFIXES)
     for name in names:
         # a name of the form prefix + a suffix of our template: checked above, never user text
+        graph.write_raw(f"DROP INDEX {name} IF EXISTS")
+    return names
+
+
+def retire_shared_indexes(graph: GraphClient) -> list[str]:
+    """Drop the shared twins of the corpus indexes (``chunk_text_l1``, ..., the names of
+    :data:`INDEX_SUFFIXES` without a prefix) once every corpus has its own set; return the names
+    dropped. Nothing is dropped while a corpus still lacks its own set: the shared ones are
+    then what searches it.
+
+    Why: with both, every chunk, piece, section, question, entity and tag was written into two
+    Lucene indexes, one of them spanning every corpus, so each write's index work grew with the
+    whole graph rather than with its corpus."""
+    rows = graph.read_raw(
+        "MATCH (co:Corpus) RETURN co.name AS name UNION "
+        "MATCH (s:Source) WHERE s.corpus IS NOT NULL RETURN DISTINCT s.corpus AS name"
+    )
+    if not all(has_corpus_indexes(graph, r["name"]) for r in rows if r["name"]):
+        return []
+    present = graph.read_raw(
+        "SHOW INDEXES YIELD name WHERE name IN $names RETURN name", names=list(INDEX_SUFFIXES)
+    )
+    names = sorted(r["name"] for r in present)
+    for name in names:
+        # one of our own fixed names (INDEX_SUFFIXES, from the template), never user text
         graph.write_raw(f"DROP INDEX {name} IF EXISTS")
     return names
 

@@ -118,19 +118,36 @@ class RetrievalContext:
     def index_prefix(self, corpus: str | None = None) -> str:
         """What a query prepends to an index name (``chunk_text_l1``, ``piece_embedding``, ...)
         to search ``corpus`` (default: ``self.corpus``): the corpus's own indexes
-        (:mod:`kg_platform.graph.corpus_indexes`), whose BM25 statistics and nearest neighbours
-        no other corpus changes, or ``""`` (the indexes shared by every corpus) for no corpus
-        or one without indexes of its own (written before they existed: `kgp init` builds
-        them). Looked up once per context, like the shares below."""
+        (:func:`~kg_platform.graph.corpus_indexes.own_prefix`), whose BM25 statistics and
+        nearest neighbours no other corpus changes. Looked up once per context, like the
+        shares below. A search over every corpus asks each corpus's in turn
+        (:class:`EveryCorpus`)."""
         corpus = self.corpus if corpus is None else corpus
-        if not corpus:
-            return ""
-        if corpus not in self._prefixes:
-            from kg_platform.graph.corpus_indexes import corpus_prefix, has_corpus_indexes
+        key = corpus or ""
+        if key not in self._prefixes:
+            from kg_platform.graph.corpus_indexes import own_prefix
 
-            own = has_corpus_indexes(self.graph, corpus)
-            self._prefixes[corpus] = corpus_prefix(corpus) if own else ""
-        return self._prefixes[corpus]
+            self._prefixes[key] = own_prefix(self.graph, corpus)
+        return self._prefixes[key]
+
+    def corpora(self) -> list[str]:
+        """The corpora a search covers: ``[self.corpus]``, or every corpus with chunks."""
+        if self.corpus:
+            return [self.corpus]
+        corpora = [r["corpus"] for r in self.graph.read("retrieval/mog_corpora")]
+        if not corpora:
+            raise RetrievalError(
+                "the graph holds no corpus with chunks",
+                hint="ingest documents first: `kgp ingest PATH --corpus NAME`",
+            )
+        return corpora
+
+    def for_corpus(self, corpus: str) -> "RetrievalContext":
+        """The same search restricted to ``corpus`` (a context of its own: its caches are
+        keyed by what they read, but a fresh one keeps each corpus's reads apart)."""
+        return RetrievalContext(
+            self.graph, self.embedder, self.settings, corpus, sources=self.sources
+        )
 
     def router_of(
         self, corpus: str, kind: str, n_levels: int, dim: int | None = None
@@ -237,17 +254,21 @@ _REGISTRY: dict[str, tuple[StrategyFactory, str]] = {}
 
 
 def register_strategy(
-    name: str, description: str, *, scoped: bool = False
+    name: str, description: str, *, scoped: bool = False, every_corpus: bool = False
 ) -> Callable[[StrategyFactory], StrategyFactory]:
     """Decorator: ``@register_strategy("bm25", "fulltext over level-2 chunks", scoped=True)``.
 
     ``scoped=True`` says the strategy honours ``ctx.sources`` inside its queries; asking any
     other strategy for a document scope fails with a clear error rather than ignoring it.
+    ``every_corpus=True`` says it searches every corpus itself when ``ctx.corpus`` is None (MoG's
+    and MoGG's queries take one row per corpus; ``auto`` picks for the whole graph); any other
+    strategy is then run once per corpus by :class:`EveryCorpus`.
     """
 
     def wrap(factory: StrategyFactory) -> StrategyFactory:
         _REGISTRY[name] = (factory, description)
         factory.supports_scope = scoped  # type: ignore[attr-defined]
+        factory.every_corpus = every_corpus  # type: ignore[attr-defined]
         return factory
 
     return wrap
@@ -297,8 +318,8 @@ def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
     if name not in _REGISTRY:
         known = ", ".join(sorted(_REGISTRY)) or "none"
         raise RetrievalError(f"unknown strategy {name!r}", hint=f"known strategies: {known}")
-    strategy = _REGISTRY[name][0](ctx)
-    if ctx.sources and not getattr(_REGISTRY[name][0], "supports_scope", False):
+    factory = _REGISTRY[name][0]
+    if ctx.sources and not getattr(factory, "supports_scope", False):
         scoped = ", ".join(
             n for n, (f, _) in sorted(_REGISTRY.items()) if getattr(f, "supports_scope", False)
         )
@@ -306,4 +327,46 @@ def get_strategy(name: str, ctx: RetrievalContext) -> Strategy:
             f"strategy {name!r} cannot be restricted to a document scope yet",
             hint=f"retrieve without a document scope, or use one of: {scoped}",
         )
-    return strategy
+    if ctx.corpus is None and not getattr(factory, "every_corpus", False):
+        return EveryCorpus(name, ctx)
+    return factory(ctx)
+
+
+class EveryCorpus:
+    """A one-corpus strategy run over every corpus (``ctx.corpus`` None), its answers pooled.
+
+    Why: every corpus has indexes of its own (:mod:`kg_platform.graph.corpus_indexes`) and no
+    index spans them, so a search over all of them is one search per corpus. Each part keeps
+    its own ranking; the pool orders by score (the strategies' scores are cosines, BM25 or sums
+    of them, on one scale whatever the corpus), then by corpus name and the part's own order.
+    """
+
+    def __init__(self, name: str, ctx: RetrievalContext) -> None:
+        self.name = name
+        self.parts: list[Strategy] = []
+        self._refused: list[RetrievalError] = []
+        for corpus in sorted(ctx.corpora()):
+            try:
+                self.parts.append(get_strategy(name, ctx.for_corpus(corpus)))
+            except RetrievalError as exc:  # this corpus cannot answer this way (no such layer)
+                self._refused.append(exc)
+        if not self.parts:
+            raise self._refused[0]
+
+    def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
+        """Each corpus's top ``k``, pooled; a corpus that cannot answer this way (its graph
+        lacks the layer the strategy reads, e.g. atomic questions) is left out, unless none can.
+        """
+        pooled: list[tuple[float, int, int, RetrievedItem]] = []
+        refused = list(self._refused)
+        for part, strategy in enumerate(self.parts):
+            try:
+                found = strategy.retrieve(query, k)
+            except RetrievalError as exc:
+                refused.append(exc)
+                continue
+            pooled.extend((-round(it.score, 12), part, rank, it) for rank, it in enumerate(found))
+        if refused and len(refused) == len(self.parts) + len(self._refused):
+            raise refused[0]
+        pooled.sort(key=lambda row: row[:3])
+        return [item for *_, item in pooled[:k]]

@@ -34,16 +34,22 @@ class WriteVerbs(PlatformParts):
     """What writes the graph or reports on what was written (part of ``KnowledgePlatform``)."""
 
     def init_schema(self) -> int:
-        """Apply the schema migrations (idempotent) and give every corpus its own indexes
+        """Apply the schema migrations (idempotent), give every corpus its own indexes
         (:func:`~kg_platform.graph.corpus_indexes.isolate_existing_corpora`: a backfill for
-        corpora written before they had them); return the schema version."""
+        corpora written before they had them), then drop the shared indexes those replace
+        (:func:`~kg_platform.graph.corpus_indexes.retire_shared_indexes`); return the schema
+        version."""
         from kg_platform.graph import schema
-        from kg_platform.graph.corpus_indexes import isolate_existing_corpora
+        from kg_platform.graph.corpus_indexes import (
+            isolate_existing_corpora,
+            retire_shared_indexes,
+        )
 
         version = schema.apply_migrations(
             self.graph, self.embedder.dimension, self.embedder.model_name
         )
         isolate_existing_corpora(self.graph)
+        retire_shared_indexes(self.graph)
         return version
 
     def drop_vector_indexes(self) -> list[str]:

@@ -8,8 +8,10 @@ so the comparison is about the retrieval logic only.
 
 Known differences, on purpose:
 
-* neither retriever can restrict its index query to one corpus, so we over-fetch ``top_k`` and
-  filter by the ``corpus`` property in Python (doubling the fetch while too few survive);
+* each retriever is given the corpus's own indexes (``ck<hash>_chunk_embedding_l2``, ...: a
+  corpus's nodes are in no other index), as a user with one corpus per database has them; the
+  ``corpus`` filter in Python (doubling the fetch while too few survive) stays for graphs whose
+  corpora are not yet through `kgp init`;
 * with a document scope (``ctx.sources``) the vector peer uses the library's own pre-filter
   (``filters={"source_id": {"$in": ids}}``, an exact search over the matching nodes); the hybrid
   peer has no filter, so its hits are filtered by source in Python, fetching up to
@@ -78,13 +80,13 @@ class GraphragPeer:
         from neo4j_graphrag.retrievers import HybridRetriever, VectorRetriever
 
         embedder = graphrag_embedder(self.ctx.embedder)
-        vector_index = f"chunk_embedding_l{self.level}"
+        vector_index = f"{self.ctx.index_prefix()}chunk_embedding_l{self.level}"
         try:
             if self.hybrid:
                 self._retriever = HybridRetriever(
                     self.ctx.graph.driver,
                     vector_index_name=vector_index,
-                    fulltext_index_name=f"chunk_text_l{self.level}",
+                    fulltext_index_name=f"{self.ctx.index_prefix()}chunk_text_l{self.level}",
                     embedder=embedder,
                     return_properties=RETURN_PROPERTIES,
                     neo4j_database=self.ctx.graph.database,
@@ -110,7 +112,7 @@ class GraphragPeer:
 
             self._vector = VectorRetriever(
                 self.ctx.graph.driver,
-                index_name=f"chunk_embedding_l{self.level}",
+                index_name=f"{self.ctx.index_prefix()}chunk_embedding_l{self.level}",
                 embedder=graphrag_embedder(self.ctx.embedder),
                 return_properties=RETURN_PROPERTIES,
                 neo4j_database=self.ctx.graph.database,

@@ -11,6 +11,8 @@ import pytest
 
 from kg_platform.distilling import distill_corpus, remove_source_distillation
 from kg_platform.distilling.common import make_id
+from kg_platform.graph.corpus_indexes import own_prefix
+from tests.support.fixtures import index_corpus
 from kg_platform.llm import get_llm
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
 from support.fake_openai import FakeOpenAI, llm_settings_for
@@ -164,6 +166,7 @@ def write_source(graph, embedder, uri: str, texts: list[str]) -> str:
         uri=uri,
         rows=rows,
     )
+    index_corpus(graph, CORPUS)  # the labels and indexes of its own a writer gives a corpus
     return sid
 
 
@@ -203,8 +206,9 @@ def test_atomizing_writes_questions_with_embeddings_and_resumes_for_free(llm_env
     assert server.calls == 2
     # vector index works: the question's own embedding finds it first
     hit = graph.read_raw(
-        "CALL db.index.vector.queryNodes('atomic_question_embedding', 1, $v) "
+        "CALL db.index.vector.queryNodes($ix + 'atomic_question_embedding', 1, $v) "
         "YIELD node RETURN node.text AS t",
+        ix=own_prefix(graph, CORPUS),
         v=embedder.embed(["Where was Marie Curie born?"])[0].tolist(),
     )
     assert hit[0]["t"] == "Where was Marie Curie born?"

@@ -8,6 +8,7 @@ second hop of a multi-hop question."""
 from __future__ import annotations
 
 import pytest
+from tests.support.fixtures import index_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -42,6 +43,7 @@ def test_a_chunk_passes_its_mass_only_to_entities_that_lead_to_another_chunk(
         """,
         corpus=CORPUS,
     )
+    index_corpus(clean_graph, CORPUS)  # hand-written nodes: the corpus's own labels and indexes
     walk = {"chunk_seeds": 0, "chunk_weight": 0.0, "damping": 1.0, "max_degree": 3}
     ctx = RetrievalContext(
         clean_graph, embedder, settings.with_tuning(entity_graph=walk), corpus=CORPUS

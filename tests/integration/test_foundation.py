@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kg_platform.errors import GraphError, Neo4jServerError, VectorDimensionMismatch
+from tests.support.fixtures import index_corpus
 from kg_platform.graph.schema import (
     apply_migrations,
     apply_statement,
@@ -69,17 +70,20 @@ def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
     ]
     vectors = embedder.embed(texts)
     clean_graph.write_raw(
-        "UNWIND $rows AS row CREATE (c:Chunk:L1 {id: row.id, text: row.text, level: 1}) "
+        "UNWIND $rows AS row CREATE (c:Chunk:L1 {id: row.id, text: row.text, level: 1, "
+        "corpus: 'foundation'}) "
         "WITH c, row CALL db.create.setNodeVectorProperty(c, 'embedding', row.vec)",
         rows=[
             {"id": f"c{i}", "text": t, "vec": v.tolist()}
             for i, (t, v) in enumerate(zip(texts, vectors))
         ],
     )
+    ix = index_corpus(clean_graph, "foundation")
     query = embedder.embed(["Which graph database uses nodes and relationships?"])[0]
     rows = clean_graph.read_raw(
-        "CALL db.index.vector.queryNodes('chunk_embedding_l1', 3, $q) YIELD node, score "
+        "CALL db.index.vector.queryNodes($ix + 'chunk_embedding_l1', 3, $q) YIELD node, score "
         "RETURN node.id AS id, score",
+        ix=ix,
         q=query.tolist(),
     )
     assert rows[0]["id"] == "c1"
@@ -91,7 +95,7 @@ def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
 
 def test_fulltext_index_returns_a_scored_hit(clean_graph):
     clean_graph.write_raw(
-        "UNWIND $rows AS row CREATE (:Piece {id: row.id, text: row.text})",
+        "UNWIND $rows AS row CREATE (:Piece {id: row.id, text: row.text, corpus: 'foundation'})",
         rows=[
             {"id": "p1", "text": "Mallards are dabbling ducks."},
             {"id": "p2", "text": "Graph databases answer path queries."},
@@ -99,8 +103,9 @@ def test_fulltext_index_returns_a_scored_hit(clean_graph):
     )
     try:
         rows = clean_graph.read_raw(
-            "CALL db.index.fulltext.queryNodes('piece_text', $q) YIELD node, score "
+            "CALL db.index.fulltext.queryNodes($ix + 'piece_text', $q) YIELD node, score "
             "RETURN node.id AS id, score",
+            ix=index_corpus(clean_graph, "foundation"),
             q="dabbling ducks",
         )
         assert [r["id"] for r in rows] == ["p1"]

@@ -15,6 +15,7 @@ import pytest
 from kg_platform.distilling.common import normalise_name
 from kg_platform.retrieval.strategies.question_keys import question_mentions
 from tests.support.passages import ENTITY_PASSAGES, ingest_passages, with_nlp_layer
+from tests.support.fixtures import index_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -42,6 +43,7 @@ def entities(clean_graph):
         "corpus: row.corpus})",
         rows=ENTITIES,
     )
+    index_corpus(clean_graph, CORPUS)  # hand-written nodes: the corpus's own labels and indexes
     return clean_graph
 
 

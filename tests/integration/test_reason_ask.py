@@ -15,6 +15,7 @@ from kg_platform.errors import ConfigError
 from kg_platform.reasoning import NO_LLM_MARK, Reasoner
 from kg_platform.reasoning.trajectory import load_trajectory
 from support.fake_openai import FakeOpenAI, fake_llm, llm_settings_for  # noqa: F401
+from tests.support.fixtures import index_corpus
 
 pytestmark = pytest.mark.integration
 
@@ -91,7 +92,7 @@ def kb(clean_graph, embedder):
             }
         )
     clean_graph.write_raw(BUILD, docs=docs, corpus=CORPUS)
-    clean_graph.write_raw("CALL db.awaitIndexes(60)")
+    index_corpus(clean_graph, CORPUS)  # hand-written nodes: the corpus's own labels and indexes
     return clean_graph
 
 

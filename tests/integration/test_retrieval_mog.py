@@ -9,8 +9,10 @@ from __future__ import annotations
 import pytest
 
 from kg_platform.retrieval.base import RetrievalContext, get_strategy
+from kg_platform.graph.corpus_indexes import corpus_prefix
 from kg_platform.graph.lucene import fulltext_query
 from kg_platform.retrieval.strategies.mog import CorpusPlan, MoGStrategy
+from tests.support.fixtures import index_corpus
 from tests.support.reference import PieceInfo, mogg_reference_select, reference_select
 from kg_platform.retrieval.strategies import mogg as mogg_mod
 from kg_platform.retrieval.strategies.mogg import MoGGStrategy
@@ -171,7 +173,8 @@ def _build(graph, embedder) -> dict:
     for r in next_rows:
         for u, v in ((r["a"], r["b"]), (r["b"], r["a"])):
             with_next.setdefault(u, {})[v] = max(1.0, with_next.get(u, {}).get(v, 0.0))
-    graph.write_raw("CALL db.awaitIndexes(60)")
+    for corpus in TEXTS:  # hand-written nodes: label them and build the corpus's own indexes
+        index_corpus(graph, corpus)
     return {
         "ancestors": ancestors,
         "corpus_of": corpus_of,
@@ -188,15 +191,24 @@ def world(clean_graph, embedder, settings):
     return ctx, data
 
 
+def _own_indexes(name: str) -> list[str]:
+    """Every corpus's own index called ``name`` (no index spans the corpora)."""
+    return [corpus_prefix(corpus) + name for corpus in TEXTS]
+
+
 def _chunk_hits(graph, query: str, levels: int) -> dict:
     hits = {}
     for g in range(1, levels + 1):
-        rows = graph.read_raw(
-            "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
-            "RETURN node.corpus AS corpus, node.id AS id, score",
-            index=f"chunk_text_l{g}",
-            q=fulltext_query(query),
-        )
+        rows = [
+            r
+            for index in _own_indexes(f"chunk_text_l{g}")
+            for r in graph.read_raw(
+                "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
+                "RETURN node.corpus AS corpus, node.id AS id, score",
+                index=index,
+                q=fulltext_query(query),
+            )
+        ]
         for r in rows:
             hits.setdefault((r["corpus"], g), []).append((r["id"], r["score"]))
     return hits
@@ -247,12 +259,16 @@ def test_mog_cypher_equals_python_reference(world, question, normalise):
 def _vector_hits(graph, qvec, levels: int) -> dict:
     hits = {}
     for g in range(1, levels + 1):
-        rows = graph.read_raw(
-            "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
-            "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
-            index=f"chunk_embedding_l{g}",
-            qv=[float(x) for x in qvec],
-        )
+        rows = [
+            r
+            for index in _own_indexes(f"chunk_embedding_l{g}")
+            for r in graph.read_raw(
+                "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
+                "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
+                index=index,
+                qv=[float(x) for x in qvec],
+            )
+        ]
         for r in rows:
             hits.setdefault((r["corpus"], g, "vector"), []).append((r["id"], r["score"]))
     return hits
@@ -319,17 +335,27 @@ def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
     """``{corpus: {index: [(piece, score)]}}`` straight from the indexes (every hit)."""
     out: dict = {}
     if seed_index in ("bm25", "hybrid"):
-        for r in graph.read_raw(
-            "CALL db.index.fulltext.queryNodes('piece_text', $q, {limit: 1000}) YIELD node, score "
-            "RETURN node.corpus AS corpus, node.id AS id, score",
-            q=fulltext_query(query),
+        for r in (
+            r
+            for index in _own_indexes("piece_text")
+            for r in graph.read_raw(
+                "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
+                "RETURN node.corpus AS corpus, node.id AS id, score",
+                index=index,
+                q=fulltext_query(query),
+            )
         ):
             out.setdefault(r["corpus"], {}).setdefault("bm25", []).append((r["id"], r["score"]))
     if seed_index in ("vector", "hybrid"):
-        for r in graph.read_raw(
-            "CALL db.index.vector.queryNodes('piece_embedding', 1000, $qv) YIELD node, score "
-            "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
-            qv=[float(x) for x in qvec],
+        for r in (
+            r
+            for index in _own_indexes("piece_embedding")
+            for r in graph.read_raw(
+                "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
+                "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
+                index=index,
+                qv=[float(x) for x in qvec],
+            )
         ):
             out.setdefault(r["corpus"], {}).setdefault("vector", []).append((r["id"], r["score"]))
     return out
@@ -489,13 +515,13 @@ def test_propagate_matches_the_chunk_layer_cosines(world):
 
     from kg_platform.retrieval.strategies.propagate import PropagateStrategy
 
-    ctx, _ = world
+    ctx = world[0].for_corpus("tA")  # one corpus: its own indexes (every corpus: EveryCorpus)
     question = "porcelain made in Saxony"
     # the pieces have vectors too: P weighs 0 so only the chunk layer counts
     items = PropagateStrategy(ctx, lam={"C": 0.5, "P": 0.0, "D": 0.2, "I": 0.1, "T": 0.0}).retrieve(
         question, 4
     )
-    rows = ctx.graph.read_raw("MATCH (c:L1) RETURN c.id AS id, c.embedding AS e")
+    rows = ctx.graph.read_raw("MATCH (c:L1 {corpus: 'tA'}) RETURN c.id AS id, c.embedding AS e")
     q = ctx.embedder.embed([question])[0]
     cos = {r["id"]: float(np.dot(q, np.asarray(r["e"]))) for r in rows}
     want = sorted(cos, key=lambda i: -cos[i])[:4]  # only the chunk layer exists in this graph
@@ -511,11 +537,12 @@ def test_propagate_lexical_layer_is_normalised_bm25(world):
     """Layer T = BM25 of level-1 chunks divided by the best hit's; alone it ranks like the index."""
     from kg_platform.retrieval.strategies.propagate import PropagateStrategy
 
-    ctx, _ = world
+    ctx = world[0].for_corpus("tA")
     question = "porcelain Meissen"
     rows = ctx.graph.read_raw(
-        "CALL db.index.fulltext.queryNodes('chunk_text_l1', $q, {limit: 10}) YIELD node, score "
-        "RETURN node.id AS id, score",
+        "CALL db.index.fulltext.queryNodes($ix + 'chunk_text_l1', $q, {limit: 10}) "
+        "YIELD node, score RETURN node.id AS id, score",
+        ix=ctx.index_prefix(),
         q=fulltext_query(question),
     )
     lam = {"C": 0.0, "P": 0.0, "D": 0.0, "I": 0.0, "T": 1.0}
@@ -538,19 +565,20 @@ def test_profile_records_and_profiles_the_strategy_cypher(world):
 
     ctx, _ = world
     recorder = RecordingGraph(ctx.graph)
-    rctx = RetrievalContext(graph=recorder, embedder=ctx.embedder, settings=ctx.settings)
+    rctx = RetrievalContext(
+        graph=recorder, embedder=ctx.embedder, settings=ctx.settings, corpus="tA"
+    )
     items = get_strategy("propagate", rctx).retrieve("river Elbe Dresden", 3)
     MoGGStrategy(rctx).run("river Elbe Dresden", 2, [CorpusPlan("tA", (0.0, 1.0, 0.0), 2)])
-    # one corpus filtered: MoGG first sizes its index over-fetch by that corpus's share, then
-    # reads its documents' median length (auto hops); both once per context
+    # the corpus has its own indexes, so no over-fetch to size; MoGG reads its documents'
+    # median length (auto hops) once per context
     assert [name for name, _ in recorder.calls] == [
         "retrieval/propagate_chunks",
-        "retrieval/corpus_share",
         "retrieval/median_source_tokens",
         "retrieval/mogg_r1",
     ]
     prof = profile_calls(ctx.graph, recorder.calls)
-    assert prof.rows == len(items) + 1 + 1 + 2  # PROFILE returns the same rows as the real run
+    assert prof.rows == len(items) + 1 + 2  # PROFILE returns the same rows as the real run
     assert prof.db_hits > 0 and prof.db_hits == sum(prof.operators.values())
     assert prof.top(1)[0][1] > 0 and prof.to_dict()["statements"] == prof.statements
 
@@ -592,7 +620,7 @@ def test_propagate_queries_only_the_layers_it_weighs(world):
     candidate's base score."""
     from kg_platform.retrieval.strategies.propagate import PropagateStrategy
 
-    ctx, _ = world
+    ctx = world[0].for_corpus("tA")
     assert PropagateStrategy(ctx).queried_layers() == ["C", "D", "I", "T"]  # P weighs 0
     lam = {"C": 0.0, "P": 0.2, "D": 0.0, "I": 0.0, "T": 0.0}
     only_p = PropagateStrategy(ctx, lam=lam)
@@ -609,6 +637,10 @@ def test_index_fetch_follows_the_corpus_share(world):
     ctx, _ = world
     share = ctx.graph.read("retrieval/corpus_share", corpus="tA")[0]["share"]
     assert share == pytest.approx(11 / 18)  # tA: 6 + 3 + 2 chunks of 6 + 3 + 2 + 4 + 2 + 1
+    # corpora with their own indexes need no over-fetch: every hit is theirs
+    assert ctx.index_fetch(5, 200, ["tA"]) == 5 and ctx.index_fetch(5, 200, ["tA", "tB"]) == 5
+    # a corpus searched through shared indexes (a graph not yet through `kgp init`) does
+    ctx._prefixes.update({"tA": "", "tB": ""})
     assert ctx.index_fetch(5, 200) == 5  # nothing filtered
     assert ctx.index_fetch(5, 200, ["tA"]) == int(5 * 4 / share) + 1
     assert ctx.index_fetch(100, 200, ["tA"]) == 200  # capped at the ceiling
@@ -620,13 +652,14 @@ def test_fit_weights_searches_present_layers_on_the_train_part(world):
     """`kgp lab router fit-propagation`: fit on the train questions only; absent layers stay 0."""
     from kg_platform.retrieval.strategies.propagate import LAYERS, fit_weights, rank_with
 
-    ctx, _ = world
-    questions = ["porcelain Meissen Saxony", "Vienna capital Austria Danube"]
+    ctx = world[0].for_corpus("tA")
+    questions = ["porcelain Meissen Saxony", "Hamburg port containers Asia"]
     targets = []
     for q in questions:  # the lexical layer's best chunk is the one each question asks for
         rows = ctx.graph.read_raw(
-            "CALL db.index.fulltext.queryNodes('chunk_text_l1', $q, {limit: 1}) YIELD node "
+            "CALL db.index.fulltext.queryNodes($ix + 'chunk_text_l1', $q, {limit: 1}) YIELD node "
             "RETURN node.id AS id",
+            ix=ctx.index_prefix(),
             q=fulltext_query(q),
         )
         targets.append(rows[0]["id"])
@@ -645,12 +678,12 @@ def test_fit_candidates_are_asked_in_each_questions_scope(world):
     context's own scope is restored afterwards."""
     from kg_platform.retrieval.strategies.propagate import grid_scores, layer_candidates
 
-    ctx, data = world
+    ctx = world[0].for_corpus("tB")
     questions = ["Which river flows through Dresden?", "Which river flows through Dresden?"]
-    cached = layer_candidates(ctx, questions, 3, scopes=[["tB-src"], None])
+    cached = layer_candidates(ctx, questions, 3, scopes=[["tB-src"], ["tA-src"]])
     assert ctx.sources is None
     assert cached[0] and {it.source_id for it in cached[0]} == {"tB-src"}
-    assert {data["corpus_of"][it.id] for it in cached[1]} > {"tB"}  # unscoped: every corpus
+    assert cached[1] == []  # the second question's scope holds no source of this corpus
 
     def in_tb(i, items):
         return 1.0 if items and items[0].source_id == "tB-src" else 0.0

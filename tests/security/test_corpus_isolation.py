@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from kg_platform.errors import SchemaError
 from kg_platform.retrieval.base import get_strategy
 from kg_platform.sdk import KnowledgePlatform
 from tests.support.data import DEV
@@ -115,8 +116,8 @@ def test_kgp_init_gives_a_corpus_written_before_isolation_its_own_indexes(
     clean_graph, settings, embedder, tmp_path
 ) -> None:
     """A database from before corpora had their own indexes: its corpora are searched through
-    the shared indexes (correct, not isolated) until `kgp init` labels their nodes and builds
-    their indexes."""
+    the shared indexes (correct, not isolated) until `kgp init` labels their nodes, builds
+    their indexes and then drops the shared ones; without either, a search says to run it."""
     from kg_platform.graph.corpus_indexes import (
         INDEX_SUFFIXES,
         corpus_prefix,
@@ -134,6 +135,9 @@ def test_kgp_init_gives_a_corpus_written_before_isolation_its_own_indexes(
     for suffix in ("L1", "L2", "L3", "L4", "L5", "L6", "Piece", "Section"):
         clean_graph.write_raw("MATCH (n:$($label)) REMOVE n:$($label)", label=own + suffix)
     assert not has_corpus_indexes(clean_graph, A)
+    with pytest.raises(SchemaError, match="kgp init"):  # neither its own nor shared indexes
+        kp.retrieval_context(A).index_prefix()
+    _create_shared_indexes(clean_graph, embedder.dimension)  # what older versions made
     ctx = kp.retrieval_context(A)
     assert ctx.index_prefix() == ""
     shared = get_strategy("bm25", ctx).retrieve(questions[0], K)
@@ -141,6 +145,10 @@ def test_kgp_init_gives_a_corpus_written_before_isolation_its_own_indexes(
 
     kp.init_schema()
     assert has_corpus_indexes(clean_graph, A)
+    left = clean_graph.read_raw(
+        "SHOW INDEXES YIELD name WHERE name IN $names RETURN name", names=list(INDEX_SUFFIXES)
+    )
+    assert left == []  # every corpus has its own: the shared ones are dropped
     rows = clean_graph.read_raw(
         "MATCH (n:Chunk {corpus: $a}) RETURN count(n) AS all, "
         "count(CASE WHEN any(x IN labels(n) WHERE x STARTS WITH $own) THEN 1 END) AS own",
@@ -156,3 +164,17 @@ def test_kgp_init_gives_a_corpus_written_before_isolation_its_own_indexes(
     }
     assert len(isolated) == len(shared)
     assert len(INDEX_SUFFIXES) == 19
+
+
+def _create_shared_indexes(graph, dimension: int) -> None:
+    """The indexes over every corpus that versions before one index set per node created (the
+    corpus template's statements without a prefix)."""
+    from importlib import resources
+
+    from kg_platform.graph.cypher import split_statements
+
+    text = resources.files("kg_platform").joinpath("cypher", "corpus", "indexes.cypher.template")
+    rendered = text.read_text("utf-8").replace("{ix}", "").replace("{dimension}", str(dimension))
+    for statement in split_statements(rendered):
+        graph.write_raw(statement)
+    graph.write_raw("CALL db.awaitIndexes(120)")

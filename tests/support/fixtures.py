@@ -211,3 +211,20 @@ def _wipe(graph) -> None:
             "MATCH (n) WHERE NOT n:SchemaMigration AND NOT n:SchemaInfo "
             "CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
         ).consume()
+
+
+def index_corpus(graph, corpus: str) -> str:
+    """What `kgp init` does for a corpus a test wrote by hand (raw Cypher, shared labels only):
+    label its nodes for its own indexes, build them, wait until they answer; return its prefix
+    (what a query puts before an index name: ``prefix + "chunk_text_l1"``)."""
+    from kg_platform.graph.corpus_indexes import (
+        corpus_prefix,
+        ensure_corpus_indexes,
+        label_corpus_nodes,
+    )
+
+    prefix = corpus_prefix(corpus)
+    label_corpus_nodes(graph, corpus, prefix)
+    ensure_corpus_indexes(graph, corpus, backfill=False)
+    graph.write_raw("CALL db.awaitIndexes(60)")
+    return prefix

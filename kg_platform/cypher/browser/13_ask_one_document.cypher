@@ -12,9 +12,14 @@ WITH s, question ORDER BY COUNT { MATCH (c:L2 {source_id: s.id}) } DESC, s.id LI
 WITH s, trim(reduce(q = question, ch IN ['\\', '+', '-', '!', '(', ')', ':', '^', '[', ']', '"',
                                          '{', '}', '~', '*', '?', '|', '&', '/'] |
                     replace(q, ch, ' '))) AS q
-CALL (s, q) {
-  WITH s, q WHERE q <> ''
-  CALL db.index.fulltext.queryNodes('chunk_text_l2', q, {limit: 5000}) YIELD node, score
+// The document's corpus has its own fulltext index (named for the label its level-2 chunks carry
+// beside L2: ck<hash>_L2 -> ck<hash>_chunk_text_l2).
+OPTIONAL MATCH (c2:L2 {source_id: s.id})
+WITH s, q, head([l IN labels(head(collect(c2))) WHERE l ENDS WITH '_L2']) AS own
+WITH s, q, left(own, size(own) - 2) + 'chunk_text_l2' AS ix
+CALL (s, q, ix) {
+  WITH s, q, ix WHERE q <> '' AND ix IS NOT NULL
+  CALL db.index.fulltext.queryNodes(ix, q, {limit: 5000}) YIELD node, score
   WITH node, score WHERE node.source_id = s.id
   RETURN node AS c, score
   ORDER BY score DESC LIMIT 5

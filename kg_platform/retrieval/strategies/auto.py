@@ -162,6 +162,7 @@ class AutoStrategy:
     "the distilled layer and the question names one of its entities), chosen by the scope's "
     "level-2 chunks per source",
     scoped=True,
+    every_corpus=True,
 )
 def _auto(ctx: RetrievalContext) -> AutoStrategy:
     return AutoStrategy(ctx)

@@ -1,9 +1,10 @@
 """Baseline strategies every idea is compared with: ``bm25``, ``vector`` and ``hybrid``.
 
 All three read fixed-size level-2 chunks (``:Chunk:L2``) through our own Neo4j indexes
-(``chunk_text_l2``, ``chunk_embedding_l2``). The indexes span every corpus and Neo4j 5.26 cannot
-pre-filter them, so each query over-fetches and filters by ``corpus`` in Cypher, doubling the
-fetch until ``k`` results of the corpus are found or the index has no more hits. With a document
+(the corpus's own ``chunk_text_l2`` and ``chunk_embedding_l2``). Each query still filters by
+``corpus`` in Cypher, doubling the fetch until ``k`` results of the corpus are found or the index
+has no more hits: on a graph not yet through `kgp init` the index is one shared by every corpus,
+and Neo4j 5.26 cannot pre-filter it. With a document
 scope (``ctx.sources``) the fulltext side also filters by source, its first fetch sized by the
 scope's share; the vector side skips the index and scores the scope's chunks exactly.
 """

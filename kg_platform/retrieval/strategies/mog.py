@@ -91,19 +91,6 @@ def one_hot(level: int, n: int) -> tuple[float, ...]:
     return tuple(1.0 if g == level else 0.0 for g in range(1, n + 1))
 
 
-def list_corpora(ctx: RetrievalContext) -> list[str]:
-    if ctx.corpus:
-        return [ctx.corpus]
-    rows = ctx.graph.read("retrieval/mog_corpora")
-    corpora = [r["corpus"] for r in rows]
-    if not corpora:
-        raise RetrievalError(
-            "the graph holds no corpus with chunks",
-            hint="ingest documents first: `kgp ingest PATH --corpus NAME`",
-        )
-    return corpora
-
-
 def plan_for(ctx: RetrievalContext, corpus: str, qvec: np.ndarray, kind: str) -> CorpusPlan:
     """The router's weights for ``corpus`` or, without a trained router, the fixed level."""
     from kg_platform.retrieval.strategies.router import n_levels_for
@@ -143,7 +130,7 @@ class MoGStrategy:
 
     def plans(self, query: str) -> tuple[list[CorpusPlan], np.ndarray]:
         qvec = self.ctx.embedder.embed([query])[0]
-        return [plan_for(self.ctx, c, qvec, "mog") for c in list_corpora(self.ctx)], qvec
+        return [plan_for(self.ctx, c, qvec, "mog") for c in self.ctx.corpora()], qvec
 
     def retrieve(self, query: str, k: int) -> list[RetrievedItem]:
         plans, qvec = self.plans(query)
@@ -206,12 +193,18 @@ class MoGStrategy:
     "Mix-of-Granularity: per-level BM25 (or dense) -> router-weighted "
     "level-1 scores -> containers at the router's level, one Cypher query",
     scoped=True,
+    every_corpus=True,
 )
 def _mog(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx)
 
 
-@register_strategy("mog-dense", "MoG scored with the per-level vector indexes", scoped=True)
+@register_strategy(
+    "mog-dense",
+    "MoG scored with the per-level vector indexes",
+    scoped=True,
+    every_corpus=True,
+)
 def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="dense")
 
@@ -220,6 +213,7 @@ def _mog_dense(ctx: RetrievalContext) -> MoGStrategy:
     "mog-bm25",
     "MoG scored with the per-level fulltext (BM25) indexes only, as in the paper",
     scoped=True,
+    every_corpus=True,
 )
 def _mog_bm25(ctx: RetrievalContext) -> MoGStrategy:
     return MoGStrategy(ctx, scoring="bm25")

@@ -37,7 +37,7 @@ from kg_platform.errors import RetrievalError
 from kg_platform.retrieval.base import RetrievalContext, RetrievedItem, register_strategy
 from kg_platform.graph.lucene import fulltext_query
 from kg_platform.graph.params import vector_param
-from kg_platform.retrieval.strategies.mog import CorpusPlan, list_corpora, plan_for
+from kg_platform.retrieval.strategies.mog import CorpusPlan, plan_for
 
 log = logging.getLogger(__name__)
 MAX_RADIUS = 3
@@ -71,7 +71,7 @@ class MoGGStrategy:
         skip = self.ctx.settings.tuning.mog.mogg_level_skip
         plans = [
             plan_for(self.ctx, c, qvec, "mogg").without_low_weights(skip)
-            for c in list_corpora(self.ctx)
+            for c in self.ctx.corpora()
         ]
         self.last_plans = plans
         return self.run(query, k, plans, qvec)
@@ -167,6 +167,7 @@ class MoGGStrategy:
     "MoG over the piece graph: BM25 + vector seed pieces -> SIMILAR hop groups "
     "per level -> router-weighted two-step selection, one Cypher query per radius",
     scoped=True,
+    every_corpus=True,
 )
 def _mogg(ctx: RetrievalContext) -> MoGGStrategy:
     return MoGGStrategy(ctx)

@@ -86,7 +86,7 @@ _EDGE_READS = {  # name: (query, type, start label, end label)
 
 #: The baseline every strategy's latency is divided by: one plain vector index query.
 _VECTOR_QUERY = (
-    "CALL db.index.vector.queryNodes('piece_embedding', 10, $qv) "
+    "CALL db.index.vector.queryNodes($ix + 'piece_embedding', 10, $qv) "
     "YIELD node, score RETURN node.id AS id, score"
 )
 
@@ -306,9 +306,12 @@ def run_bench(
                     graph=graph, embedder=embedder, settings=bench_settings, corpus=corpus
                 )
                 row: dict[str, Any] = {"pieces": pieces}
-                graph.read_raw(_VECTOR_QUERY, qv=qvecs[0])
+                ix = ctx.index_prefix()
+                graph.read_raw(_VECTOR_QUERY, qv=qvecs[0], ix=ix)
                 runners: dict[str, Callable[[int], Any]] = {
-                    "vector_query": lambda i: graph.read_raw(_VECTOR_QUERY, qv=qvecs[i])
+                    "vector_query": lambda i, ix=ix: graph.read_raw(
+                        _VECTOR_QUERY, qv=qvecs[i], ix=ix
+                    )
                 }
                 profiles: dict[str, Any] = {}
                 for name in strategies:
