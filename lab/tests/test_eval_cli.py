@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from tests.support.data import DEV
+from tests.support.fixtures import index_corpus
 
 
 pytestmark = pytest.mark.integration
@@ -72,7 +73,7 @@ def build_qa_corpus(graph, embedder, path: Path, corpus: str, questions: int) ->
         corpus=corpus,
         rows=rows,
     )
-    graph.read_raw("CALL db.awaitIndexes(60)")
+    index_corpus(graph, corpus)  # hand-written nodes: the corpus's own labels and indexes
     return len(rows)
 
 

@@ -108,8 +108,29 @@ def test_each_corpus_has_its_own_indexes_and_dropping_it_drops_them(two_corpora)
         a=A,
     )
     assert counts[0]["global_l1"] == counts[0]["own"] > 0
+    # one index set per node: no index of the shared names exists beside the corpora's
+    assert not set(INDEX_SUFFIXES) & names()
     kp.drop_corpus(B)
     assert not (own[B] & names()) and own[A] <= names()
+
+
+@pytest.mark.parametrize("strategy", ["bm25", "propagate"])
+def test_a_search_over_every_corpus_pools_each_corpus_s_own_answers(two_corpora, strategy) -> None:
+    """No index spans the corpora, so a search naming none runs in each corpus and pools the
+    answers by score: the same items and scores as the per-corpus searches, best first."""
+    kp, questions, ingest_b = two_corpora
+    ingest_b()
+    ctx = kp.retrieval_context(None)
+    for q in questions:
+        pooled = get_strategy(strategy, ctx).retrieve(q, K)
+        each = [
+            (it.id, it.score)
+            for c in (A, B)
+            for it in get_strategy(strategy, kp.retrieval_context(c)).retrieve(q, K)
+        ]
+        assert [(it.id, it.score) for it in pooled] == sorted(each, key=lambda x: -round(x[1], 12))[
+            :K
+        ]
 
 
 def test_kgp_init_gives_a_corpus_written_before_isolation_its_own_indexes(

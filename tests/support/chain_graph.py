@@ -55,6 +55,9 @@ def chain_context(
             "MATCH (sa:Source {id: 's-anchor'}), (sb:Source {id: 's-bridge'}) "
             "CREATE (sa)-[:REFERENCES {mentions: 1}]->(sb)"
         )
+    from tests.support.fixtures import index_corpus
+
+    index_corpus(graph, corpus)  # hand-written nodes: the corpus's own labels and indexes
     return RetrievalContext(
         graph, embedder, settings.with_tuning(entity_graph={"max_degree": 2}), corpus=corpus
     )

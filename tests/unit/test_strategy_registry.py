@@ -30,7 +30,9 @@ def counted_scans(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def _ctx() -> RetrievalContext:
-    return RetrievalContext(graph=None, embedder=None, settings=Settings(), corpus=None)  # type: ignore[arg-type]
+    """A context naming a corpus: building a strategy for it reads nothing (a search over every
+    corpus would first list the corpora, and there is no graph here)."""
+    return RetrievalContext(graph=None, embedder=None, settings=Settings(), corpus="unit")  # type: ignore[arg-type]
 
 
 def test_plugins_are_scanned_once_for_many_strategies(counted_scans: list[str]) -> None:

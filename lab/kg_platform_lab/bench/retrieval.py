@@ -31,6 +31,11 @@ import numpy as np
 
 from kg_platform.config import Settings, get_settings
 from kg_platform.errors import RetrievalError
+from kg_platform.graph.corpus_indexes import (
+    corpus_prefix,
+    ensure_corpus_indexes,
+    label_corpus_nodes,
+)
 from kg_platform_lab.bench.profile import RecordingGraph, profile_calls
 
 if TYPE_CHECKING:
@@ -295,6 +300,9 @@ def run_bench(
                         n=copies,
                         p=per_copy,
                     )
+                # the copies are written by hand: give them the corpus's own labels and indexes
+                label_corpus_nodes(graph, corpus, corpus_prefix(corpus))
+                ensure_corpus_indexes(graph, corpus, backfill=False)
                 graph.write_raw("CALL db.awaitIndexes(3600)")
                 pieces = graph.read_raw("MATCH (p:Piece) RETURN count(p) AS n")[0]["n"]
                 echo(f"size {pieces} pieces ({copies} copies) built in {time.time() - t0:.0f}s")
