@@ -191,24 +191,29 @@ def world(clean_graph, embedder, settings):
     return ctx, data
 
 
-def _own_indexes(name: str) -> list[str]:
-    """Every corpus's own index called ``name`` (no index spans the corpora)."""
-    return [corpus_prefix(corpus) + name for corpus in TEXTS]
+_FULLTEXT = (
+    "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
+    "RETURN node.corpus AS corpus, node.id AS id, score"
+)
+_VECTOR = (
+    "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
+    "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score"
+)
+
+
+def _own_hits(graph, name: str, cypher: str, **params) -> list:
+    """Every hit of every corpus's own index called ``name`` (no index spans the corpora)."""
+    return [
+        r
+        for corpus in TEXTS
+        for r in graph.read_raw(cypher, index=corpus_prefix(corpus) + name, **params)
+    ]
 
 
 def _chunk_hits(graph, query: str, levels: int) -> dict:
     hits = {}
     for g in range(1, levels + 1):
-        rows = [
-            r
-            for index in _own_indexes(f"chunk_text_l{g}")
-            for r in graph.read_raw(
-                "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
-                "RETURN node.corpus AS corpus, node.id AS id, score",
-                index=index,
-                q=fulltext_query(query),
-            )
-        ]
+        rows = _own_hits(graph, f"chunk_text_l{g}", _FULLTEXT, q=fulltext_query(query))
         for r in rows:
             hits.setdefault((r["corpus"], g), []).append((r["id"], r["score"]))
     return hits
@@ -259,16 +264,7 @@ def test_mog_cypher_equals_python_reference(world, question, normalise):
 def _vector_hits(graph, qvec, levels: int) -> dict:
     hits = {}
     for g in range(1, levels + 1):
-        rows = [
-            r
-            for index in _own_indexes(f"chunk_embedding_l{g}")
-            for r in graph.read_raw(
-                "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
-                "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
-                index=index,
-                qv=[float(x) for x in qvec],
-            )
-        ]
+        rows = _own_hits(graph, f"chunk_embedding_l{g}", _VECTOR, qv=[float(x) for x in qvec])
         for r in rows:
             hits.setdefault((r["corpus"], g, "vector"), []).append((r["id"], r["score"]))
     return hits
@@ -335,28 +331,10 @@ def _piece_hits(graph, query: str, qvec, seed_index: str) -> dict:
     """``{corpus: {index: [(piece, score)]}}`` straight from the indexes (every hit)."""
     out: dict = {}
     if seed_index in ("bm25", "hybrid"):
-        for r in (
-            r
-            for index in _own_indexes("piece_text")
-            for r in graph.read_raw(
-                "CALL db.index.fulltext.queryNodes($index, $q, {limit: 1000}) YIELD node, score "
-                "RETURN node.corpus AS corpus, node.id AS id, score",
-                index=index,
-                q=fulltext_query(query),
-            )
-        ):
+        for r in _own_hits(graph, "piece_text", _FULLTEXT, q=fulltext_query(query)):
             out.setdefault(r["corpus"], {}).setdefault("bm25", []).append((r["id"], r["score"]))
     if seed_index in ("vector", "hybrid"):
-        for r in (
-            r
-            for index in _own_indexes("piece_embedding")
-            for r in graph.read_raw(
-                "CALL db.index.vector.queryNodes($index, 1000, $qv) YIELD node, score "
-                "RETURN node.corpus AS corpus, node.id AS id, 2 * score - 1 AS score",
-                index=index,
-                qv=[float(x) for x in qvec],
-            )
-        ):
+        for r in _own_hits(graph, "piece_embedding", _VECTOR, qv=[float(x) for x in qvec]):
             out.setdefault(r["corpus"], {}).setdefault("vector", []).append((r["id"], r["score"]))
     return out
 
