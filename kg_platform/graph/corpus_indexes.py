@@ -48,6 +48,7 @@ __all__ = [
     "label_corpus_nodes",
     "own_prefix",
     "retire_shared_indexes",
+    "UNREAD_SHARED",
 ]
 
 _PREFIX = re.compile(r"^ck[0-9a-f]{24}_$")
@@ -86,6 +87,11 @@ def _suffixes() -> tuple[str, ...]:
 #: The names of a corpus's indexes without its prefix (``chunk_text_l1``, ..., ``entity_embedding``):
 #: graphs from before one index set per node also have shared indexes of these names.
 INDEX_SUFFIXES: tuple[str, ...] = _suffixes()
+
+
+#: Indexes over every corpus that graphs before one index set per node had and no query reads
+#: (sources' embeddings, atomic questions' and entities' text): each write paid for them.
+UNREAD_SHARED: tuple[str, ...] = ("source_embedding", "atomic_question_text", "entity_name")
 
 
 def _online(graph: GraphClient, prefix: str) -> set[str]:
@@ -239,8 +245,9 @@ def drop_corpus_indexes(graph: GraphClient, corpus: str) -> list[str]:
 def retire_shared_indexes(graph: GraphClient) -> list[str]:
     """Drop the shared twins of the corpus indexes (``chunk_text_l1``, ..., the names of
     :data:`INDEX_SUFFIXES` without a prefix) once every corpus has its own set; return the names
-    dropped. Nothing is dropped while a corpus still lacks its own set: the shared ones are
-    then what searches it.
+    dropped. Nothing of those is dropped while a corpus still lacks its own set: the shared
+    ones are then what searches it. The indexes no query reads (:data:`UNREAD_SHARED`) go
+    in any case.
 
     Why: with both, every chunk, piece, section, question, entity and tag was written into two
     Lucene indexes, one of them spanning every corpus, so each write's index work grew with the
@@ -249,10 +256,11 @@ def retire_shared_indexes(graph: GraphClient) -> list[str]:
         "MATCH (co:Corpus) RETURN co.name AS name UNION "
         "MATCH (s:Source) WHERE s.corpus IS NOT NULL RETURN DISTINCT s.corpus AS name"
     )
-    if not all(has_corpus_indexes(graph, r["name"]) for r in rows if r["name"]):
-        return []
+    retired = list(UNREAD_SHARED)
+    if all(has_corpus_indexes(graph, r["name"]) for r in rows if r["name"]):
+        retired += INDEX_SUFFIXES
     present = graph.read_raw(
-        "SHOW INDEXES YIELD name WHERE name IN $names RETURN name", names=list(INDEX_SUFFIXES)
+        "SHOW INDEXES YIELD name WHERE name IN $names RETURN name", names=retired
     )
     names = sorted(r["name"] for r in present)
     for name in names:

@@ -54,12 +54,10 @@ def test_a_schema_rule_another_process_just_created_is_not_an_error(graph_sessio
     out ``IF NOT EXISTS`` on an index the schema has, must count as applied; a real conflict
     (the name taken by a different rule) must still fail."""
     apply_statement(
-        graph_session, "CREATE FULLTEXT INDEX entity_name FOR (n:Entity) ON EACH [n.name]"
+        graph_session, "CREATE INDEX piece_term_key FOR (n:PieceTerm) ON (n.corpus, n.term)"
     )
-    with pytest.raises(GraphError, match="entity_name"):
-        apply_statement(
-            graph_session, "CREATE FULLTEXT INDEX entity_name FOR (n:Entity) ON EACH [n.id]"
-        )
+    with pytest.raises(GraphError, match="piece_term_key"):
+        apply_statement(graph_session, "CREATE INDEX piece_term_key FOR (n:PieceTerm) ON (n.term)")
 
 
 def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
@@ -115,6 +113,7 @@ def test_fulltext_index_returns_a_scored_hit(clean_graph):
 
 
 def test_wrong_vector_dimension_raises_our_error(graph_session, embedder):
+    index_corpus(graph_session, "foundation")  # a corpus's vector indexes, of the model's size
     check_dimension(graph_session, embedder.dimension)  # the right one passes
     with pytest.raises(VectorDimensionMismatch) as info:
         apply_migrations(graph_session, embedder.dimension + 1)
