@@ -133,14 +133,22 @@ def own_prefix(graph: GraphClient, corpus: str | None) -> str:
         return _shared_prefix(
             graph, "no corpus was named (each corpus is searched in its own indexes), and"
         )
-    prefix = corpus_prefix(corpus)
-    if (graph.uri, graph.database, prefix) in _ready:
-        return prefix
-    if has_corpus_indexes(graph, corpus):
-        with _lock:
-            _ready.add((graph.uri, graph.database, prefix))
-        return prefix
+    if _complete(graph, corpus):
+        return corpus_prefix(corpus)
     return _shared_prefix(graph, f"corpus {corpus!r} has no search indexes of its own yet, and")
+
+
+def _complete(graph: GraphClient, corpus: str) -> bool:
+    """:func:`has_corpus_indexes`, free for corpora this process already made or saw complete
+    (remembered in ``_ready``)."""
+    key = (graph.uri, graph.database, corpus_prefix(corpus))
+    if key in _ready:
+        return True
+    if not has_corpus_indexes(graph, corpus):
+        return False
+    with _lock:
+        _ready.add(key)
+    return True
 
 
 def _shared_present(graph: GraphClient) -> bool:
@@ -242,6 +250,15 @@ def drop_corpus_indexes(graph: GraphClient, corpus: str) -> list[str]:
     return names
 
 
+def _corpus_names(graph: GraphClient) -> list[str]:
+    """Every corpus the graph names (a ``Corpus`` node, or a source's ``corpus``), sorted."""
+    rows = graph.read_raw(
+        "MATCH (co:Corpus) RETURN co.name AS name UNION "
+        "MATCH (s:Source) WHERE s.corpus IS NOT NULL RETURN DISTINCT s.corpus AS name"
+    )
+    return sorted({r["name"] for r in rows if r["name"]})
+
+
 def retire_shared_indexes(graph: GraphClient) -> list[str]:
     """Drop the shared twins of the corpus indexes (``chunk_text_l1``, ..., the names of
     :data:`INDEX_SUFFIXES` without a prefix) once every corpus has its own set; return the names
@@ -252,12 +269,8 @@ def retire_shared_indexes(graph: GraphClient) -> list[str]:
     Why: with both, every chunk, piece, section, question, entity and tag was written into two
     Lucene indexes, one of them spanning every corpus, so each write's index work grew with the
     whole graph rather than with its corpus."""
-    rows = graph.read_raw(
-        "MATCH (co:Corpus) RETURN co.name AS name UNION "
-        "MATCH (s:Source) WHERE s.corpus IS NOT NULL RETURN DISTINCT s.corpus AS name"
-    )
     retired = list(UNREAD_SHARED)
-    if all(has_corpus_indexes(graph, r["name"]) for r in rows if r["name"]):
+    if all(_complete(graph, name) for name in _corpus_names(graph)):
         retired += INDEX_SUFFIXES
     present = graph.read_raw(
         "SHOW INDEXES YIELD name WHERE name IN $names RETURN name", names=retired
@@ -277,12 +290,8 @@ def isolate_existing_corpora(graph: GraphClient) -> list[str]:
     ``SHOW INDEXES``."""
     with _lock:
         _ready.clear()  # look again: `kgp init --drop-vector-indexes` dropped some
-    rows = graph.read_raw(
-        "MATCH (co:Corpus) RETURN co.name AS name UNION "
-        "MATCH (s:Source) WHERE s.corpus IS NOT NULL RETURN DISTINCT s.corpus AS name"
-    )
     done = []
-    for name in sorted({r["name"] for r in rows if r["name"]}):
+    for name in _corpus_names(graph):
         if ensure_corpus_indexes(graph, name):
             done.append(name)
     return done

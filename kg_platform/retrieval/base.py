@@ -358,7 +358,7 @@ class EveryCorpus:
         lacks the layer the strategy reads, e.g. atomic questions) is left out, unless none can.
         """
         pooled: list[tuple[float, int, int, RetrievedItem]] = []
-        refused = list(self._refused)
+        refused: list[RetrievalError] = []
         for part, strategy in enumerate(self.parts):
             try:
                 found = strategy.retrieve(query, k)
@@ -366,7 +366,7 @@ class EveryCorpus:
                 refused.append(exc)
                 continue
             pooled.extend((-round(it.score, 12), part, rank, it) for rank, it in enumerate(found))
-        if refused and len(refused) == len(self.parts) + len(self._refused):
-            raise refused[0]
+        if len(refused) == len(self.parts):  # no corpus could answer: say why the first could not
+            raise (self._refused + refused)[0]
         pooled.sort(key=lambda row: row[:3])
         return [item for *_, item in pooled[:k]]
