@@ -8,17 +8,20 @@ With it:
 - a request that fails with the graph unavailable, or a failed probe, *opens* the breaker;
 - while it is open a background thread probes Neo4j every :attr:`GraphHealth.interval_s` with
   a driver of its own (short connect and acquisition timeouts, no transaction retries), every
-  request answers 503 (``Retry-After: 1``) at once, and the requests already waiting on the
-  database are answered 503 as well (their threads are abandoned to the driver);
+  request answers 503 (``Retry-After: 1``) after at most :attr:`GraphHealth.hold_s` (sooner
+  served, if the breaker closes meanwhile; :meth:`GraphHealth.hold`), and the requests already
+  waiting on the database are answered 503 at once (their threads are abandoned to the
+  driver);
 - the first successful probe closes it: the next request runs as usual. With a ``warm``
-  callable the probe of an open breaker also runs the statements every request starts with
-  (the key table's read, on the requests' own driver) before it closes: a Neo4j that was just
-  restarted answers ``RETURN 1`` at once but plans each statement afresh on a cold JVM (its
-  first read of the key table took 14 s under load), and the requests that came in meanwhile
-  waited on it and then answered 503 after all. While the warm-up runs the breaker stays open
-  (503 at once, ``Retry-After: 1``); once it closes, ``/v1/health`` says ok and a graph key is
-  checked at once. Not warmed: the retrieval statements, whose first run after a restart is
-  still slow on a cold server (answered 200 late, not 503).
+  callable the probe of an open breaker also runs the statements requests run (the key
+  table's read and one default search, on the requests' own driver) before it closes: a
+  Neo4j that was just restarted answers ``RETURN 1`` at once but plans each statement afresh
+  on a cold JVM (its first read of the key table took 14 s under load, the default search
+  3-4 s idle), and the requests that came in meanwhile each planned them again, waited, and
+  then answered 503 or a late 200. While the warm-up runs the breaker stays open (503 at
+  once, ``Retry-After: 1``); once it closes, ``/v1/health`` says ok, a graph key is checked at
+  once and a search finds its plans cached. Statements of other strategies and paths are
+  still planned by their first request.
 
 While requests are in flight the same thread probes every :attr:`GraphHealth.watch_s`, so a
 database that dies under a running query is noticed without waiting for the query's driver.
@@ -46,6 +49,8 @@ __all__ = ["GraphHealth"]
 log = logging.getLogger(__name__)
 
 _SLOW = "slow"
+#: how recent a late probe's success must be to close the breaker without probing again (s)
+FRESH_S = 1.0
 
 
 class GraphHealth:
@@ -59,12 +64,14 @@ class GraphHealth:
         interval_s: float = 0.25,
         watch_s: float = 0.5,
         probe_timeout_s: float = 2.0,
+        hold_s: float = 0.25,
     ) -> None:
         self._probe = probe
         self._warm = warm
         self.interval_s = interval_s
         self.watch_s = watch_s
         self.probe_timeout_s = probe_timeout_s
+        self.hold_s = hold_s
         self._cond = threading.Condition()
         self._degraded = False
         self._since = 0.0
@@ -72,7 +79,8 @@ class GraphHealth:
         self._suspect = False
         self._last_probe = 0.0
         self._closed = False
-        self._probing: threading.Thread | None = None
+        self._probing: threading.Thread | None = None  # a probe that outlived its time
+        self._late_outcome: tuple[float, str | None] = (0.0, "no probe yet")
         self._thread = threading.Thread(target=self._loop, name="kgp-graph-health", daemon=True)
         self._thread.start()
 
@@ -96,6 +104,19 @@ class GraphHealth:
         """Raise the 503 problem while the breaker is open."""
         if self._degraded:
             raise self.unavailable()
+
+    async def hold(self) -> None:
+        """Before a request's 503 of an open breaker: wait up to :attr:`hold_s`, less when it
+        closes meanwhile (then the request is served after all).
+
+        A client that retries in a loop, honouring nothing but a short pause, otherwise gets
+        hundreds of 503s a second: eight such clients (``kgp lab bench load --http
+        --kill-neo4j-after``) got about 10,000 in a 20 s outage, and answering them took about
+        a core of a 2-core machine from the restarting Neo4j and its warm-up; held, about 300.
+        The wait costs no thread; the 503 still comes within a second."""
+        deadline = time.monotonic() + self.hold_s
+        while self._degraded and (left := deadline - time.monotonic()) > 0:
+            await anyio.sleep(min(0.05, left))
 
     def trip(self, reason: str) -> None:
         """Open the breaker (the graph is unavailable: a failed request or probe says so)."""
@@ -142,9 +163,11 @@ class GraphHealth:
                 self._busy -= 1
 
     async def run(self, fn: Callable[[], T], limiter: anyio.CapacityLimiter) -> T:
-        """``fn()`` in a worker thread, failing fast: 503 at once while the breaker is open, and
-        503 as soon as it opens while ``fn`` waits on the database (its thread is left to the
-        driver's own timeouts)."""
+        """``fn()`` in a worker thread, failing fast: 503 within :attr:`hold_s` while the breaker
+        is open (:meth:`hold`), and 503 as soon as it opens while ``fn`` waits on the database
+        (its thread is left to the driver's own timeouts)."""
+        if self._degraded:
+            await self.hold()
         self.check()
         outcome: list[tuple[bool, object]] = []
         with self.busy():
@@ -217,9 +240,20 @@ class GraphHealth:
 
     def _probe_once(self) -> str | None:
         """None when the graph answered within the probe's time, else why not. The probe runs in
-        a thread of its own so that a server that accepts but never answers cannot stall it."""
-        if self._probing is not None and self._probing.is_alive():
-            return f"{_SLOW}: the previous probe is still waiting for Neo4j"
+        a thread of its own so that a server that accepts but never answers cannot stall it.
+
+        A probe that outlived its time but then succeeded counts once it is seen, if it ended
+        within the last :data:`FRESH_S`: the warm-up of a just restarted Neo4j takes seconds
+        (planning on a cold JVM), and running it all again only to answer within the time
+        would keep the breaker open for one more warm-up."""
+        late = self._probing
+        if late is not None:
+            if late.is_alive():
+                return f"{_SLOW}: the previous probe is still waiting for Neo4j"
+            self._probing = None
+            ended, error = self._late_outcome
+            if error is None and time.monotonic() - ended <= FRESH_S:
+                return None
         outcome: list[str | None] = []
 
         def run() -> None:
@@ -230,10 +264,13 @@ class GraphHealth:
                 outcome.append(None)
             except Exception as exc:  # noqa: BLE001 - any failure means: not available now
                 outcome.append(f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
+            self._late_outcome = (time.monotonic(), outcome[0])
 
-        self._probing = threading.Thread(target=run, name="kgp-graph-probe", daemon=True)
-        self._probing.start()
-        self._probing.join(timeout=self.probe_timeout_s)
+        probing = threading.Thread(target=run, name="kgp-graph-probe", daemon=True)
+        self._probing = probing
+        probing.start()
+        probing.join(timeout=self.probe_timeout_s)
         if not outcome:
             return f"{_SLOW}: no answer within {self.probe_timeout_s:.1f} s"
+        self._probing = None  # answered in time: its outcome is this one
         return outcome[0]
