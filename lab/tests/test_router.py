@@ -41,7 +41,8 @@ def test_summed_bce_matches_the_formula_and_torch():
     by_hand = sum(-(s * math.log(x) + (1 - s) * math.log(1 - x)) for x, s in zip(w, sl))
     assert bce_sum(w, sl) == pytest.approx(by_hand)
     t = bce_sum_torch(
-        torch.tensor([w], dtype=torch.float64), torch.tensor([sl], dtype=torch.float64)
+        torch.tensor(np.array([w]), dtype=torch.float64),
+        torch.tensor(np.array([sl]), dtype=torch.float64),
     )
     assert float(t) == pytest.approx(by_hand)
     # the loss is smallest at w = sl

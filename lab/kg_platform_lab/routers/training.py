@@ -156,7 +156,7 @@ def _train(
                 vloss,
                 epoch,
                 {k: v.clone() for k, v in model.state_dict().items()},
-                float(loss),
+                float(loss.detach()),
             )
         elif epoch - best[1] >= cfg.patience:
             break
