@@ -18,8 +18,8 @@ With it:
   Neo4j that was just restarted answers ``RETURN 1`` at once but plans each statement afresh
   on a cold JVM (its first read of the key table took 14 s under load, the default search
   3-4 s idle), and the requests that came in meanwhile each planned them again, waited, and
-  then answered 503 or a late 200. While the warm-up runs the breaker stays open (503 at
-  once, ``Retry-After: 1``); once it closes, ``/v1/health`` says ok, a graph key is checked at
+  then answered 503 or a late 200. While the warm-up runs the breaker stays open (held
+  503s, ``Retry-After: 1``); once it closes, ``/v1/health`` says ok, a graph key is checked at
   once and a search finds its plans cached. Statements of other strategies and paths are
   still planned by their first request.
 
