@@ -56,9 +56,8 @@ lint: install-test
 
 # TEST_WORKERS=N runs the suite in N pytest-xdist workers, each with its own Neo4j servers; a
 # module's tests stay in one worker (--dist loadfile), so its module fixtures run once. 0 runs it
-# in one process. On 2 cores (fresh clones, 2026-12-03): 2 workers 1,060 and 1,137 s of pytest,
-# 3 workers 1,155 s, one process 1,146-1,329 s (other hours); most tests wait on Neo4j or a child
-# process, not the CPU.
+# in one process. Two is the default: most tests wait on Neo4j or a child process rather than the
+# CPU, so two workers finish sooner on 2 cores, and three are no faster (lab/docs/scale-log.md).
 TEST_WORKERS ?= 2
 
 test: install-test java lint

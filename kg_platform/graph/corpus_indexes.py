@@ -252,11 +252,7 @@ def drop_corpus_indexes(graph: GraphClient, corpus: str) -> list[str]:
 
 def _corpus_names(graph: GraphClient) -> list[str]:
     """Every corpus the graph names (a ``Corpus`` node, or a source's ``corpus``), sorted."""
-    rows = graph.read_raw(
-        "MATCH (co:Corpus) RETURN co.name AS name UNION "
-        "MATCH (s:Source) WHERE s.corpus IS NOT NULL RETURN DISTINCT s.corpus AS name"
-    )
-    return sorted({r["name"] for r in rows if r["name"]})
+    return [r["name"] for r in graph.read("corpus/names") if r["name"]]
 
 
 def retire_shared_indexes(graph: GraphClient) -> list[str]:

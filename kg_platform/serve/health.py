@@ -17,7 +17,7 @@ With it:
   table's read and one default search, on the requests' own driver) before it closes: a
   Neo4j that was just restarted answers ``RETURN 1`` at once but plans each statement afresh
   on a cold JVM (its first read of the key table took 14 s under load, the default search
-  3-4 s idle), and the requests that came in meanwhile each planned them again, waited, and
+  seconds), and the requests that came in meanwhile each planned them again, waited, and
   then answered 503 or a late 200. While the warm-up runs the breaker stays open (held
   503s, ``Retry-After: 1``); once it closes, ``/v1/health`` says ok, a graph key is checked at
   once and a search finds its plans cached. Statements of other strategies and paths are
@@ -110,10 +110,10 @@ class GraphHealth:
         closes meanwhile (then the request is served after all).
 
         A client that retries in a loop, honouring nothing but a short pause, otherwise gets
-        hundreds of 503s a second: eight such clients (``kgp lab bench load --http
-        --kill-neo4j-after``) got about 10,000 in a 20 s outage, and answering them took about
-        a core of a 2-core machine from the restarting Neo4j and its warm-up; held, about 300.
-        The wait costs no thread; the 503 still comes within a second."""
+        hundreds of 503s a second, and answering them takes CPU the restarting Neo4j and its
+        warm-up need (``kgp lab bench load --http --kill-neo4j-after`` measures it; the lab's
+        operations log has the figures). The wait costs no thread; the 503 still comes within
+        a second."""
         deadline = time.monotonic() + self.hold_s
         while self._degraded and (left := deadline - time.monotonic()) > 0:
             await anyio.sleep(min(0.05, left))

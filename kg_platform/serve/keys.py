@@ -323,9 +323,9 @@ class KeyRing:
         awaited for at most :data:`WAIT_S`."""
         import anyio  # the serve extra's; the key store works without it (`kgp serve keys`)
 
-        if self._health is not None and self._degraded():
-            if time.monotonic() - self._stamp >= self.max_age_s:
-                await self._health.hold()  # paced like every 503 of the open breaker
+        too_old = time.monotonic() - self._stamp >= self.max_age_s
+        if self._health is not None and self._health.degraded and too_old:
+            await self._health.hold()  # the 503 below is paced like every open breaker's
         now = time.monotonic()
         with self._lock:
             self._adopt()

@@ -346,25 +346,25 @@ class Service(RunVerbs):
         self._warm_search()
 
     def _warm_search(self) -> None:
-        """The default search once, over the first corpus, before the breaker closes.
+        """The default search once, over the first corpus with chunks, before the breaker
+        closes.
 
-        A restarted Neo4j plans every statement afresh on a cold JVM: the default path's first
-        search took 3-4 s on an idle 2-core machine against 0.2 s once warm, nearly all of it
-        in planning. Left to the requests, each one that arrives at once plans the same
-        statements itself (Neo4j does not share a plan being made), and eight clients' first
-        searches took 4-5 s each. Planned here once, while the breaker still answers 503, the
-        requests then find the plans cached (the cache is keyed by the statement and its
-        parameter types, not by the corpus): after a kill, no answer took over 1.4 s. The
-        first 200 comes no sooner (about 6 s after Neo4j is ready, either way, on 2 cores):
-        the cold planning is the floor.
+        A restarted Neo4j plans every statement afresh on a cold JVM, and the default path's
+        first search is nearly all planning. Left to the requests, each one that arrives at
+        once plans the same statements itself (Neo4j does not share a plan being made), and
+        every one of them waits seconds. Planned here once, while the breaker still answers
+        503, the requests then find the plans cached (the cache is keyed by the statement and
+        its parameter types, not by the corpus). It does not bring the first 200 sooner: the
+        cold planning takes as long here. The measurements are in the lab's operations log
+        ("Recovery after a Neo4j kill").
 
-        A search that fails for any reason but an unreachable graph (an empty graph, a corpus
-        still without its indexes) does not keep the breaker open: the requests will meet
-        that error themselves, and answer it as usual."""
+        A search that fails for any reason but an unreachable graph (a corpus still without
+        its indexes) does not keep the breaker open: the requests will meet that error
+        themselves, and answer it as usual."""
         try:
-            names = [r["name"] for r in self.platform.graph.read("corpus/names")]
-            if names:
-                self.platform.search(WARM_QUERY, corpus=names[0])
+            corpora = [r["corpus"] for r in self.platform.graph.read("retrieval/mog_corpora")]
+            if corpora:
+                self.platform.search(WARM_QUERY, corpus=corpora[0])
         except Exception as exc:  # only an unreachable graph keeps the breaker open
             if graph_unavailable(exc):
                 raise
