@@ -157,13 +157,19 @@ def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(
     assert len(lines) == 2 and lines[0].startswith("error:"), qerr[-3000:]
     assert "unavailable" in lines[0].lower() and "hint:" in lines[1] and qout.strip() == ""
     # the driver gives up after a bounded number of retries (F8: two nested loops took 72-100 s)
+    # the level is set here: an in-process `kgp` command of an earlier test in this worker
+    # quiets the driver's logger (CRITICAL), which would hide every retry from the handler
     retries = _Retries()
-    logging.getLogger("neo4j").addHandler(retries)
+    driver_log = logging.getLogger("neo4j")
+    level = driver_log.level
+    driver_log.addHandler(retries)
+    driver_log.setLevel(logging.WARNING)
     try:
         with pytest.raises(GraphError, match="unavailable"):
             watcher.read_raw("RETURN 1")
     finally:
-        logging.getLogger("neo4j").removeHandler(retries)
+        driver_log.removeHandler(retries)
+        driver_log.setLevel(level)
         watcher.close()
     assert 1 <= retries.count <= 8, retries.count
 

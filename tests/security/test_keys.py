@@ -579,12 +579,15 @@ def test_the_key_table_is_read_once_per_load_without_retries() -> None:
 
     handler = Keep(level=logging.DEBUG)
     driver_log = logging.getLogger("neo4j")
+    level = driver_log.level  # an in-process `kgp` command of an earlier test may have quieted it
     driver_log.addHandler(handler)
+    driver_log.setLevel(logging.DEBUG)
     try:
         with GraphClient(f"bolt://127.0.0.1:{port}", ("neo4j", "x"), retry_s=3) as graph:
             with pytest.raises(GraphError, match="unavailable"):
                 KeyStore(graph).active(once=True)
     finally:
         driver_log.removeHandler(handler)
+        driver_log.setLevel(level)
     retried = [r.getMessage() for r in records if "will be retried" in r.getMessage()]
     assert not retried, retried

@@ -13,6 +13,7 @@ instead; its database is WIPED by the ``clean_graph`` fixture, so never point it
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,6 +52,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "local_llm" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _driver_log_level_kept() -> Iterator[None]:
+    """``kgp``'s ``main()`` quiets the Neo4j driver's logger for its whole process; a test that
+    runs it in-process must not hide the driver's retry warnings from the tests that follow it
+    in the same worker (they count them)."""
+    driver_log = logging.getLogger("neo4j")
+    level = driver_log.level
+    yield
+    driver_log.setLevel(level)
 
 
 @pytest.fixture(scope="session")
