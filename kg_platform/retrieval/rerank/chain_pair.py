@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,6 +40,31 @@ if TYPE_CHECKING:
 SHIPPED_MODEL = Path(__file__).resolve().parents[2] / "models" / "rerank" / "chain-pair.json"
 ANCHORS = 2
 LINKS = ("title", "entity", "refs")
+
+
+@dataclass(frozen=True)
+class ChainShape:
+    """What the model reads, as its file says (``shape``; a file without it is the first model's
+    shape): how many of the late rerank's first candidates are anchors, whether each anchor's MDR
+    hop score is computed (two more question encodings), and whether a candidate two links from
+    an anchor counts (``two_step``: linked to a candidate that is linked to the anchor, weighted
+    by that middle candidate's late score; the third hop of a three-hop chain)."""
+
+    anchors: int = ANCHORS
+    hop: bool = True
+    two_step: bool = False
+
+    @classmethod
+    def of(cls, model: dict[str, Any]) -> "ChainShape":
+        raw = model.get("shape") or {}
+        return cls(
+            anchors=int(raw.get("anchors", ANCHORS)),
+            hop=bool(raw.get("hop", True)),
+            two_step=bool(raw.get("two_step", False)),
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"anchors": self.anchors, "hop": self.hop, "two_step": self.two_step}
 #: words that mark a comparison question ("Which is older, A or B?", "Are both X and Y ...?")
 COMPARISON = re.compile(
     r"\b(both|same|either|neither|older|younger|earlier|later|first|longer|shorter|"
@@ -95,10 +121,12 @@ def link_matrices(
     return title, entity, refs
 
 
-def feature_names() -> list[str]:
+def feature_names(shape: ChainShape = ChainShape()) -> list[str]:
     out = ["late", "rank"]
-    for a in range(ANCHORS):
-        out += [f"is_a{a}", *(f"{k}_a{a}" for k in LINKS), f"hop_a{a}"]
+    for a in range(shape.anchors):
+        out += [f"is_a{a}", *(f"{k}_a{a}" for k in LINKS)]
+        out += [f"hop_a{a}"] if shape.hop else []
+        out += [f"two_step_a{a}"] if shape.two_step else []
     out += ["margin", "q_names_c", "q_names_a0", "comparison", "q_words"]
     for k in LINKS:
         out += [f"{k}_x_qnames", f"{k}_x_comparison", f"{k}_x_late"]
@@ -116,13 +144,16 @@ def chain_features(
     late: np.ndarray,
     hop: np.ndarray | None,
     anchors: Sequence[int],
+    shape: ChainShape = ChainShape(),
 ) -> np.ndarray:
-    """One row per candidate (columns: :func:`feature_names`). ``late``: their late scores;
-    ``hop``: one row per anchor of min-max cosine + min-max MaxSim against the question read
-    with that anchor's text, or None; ``anchors``: the late order's first indexes."""
+    """One row per candidate (columns: :func:`feature_names` of ``shape``). ``late``: their
+    late scores; ``hop``: one row per anchor of min-max cosine + min-max MaxSim against the
+    question read with that anchor's text, or None; ``anchors``: the late order's first
+    indexes."""
     n = len(items)
     title, entity, refs = link_matrices(question, items)
     late_mm = min_max(np.asarray(late, dtype=np.float64))
+    linked = np.maximum(np.maximum(title, entity), refs)
     rank = np.zeros(n)
     for pos, j in enumerate(late_order(np.asarray(late))):
         rank[j] = 1.0 - pos / max(n - 1, 1)
@@ -134,22 +165,28 @@ def chain_features(
     margin = float(srt[0] - srt[2]) if n > 2 else 0.0
     cols: list[np.ndarray] = [late_mm, rank]
     any_link = {k: np.zeros(n) for k in LINKS}
-    for r in range(ANCHORS):
+    for r in range(shape.anchors):
         a = anchors[r] if r < len(anchors) else None
         is_a = np.zeros(n)
         links = {k: np.zeros(n) for k in LINKS}
         h = np.zeros(n)
+        two = np.zeros(n)
         if a is not None:
             is_a[a] = 1.0
             links = {"title": title[a].copy(), "entity": entity[a].copy(), "refs": refs[a].copy()}
             if hop is not None and r < len(hop):
                 h = np.asarray(hop[r], dtype=np.float64)[:n].copy()
                 h[a] = 0.0
+            if shape.two_step:
+                two = _two_step(linked, late_mm, a)
         cols.append(is_a)
         for k in LINKS:
             cols.append(links[k])
             any_link[k] = np.maximum(any_link[k], links[k])
-        cols.append(h)
+        if shape.hop:
+            cols.append(h)
+        if shape.two_step:
+            cols.append(two)
     q_names_a0 = 1.0 if anchors and names(items[anchors[0]].get("title") or "", q) else 0.0
     cols += [
         np.full(n, margin),
@@ -161,6 +198,19 @@ def chain_features(
     for k in LINKS:
         cols += [any_link[k] * q_names_c, any_link[k] * comparison, any_link[k] * late_mm]
     return np.stack(cols, axis=1)
+
+
+def _two_step(linked: np.ndarray, late_mm: np.ndarray, a: int) -> np.ndarray:
+    """Per candidate c: the highest late score (min-max) of a middle candidate j linked to the
+    anchor ``a`` and to c (j, c and a distinct); 0 where no such j is. The anchor itself and its
+    direct neighbours can score too: a candidate both one and two links away is both."""
+    middle = linked[a] * late_mm  # (n,): j's weight as a bridge from the anchor
+    middle[a] = 0.0
+    via = linked * middle[:, None]  # via[j, c]: the bridge j's weight when j links c
+    np.fill_diagonal(via, 0.0)
+    two = via.max(axis=0) if len(middle) else np.zeros(0)
+    two[a] = 0.0
+    return np.asarray(two, dtype=np.float64)
 
 
 def logits(model: dict[str, Any], x: np.ndarray) -> np.ndarray:
@@ -181,7 +231,7 @@ def load_chain_pair_model(path: Path = SHIPPED_MODEL) -> dict[str, Any]:
             f"cannot read the chain-pair model {path}: {exc}",
             hint="reinstall kg-platform, or set KGP_RERANK__CHAIN_PAIR=false",
         ) from exc
-    if data.get("features") != feature_names():
+    if data.get("features") != feature_names(ChainShape.of(data)):
         raise ConfigError(
             f"{path} was fitted on other features than this version computes",
             hint="refit it with the lab's chain_pair study, or set KGP_RERANK__CHAIN_PAIR=false",
@@ -255,6 +305,7 @@ def chain_pair_scores(
                 "refs": [str(r) for r in (row.get("refs") or []) if r],
             }
         )
-    anchors = late_order(np.asarray(late))[:ANCHORS]
-    hop = hop_scores(query, anchors, ids, texts, ctx)
-    return logits(model, chain_features(query, items, late, hop, anchors))
+    shape = ChainShape.of(model)
+    anchors = late_order(np.asarray(late))[: shape.anchors]
+    hop = hop_scores(query, anchors, ids, texts, ctx) if shape.hop else None
+    return logits(model, chain_features(query, items, late, hop, anchors, shape))

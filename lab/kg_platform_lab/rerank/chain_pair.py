@@ -25,18 +25,27 @@ from typing import Any
 
 import numpy as np
 
-from kg_platform.retrieval.rerank.chain_pair import ANCHORS, feature_names, logits, chain_features
+from kg_platform.retrieval.rerank.chain_pair import (
+    ANCHORS,
+    ChainShape,
+    chain_features,
+    feature_names,
+    logits,
+)
 
-__all__ = ["ANCHORS", "feature_names", "fit", "chain_features", "logits", "rotations"]
+__all__ = ["ANCHORS", "ChainShape", "feature_names", "fit", "chain_features", "logits", "rotations"]
 
 
 # ----------------------------------------------------------------------------------- offline
-def _record_rows(rec: dict[str, Any], settings: Any) -> tuple[np.ndarray, list[int], np.ndarray]:
+def _record_rows(
+    rec: dict[str, Any], settings: Any, shape: ChainShape = ChainShape()
+) -> tuple[np.ndarray, list[int], np.ndarray]:
     """(feature rows, shipped order, late scores) of a pool record's first ``n`` candidates."""
     from kg_platform.retrieval.rerank.late_interaction import combine, min_max
     from kg_platform.retrieval.rerank.weights import weights_for
 
     n = rec["n"]
+    anchors_n = shape.anchors
     head = rec["items"][:n]
     late = combine(
         weights_for(rec["chosen"], settings),
@@ -45,17 +54,17 @@ def _record_rows(rec: dict[str, Any], settings: Any) -> tuple[np.ndarray, list[i
         np.asarray([it["score"] for it in head]),
     )
     order = sorted(range(len(head)), key=lambda j: (-round(float(late[j]), 9), j))
-    anchors = order[:ANCHORS]
+    anchors = order[:anchors_n]
     hop = None
-    if rec.get("hop_cos") and list(rec["anchors"][:ANCHORS]) == anchors:
+    if shape.hop and rec.get("hop_cos") and list(rec["anchors"][:anchors_n]) == anchors:
         hop = np.stack(
             [
                 min_max(np.asarray(rec["hop_cos"][r][:n]))
                 + min_max(np.asarray(rec["hop_sim"][r][:n]))
-                for r in range(min(ANCHORS, len(rec["hop_cos"])))
+                for r in range(min(anchors_n, len(rec["hop_cos"])))
             ]
         )
-    return chain_features(rec["question"], head, late, hop, anchors), order, late
+    return chain_features(rec["question"], head, late, hop, anchors, shape), order, late
 
 
 def _labels(rec: dict[str, Any], gold: Any) -> np.ndarray:
@@ -69,7 +78,7 @@ def _labels(rec: dict[str, Any], gold: Any) -> np.ndarray:
     )
 
 
-def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
+def fit(x: np.ndarray, y: np.ndarray, shape: ChainShape = ChainShape()) -> dict[str, Any]:
     """The rule's model: standardised features, L2 logistic regression, C = 1."""
     from sklearn.linear_model import LogisticRegression
 
@@ -79,7 +88,8 @@ def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     model = LogisticRegression(C=1.0, max_iter=2000)
     model.fit((x - mean) / std, y)
     return {
-        "features": feature_names(),
+        "shape": shape.as_dict(),
+        "features": feature_names(shape),
         "mean": mean.tolist(),
         "scale": std.tolist(),
         "coef": model.coef_[0].tolist(),
@@ -87,7 +97,13 @@ def fit(x: np.ndarray, y: np.ndarray) -> dict[str, Any]:
     }
 
 
-def rotations(files: list[Path], out: Path | None, model_out: Path | None = None) -> None:
+def rotations(
+    files: list[Path],
+    out: Path | None,
+    model_out: Path | None = None,
+    shape: ChainShape = ChainShape(),
+    entity_candidates: int | None = None,
+) -> None:
     from kg_platform.config import get_settings
     from kg_platform_lab.rerank import chain_study
 
@@ -96,8 +112,11 @@ def rotations(files: list[Path], out: Path | None, model_out: Path | None = None
     data: dict[str, Any] = {}
     for f in files:
         recs = [json.loads(line) for line in f.open(encoding="utf-8")]
+        for rec in recs if entity_candidates else []:
+            if rec["chosen"] == "entity":  # the pool holds more than the 16 the rerank reads
+                rec["n"] = min(int(entity_candidates), len(rec["items"]))
         gold = chain_study._gold(f.stem)
-        rows = [(_record_rows(r, settings), _labels(r, gold[r["id"]])) for r in recs]
+        rows = [(_record_rows(r, settings, shape), _labels(r, gold[r["id"]])) for r in recs]
         data[f.stem] = (recs, gold, rows)
 
     def score(name: str, model: dict[str, Any] | None) -> tuple[float, float]:
@@ -117,7 +136,11 @@ def rotations(files: list[Path], out: Path | None, model_out: Path | None = None
             al += a_ / len(recs)
         return round(pr, 4), round(al, 4)
 
-    report: dict[str, Any] = {"shipped": {name: score(name, None) for name in data}}
+    report: dict[str, Any] = {
+        "shape": shape.as_dict(),
+        "entity_candidates": entity_candidates,
+        "shipped": {name: score(name, None) for name in data},
+    }
     print("shipped", json.dumps(report["shipped"]), flush=True)
     names_ = list(data)
     report["rotations"] = []
@@ -125,7 +148,7 @@ def rotations(files: list[Path], out: Path | None, model_out: Path | None = None
         fit_on = [n for n in names_ if n != check]
         x = np.concatenate([r[0][0] for n in fit_on for r in data[n][2]])
         y = np.concatenate([r[1] for n in fit_on for r in data[n][2]])
-        model = fit(x, y)
+        model = fit(x, y, shape)
         row = {
             "check": check,
             "fit_on": fit_on,
@@ -140,7 +163,7 @@ def rotations(files: list[Path], out: Path | None, model_out: Path | None = None
         print(json.dumps({k: v for k, v in row.items() if k != "coef"}), flush=True)
     x = np.concatenate([r[0][0] for n in names_ for r in data[n][2]])
     y = np.concatenate([r[1] for n in names_ for r in data[n][2]])
-    pooled = fit(x, y)
+    pooled = fit(x, y, shape)
     report["pooled"] = {"in_sample": {n: score(n, pooled) for n in names_}, "model": pooled}
     print("pooled in-sample", json.dumps(report["pooled"]["in_sample"]), flush=True)
     if out:
@@ -166,8 +189,13 @@ def main(argv: list[str] | None = None) -> None:
     r.add_argument("files", nargs="+", type=Path)
     r.add_argument("--out", type=Path)
     r.add_argument("--model", type=Path, help="write the model fitted on all the files here")
+    r.add_argument("--anchors", type=int, default=ANCHORS, help="anchors the features read")
+    r.add_argument("--no-hop", action="store_true", help="leave out the MDR hop scores")
+    r.add_argument("--two-step", action="store_true", help="add the two-step link per anchor")
+    r.add_argument("--entity-candidates", type=int, help="candidates read when `entity` ran")
     args = p.parse_args(argv)
-    rotations(args.files, args.out, args.model)
+    shape = ChainShape(anchors=args.anchors, hop=not args.no_hop, two_step=args.two_step)
+    rotations(args.files, args.out, args.model, shape, args.entity_candidates)
 
 
 if __name__ == "__main__":
