@@ -65,6 +65,10 @@ class ChainShape:
 
     def as_dict(self) -> dict[str, Any]:
         return {"anchors": self.anchors, "hop": self.hop, "two_step": self.two_step}
+
+
+#: the shape of a model file that names none (the first chain-pair model)
+FIRST_SHAPE = ChainShape()
 #: words that mark a comparison question ("Which is older, A or B?", "Are both X and Y ...?")
 COMPARISON = re.compile(
     r"\b(both|same|either|neither|older|younger|earlier|later|first|longer|shorter|"
@@ -121,7 +125,7 @@ def link_matrices(
     return title, entity, refs
 
 
-def feature_names(shape: ChainShape = ChainShape()) -> list[str]:
+def feature_names(shape: ChainShape = FIRST_SHAPE) -> list[str]:
     out = ["late", "rank"]
     for a in range(shape.anchors):
         out += [f"is_a{a}", *(f"{k}_a{a}" for k in LINKS)]
@@ -144,7 +148,7 @@ def chain_features(
     late: np.ndarray,
     hop: np.ndarray | None,
     anchors: Sequence[int],
-    shape: ChainShape = ChainShape(),
+    shape: ChainShape = FIRST_SHAPE,
 ) -> np.ndarray:
     """One row per candidate (columns: :func:`feature_names` of ``shape``). ``late``: their
     late scores; ``hop``: one row per anchor of min-max cosine + min-max MaxSim against the

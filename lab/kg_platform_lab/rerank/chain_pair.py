@@ -27,6 +27,7 @@ import numpy as np
 
 from kg_platform.retrieval.rerank.chain_pair import (
     ANCHORS,
+    FIRST_SHAPE,
     ChainShape,
     chain_features,
     feature_names,
@@ -38,7 +39,7 @@ __all__ = ["ANCHORS", "ChainShape", "feature_names", "fit", "chain_features", "l
 
 # ----------------------------------------------------------------------------------- offline
 def _record_rows(
-    rec: dict[str, Any], settings: Any, shape: ChainShape = ChainShape()
+    rec: dict[str, Any], settings: Any, shape: ChainShape = FIRST_SHAPE
 ) -> tuple[np.ndarray, list[int], np.ndarray]:
     """(feature rows, shipped order, late scores) of a pool record's first ``n`` candidates."""
     from kg_platform.retrieval.rerank.late_interaction import combine, min_max
@@ -78,7 +79,7 @@ def _labels(rec: dict[str, Any], gold: Any) -> np.ndarray:
     )
 
 
-def fit(x: np.ndarray, y: np.ndarray, shape: ChainShape = ChainShape()) -> dict[str, Any]:
+def fit(x: np.ndarray, y: np.ndarray, shape: ChainShape = FIRST_SHAPE) -> dict[str, Any]:
     """The rule's model: standardised features, L2 logistic regression, C = 1."""
     from sklearn.linear_model import LogisticRegression
 
@@ -101,7 +102,7 @@ def rotations(
     files: list[Path],
     out: Path | None,
     model_out: Path | None = None,
-    shape: ChainShape = ChainShape(),
+    shape: ChainShape = FIRST_SHAPE,
     entity_candidates: int | None = None,
 ) -> None:
     from kg_platform.config import get_settings
