@@ -89,3 +89,48 @@ def test_shipped_model_matches_the_features_and_prefers_a_linked_second_hop():
     unlinked = chain_features(QUESTION, unlinked_items, late, hop, anchors=[0, 1])
     # the same bridge passage scores higher when REFERENCES and an entity join it to the first hop
     assert logits(model, linked)[2] > logits(model, unlinked)[2]
+
+
+def test_a_model_file_names_the_shape_its_features_have(tmp_path):
+    """Three anchors and the two-step link: a candidate two links from the first anchor scores
+    the middle candidate's late score; a model whose features do not match its shape is refused
+    with a hint."""
+    import json
+
+    import pytest
+
+    from kg_platform.errors import ConfigError
+    from kg_platform.retrieval.rerank.chain_pair import ChainShape
+
+    shape = ChainShape(anchors=3, hop=False, two_step=True)
+    names = feature_names(shape)
+    assert "hop_a0" not in names and {"two_step_a0", "is_a2", "refs_a2"} <= set(names)
+    third = {
+        "id": "third",
+        "text": "Cincinnati is a city on the Ohio River.",
+        "title": "Cincinnati",
+        "entities": [],
+        "source": "s-third",
+        "refs": [],
+    }
+    items = [*ITEMS, third]  # anchor -> bridge (entity, title, refs) -> third (title "Cincinnati")
+    late = np.asarray([0.9, 0.8, 0.5, 0.1])
+    x = chain_features(QUESTION, items, late, None, [0, 1, 2], shape)
+    assert x.shape == (4, len(names))
+    two = names.index("two_step_a0")
+    bridge_late = (0.5 - 0.1) / (0.9 - 0.1)  # min-max
+    assert x[3, two] == pytest.approx(bridge_late)  # the third hop, through the bridge
+    assert x[0, two] == 0.0  # never the anchor itself
+    assert x[3, names.index("title_a0")] == 0.0  # not linked to the anchor directly
+
+    path = tmp_path / "model.json"
+    model = {"shape": shape.as_dict(), "features": names, "mean": [0.0] * len(names)}
+    model |= {"scale": [1.0] * len(names), "coef": [0.0] * len(names), "intercept": 0.0}
+    path.write_text(json.dumps(model))
+    assert ChainShape.of(load_chain_pair_model(path)) == shape
+    other = tmp_path / "mismatched.json"  # (the loader caches by path)
+    other.write_text(json.dumps({**model, "shape": {"anchors": 2}}))
+    with pytest.raises(ConfigError, match="other features"):
+        load_chain_pair_model(other)
+    # the shipped file predates shapes: it is the first shape
+    assert ChainShape.of(load_chain_pair_model()) == ChainShape()
