@@ -1,6 +1,7 @@
 """``ingest_paths``: files and folders into a corpus, incrementally and idempotently.
 
-Order of work per file: size check (stat only, so a 50 MB file is refused without being read),
+The run is recorded first, then the given paths are walked (cancellable, like the rest). Order of
+work per file: size check (stat only, so a 50 MB file is refused without being read),
 sha256 (streamed), skip when the hash and the pipeline signature are unchanged, parse, plan, and
 queue for the grouped embed + write. After all files: ``--prune``, then the piece-graph sync, then
 the run record.
@@ -58,7 +59,6 @@ def ingest_paths(
     stop the batch. ``guard`` (a server's ingest roots) limits what the walk may read.
     """
     parse = parser or default_parser()
-    files, missing, unreadable = discover(paths, include, exclude, guard)
     session = IngestRunner(
         graph,
         settings,
@@ -69,6 +69,12 @@ def ingest_paths(
         parser_version=parser_version(parser),
     )
     try:
+        # The run is recorded before the walk: a server's request gets the run's id at once
+        # (not after listing a large tree), and the walk checks for a cancel as it goes.
+        session.emit(event="listing", run_id=session.run_id)
+        files, missing, unreadable = discover(
+            paths, include, exclude, guard, checkpoint=session.check_cancelled
+        )
         session.emit(event="start", total=len(files), run_id=session.run_id)
         for path in missing:
             session.error(

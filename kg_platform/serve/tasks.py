@@ -82,7 +82,9 @@ class IngestTask:
             self.run_id = str(event["run_id"])
             self.status = "running"
             self.started_event.set()
-        if kind == "start":
+        if kind == "listing":
+            self.phase = "listing files"
+        elif kind == "start":
             self.total = int(event.get("total") or 0)
             self.phase = "ingesting"
         elif kind == "waiting":

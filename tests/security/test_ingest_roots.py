@@ -217,3 +217,51 @@ def test_a_run_is_seen_and_cancelled_from_a_second_server(
     )
     assert len(rows) < 6, rows
     assert all(r["n"] == per_source for r in rows), rows
+
+
+def test_a_run_answers_before_its_walk_and_is_cancelled_while_listing(
+    settings, embedder, graph_session, tree, tmp_path, monkeypatch
+) -> None:
+    """Finding: one request for ``/usr`` held the request and the only ingest worker while the
+    tree was listed, with no way to cancel it. The run is recorded before the walk: the request
+    answers 202 with the run's id while the walk is held at its second folder, and a cancel asked
+    then stops the walk: the run ends ``cancelled`` with nothing written."""
+    big = tree["root"] / "big"
+    for i in range(3):
+        (big / f"d{i}").mkdir(parents=True)
+        (big / f"d{i}" / "note.md").write_text(f"# Note {i}\n\nThe heron waits in pool {i}.\n")
+    served = _served(settings, tree["data_dir"], ingest_roots=[tree["root"]])
+    gate = tmp_path / "walk-gate"
+    _faults._counts.clear()
+    monkeypatch.setenv("KGP_FAULT_PAUSE", f"walk:2:{gate}")
+    corpus = "walk-cancel"
+    try:
+        with api_client(served, embedder, KEY) as client:
+            started = client.post(
+                "/v1/ingest", json={"paths": ["big"], "corpus": corpus}, headers=AUTH
+            )
+            assert started.status_code == 202, started.text
+            run_id = started.json()["run_id"]
+            assert run_id, started.json()  # before the walk ended: it cannot end before the gate
+            deadline = time.monotonic() + 300
+            while not Path(f"{gate}.reached").exists():  # the walk holds at its second folder
+                assert time.monotonic() < deadline, client.get(
+                    f"/v1/runs/{run_id}", headers=AUTH
+                ).text
+                time.sleep(0.05)
+            listed = client.get(f"/v1/runs/{run_id}", headers=AUTH).json()
+            assert listed["status"] == "running", listed
+            asked = client.delete(f"/v1/runs/{run_id}", headers=AUTH)
+            assert asked.status_code == 202, asked.text
+            time.sleep(0.6)  # past the run's poll interval
+            gate.touch()
+            run = wait_run(client, run_id, AUTH)
+            assert run["status"] == "cancelled", run
+    finally:
+        gate.touch()
+        monkeypatch.delenv("KGP_FAULT_PAUSE")
+        _faults._counts.clear()
+    rows = graph_session.read_raw(
+        "MATCH (s:Source {corpus: $corpus}) RETURN count(s) AS n", corpus=corpus
+    )
+    assert rows[0]["n"] == 0, rows

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from kg_platform._faults import fault_point
 from kg_platform.errors import IngestionError, SourceTooLarge
 from kg_platform.ingest.files import Candidate
 from kg_platform.ingest.roots import PathGuard
@@ -60,6 +61,7 @@ def discover(
     include: Sequence[str] | None = None,
     exclude: Sequence[str] | None = None,
     guard: PathGuard | None = None,
+    checkpoint: Callable[[], None] | None = None,
 ) -> Discovery:
     """Walk ``paths``. Folders are walked recursively in name order; hidden files and folders
     are skipped; ``include``/``exclude`` are globs matched against the file name and the path
@@ -68,7 +70,11 @@ def discover(
 
     With a ``guard`` (a server's ingest roots), a given path it does not allow is returned in
     ``missing`` as it was given (like one that does not exist), and a file or folder of the
-    walk it does not allow (a link leading out of the roots, ``data_dir``) is skipped."""
+    walk it does not allow (a link leading out of the roots, ``data_dir``) is skipped.
+
+    ``checkpoint`` is called before each folder is listed (the run's cancel check): whatever it
+    raises stops the walk, so a run over a large tree can be cancelled while it is still listing
+    files."""
     files: list[Path] = []
     missing: list[Path] = []
     unreadable: list[tuple[Path, str]] = []
@@ -95,6 +101,9 @@ def discover(
         else:
             candidates = []
             for dirpath, dirnames, filenames in os.walk(root, onerror=walk_error):
+                fault_point("walk")
+                if checkpoint is not None:
+                    checkpoint()
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 if guard is not None:
                     dirnames[:] = [d for d in dirnames if guard.allows(Path(dirpath) / d)]
