@@ -28,6 +28,7 @@ from kg_platform._process import pid_alive
 from kg_platform.config import ServeSettings
 from kg_platform.sdk import KnowledgePlatform
 from kg_platform.serve.app import build_app
+from kg_platform.upload_folders import upload_folder
 from tests.support.serving import uvicorn_thread
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
@@ -169,6 +170,18 @@ def test_requests_fail_fast_while_neo4j_is_dead_and_succeed_once_it_is_back(
             _assert_unavailable(_call(client, method, path, body))
             # a key of the graph: its table is not read while the breaker is open either
             _assert_unavailable(_call(client, method, path, body, graph_auth))
+        # writes too: ingestion by path (before its roots are looked at) and an upload, whose
+        # files are not kept since its run could not start
+        _assert_unavailable(
+            client.post("/v1/ingest", json={"paths": ["late.md"], "corpus": CORPUS}, headers=AUTH)
+        )
+        late = ("late.md", b"# Late\n\nSent while Neo4j was down.\n", "text/markdown")
+        _assert_unavailable(
+            client.post(
+                "/v1/ingest/upload", files={"files": late}, data={"corpus": CORPUS}, headers=AUTH
+            )
+        )
+        assert not (upload_folder(settings, CORPUS) / "late.md").exists()
         assert api_statements.count == sent, "a request reached Neo4j while it was known down"
         health = client.get("/v1/health")
         assert health.status_code == 503 and health.json()["status"] == "degraded"

@@ -265,3 +265,61 @@ def test_a_run_answers_before_its_walk_and_is_cancelled_while_listing(
         "MATCH (s:Source {corpus: $corpus}) RETURN count(s) AS n", corpus=corpus
     )
     assert rows[0]["n"] == 0, rows
+
+
+def test_an_mcp_cancel_stops_a_live_run_of_another_server(
+    settings, embedder, graph_session, tree, tmp_path, monkeypatch
+) -> None:
+    """``cancel_run`` over MCP (its own Service and platform, as ``kgp mcp`` has) stops a run
+    that an HTTP server started and is writing: the run ends ``cancelled``."""
+    import asyncio
+
+    from mcp.client import Client
+
+    from kg_platform.serve.mcp_server import build_mcp
+    from kg_platform.serve.principal import LOCAL, McpPrincipal
+    from kg_platform.serve.service import Service
+
+    folder = tree["root"] / "mcp-many"
+    folder.mkdir()
+    for i in range(4):
+        (folder / f"m{i}.md").write_text(f"# Tide {i}\n\nThe tide table {i} lists the ebb.\n")
+    served = _served(settings, tree["data_dir"], ingest_roots=[tree["root"]])
+    mcp_service = Service(KnowledgePlatform(served, embedder=embedder))
+    mcp = build_mcp(mcp_service)
+    mcp.middleware.insert(0, McpPrincipal(local=LOCAL))  # as over stdio: the local client
+
+    async def cancel(run_id: str) -> tuple[bool, str]:
+        async with Client(mcp) as client:
+            result = await client.call_tool("cancel_run", {"run_id": run_id})
+        return result.is_error, " ".join(getattr(c, "text", "") for c in result.content)
+
+    gate = tmp_path / "mcp-gate"
+    _faults._counts.clear()
+    monkeypatch.setenv("KGP_FAULT_PAUSE", f"parse:2:{gate}")
+    corpus = "mcp-cancel-me"
+    try:
+        with api_client(served, embedder, KEY) as client:
+            started = client.post(
+                "/v1/ingest", json={"paths": ["mcp-many"], "corpus": corpus}, headers=AUTH
+            )
+            assert started.status_code == 202, started.text
+            run_id = started.json()["run_id"]
+            deadline = time.monotonic() + 300
+            while not Path(f"{gate}.reached").exists():  # the run holds in its second file
+                assert time.monotonic() < deadline, client.get(
+                    f"/v1/runs/{run_id}", headers=AUTH
+                ).text
+                time.sleep(0.1)
+            error, text = asyncio.run(cancel(run_id))
+            assert not error and "cancel_requested" in text, text
+            time.sleep(0.6)  # past the run's poll interval
+            gate.touch()
+            assert wait_run(client, run_id, AUTH)["status"] == "cancelled"
+            error, text = asyncio.run(cancel(run_id))  # an ended run: a tool error, not a crash
+            assert error and "ended" in text.lower(), text
+    finally:
+        gate.touch()
+        monkeypatch.delenv("KGP_FAULT_PAUSE")
+        _faults._counts.clear()
+        mcp_service.close()
