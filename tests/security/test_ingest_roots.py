@@ -10,8 +10,10 @@ Each server here is a real uvicorn over its own platform object (own driver) on 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -65,6 +67,33 @@ def _served(settings, data_dir: Path, **serve):
             "serve": ServeSettings(rate_per_s=100, rate_burst=400, **serve),
         }
     )
+
+
+@contextlib.contextmanager
+def _held_at(monkeypatch, point: str, gate: Path) -> Iterator[None]:
+    """Ingestion in this process pauses at fault point ``point`` (``phase:n``) until ``gate``
+    exists; the gate is opened on the way out, whatever happened."""
+    _faults._counts.clear()
+    monkeypatch.setenv("KGP_FAULT_PAUSE", f"{point}:{gate}")
+    try:
+        yield
+    finally:
+        gate.touch()
+        monkeypatch.delenv("KGP_FAULT_PAUSE")
+        _faults._counts.clear()
+
+
+def _start_held(client, folder: str, corpus: str, gate: Path) -> str:
+    """``POST /v1/ingest`` of ``folder``; the run's id once the run holds at its fault gate."""
+    started = client.post("/v1/ingest", json={"paths": [folder], "corpus": corpus}, headers=AUTH)
+    assert started.status_code == 202, started.text
+    run_id = started.json()["run_id"]
+    assert run_id, started.json()
+    deadline = time.monotonic() + 300
+    while not Path(f"{gate}.reached").exists():
+        assert time.monotonic() < deadline, client.get(f"/v1/runs/{run_id}", headers=AUTH).text
+        time.sleep(0.05)
+    return str(run_id)
 
 
 @pytest.fixture(scope="module")
@@ -180,35 +209,26 @@ def test_a_run_is_seen_and_cancelled_from_a_second_server(
         update={"ingest": served.ingest.model_copy(update={"transaction_rows": 1})}
     )
     gate = tmp_path / "gate"
-    _faults._counts.clear()
-    monkeypatch.setenv("KGP_FAULT_PAUSE", f"parse:3:{gate}")
     corpus = "cancel-me"
-    try:
-        with api_client(one_per_batch, embedder, KEY) as a, api_client(served, embedder, KEY) as b:
-            started = a.post("/v1/ingest", json={"paths": ["many"], "corpus": corpus}, headers=AUTH)
-            assert started.status_code == 202, started.text
-            run_id = started.json()["run_id"]
-            deadline = time.monotonic() + 300
-            while not Path(f"{gate}.reached").exists():  # the run holds in its third file
-                assert time.monotonic() < deadline, a.get(f"/v1/runs/{run_id}", headers=AUTH).text
-                time.sleep(0.1)
-            listed = b.get("/v1/runs", params={"corpus": corpus}, headers=AUTH).json()["runs"]
-            assert [(r["id"], r["status"]) for r in listed] == [(run_id, "running")], listed
-            asked = b.delete(f"/v1/runs/{run_id}", headers=AUTH)
-            assert asked.status_code == 202, asked.text
-            assert asked.json()["cancel_requested"] is True
-            time.sleep(0.6)  # past the run's poll interval
-            gate.touch()
-            run = wait_run(b, run_id, AUTH)
-            assert run["status"] == "cancelled", run
-            assert wait_run(a, run_id, AUTH)["status"] == "cancelled"
-            # an ended run cannot be cancelled again
-            problem(b.delete(f"/v1/runs/{run_id}", headers=AUTH), 409)
-            problem(b.delete("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
-    finally:
+    with (
+        api_client(one_per_batch, embedder, KEY) as a,
+        api_client(served, embedder, KEY) as b,
+        _held_at(monkeypatch, "parse:3", gate),
+    ):
+        run_id = _start_held(a, "many", corpus, gate)  # held in its third file
+        listed = b.get("/v1/runs", params={"corpus": corpus}, headers=AUTH).json()["runs"]
+        assert [(r["id"], r["status"]) for r in listed] == [(run_id, "running")], listed
+        asked = b.delete(f"/v1/runs/{run_id}", headers=AUTH)
+        assert asked.status_code == 202, asked.text
+        assert asked.json()["cancel_requested"] is True
+        time.sleep(0.6)  # past the run's poll interval
         gate.touch()
-        monkeypatch.delenv("KGP_FAULT_PAUSE")
-        _faults._counts.clear()
+        run = wait_run(b, run_id, AUTH)
+        assert run["status"] == "cancelled", run
+        assert wait_run(a, run_id, AUTH)["status"] == "cancelled"
+        # an ended run cannot be cancelled again
+        problem(b.delete(f"/v1/runs/{run_id}", headers=AUTH), 409)
+        problem(b.delete("/v1/runs/run-00000000T000000-deadbeef", headers=AUTH), 404)
     # only whole sources: each one written has all its chunks; not every file was written
     rows = graph_session.read_raw(
         "MATCH (s:Source {corpus: $corpus}) OPTIONAL MATCH (c:Chunk {source_id: s.id}) "
@@ -232,35 +252,18 @@ def test_a_run_answers_before_its_walk_and_is_cancelled_while_listing(
         (big / f"d{i}" / "note.md").write_text(f"# Note {i}\n\nThe heron waits in pool {i}.\n")
     served = _served(settings, tree["data_dir"], ingest_roots=[tree["root"]])
     gate = tmp_path / "walk-gate"
-    _faults._counts.clear()
-    monkeypatch.setenv("KGP_FAULT_PAUSE", f"walk:2:{gate}")
     corpus = "walk-cancel"
-    try:
-        with api_client(served, embedder, KEY) as client:
-            started = client.post(
-                "/v1/ingest", json={"paths": ["big"], "corpus": corpus}, headers=AUTH
-            )
-            assert started.status_code == 202, started.text
-            run_id = started.json()["run_id"]
-            assert run_id, started.json()  # before the walk ended: it cannot end before the gate
-            deadline = time.monotonic() + 300
-            while not Path(f"{gate}.reached").exists():  # the walk holds at its second folder
-                assert time.monotonic() < deadline, client.get(
-                    f"/v1/runs/{run_id}", headers=AUTH
-                ).text
-                time.sleep(0.05)
-            listed = client.get(f"/v1/runs/{run_id}", headers=AUTH).json()
-            assert listed["status"] == "running", listed
-            asked = client.delete(f"/v1/runs/{run_id}", headers=AUTH)
-            assert asked.status_code == 202, asked.text
-            time.sleep(0.6)  # past the run's poll interval
-            gate.touch()
-            run = wait_run(client, run_id, AUTH)
-            assert run["status"] == "cancelled", run
-    finally:
+    with api_client(served, embedder, KEY) as client, _held_at(monkeypatch, "walk:2", gate):
+        # answered before the walk ended (it cannot end before the gate opens)
+        run_id = _start_held(client, "big", corpus, gate)  # held at its second folder
+        listed = client.get(f"/v1/runs/{run_id}", headers=AUTH).json()
+        assert listed["status"] == "running", listed
+        asked = client.delete(f"/v1/runs/{run_id}", headers=AUTH)
+        assert asked.status_code == 202, asked.text
+        time.sleep(0.6)  # past the run's poll interval
         gate.touch()
-        monkeypatch.delenv("KGP_FAULT_PAUSE")
-        _faults._counts.clear()
+        run = wait_run(client, run_id, AUTH)
+        assert run["status"] == "cancelled", run
     rows = graph_session.read_raw(
         "MATCH (s:Source {corpus: $corpus}) RETURN count(s) AS n", corpus=corpus
     )
@@ -295,22 +298,10 @@ def test_an_mcp_cancel_stops_a_live_run_of_another_server(
         return result.is_error, " ".join(getattr(c, "text", "") for c in result.content)
 
     gate = tmp_path / "mcp-gate"
-    _faults._counts.clear()
-    monkeypatch.setenv("KGP_FAULT_PAUSE", f"parse:2:{gate}")
     corpus = "mcp-cancel-me"
     try:
-        with api_client(served, embedder, KEY) as client:
-            started = client.post(
-                "/v1/ingest", json={"paths": ["mcp-many"], "corpus": corpus}, headers=AUTH
-            )
-            assert started.status_code == 202, started.text
-            run_id = started.json()["run_id"]
-            deadline = time.monotonic() + 300
-            while not Path(f"{gate}.reached").exists():  # the run holds in its second file
-                assert time.monotonic() < deadline, client.get(
-                    f"/v1/runs/{run_id}", headers=AUTH
-                ).text
-                time.sleep(0.1)
+        with api_client(served, embedder, KEY) as client, _held_at(monkeypatch, "parse:2", gate):
+            run_id = _start_held(client, "mcp-many", corpus, gate)  # held in its second file
             error, text = asyncio.run(cancel(run_id))
             assert not error and "cancel_requested" in text, text
             time.sleep(0.6)  # past the run's poll interval
@@ -319,7 +310,4 @@ def test_an_mcp_cancel_stops_a_live_run_of_another_server(
             error, text = asyncio.run(cancel(run_id))  # an ended run: a tool error, not a crash
             assert error and "ended" in text.lower(), text
     finally:
-        gate.touch()
-        monkeypatch.delenv("KGP_FAULT_PAUSE")
-        _faults._counts.clear()
         mcp_service.close()
