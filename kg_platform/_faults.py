@@ -11,8 +11,9 @@ it needs a process held at a known point while it kills Neo4j or starts a rival 
 - ``KGP_FAULT_TRACE=<file>``: append each phase reached to ``<file>``, one line each (a test waits
   on it for a point the process has passed instead of sleeping).
 
-Phases: walk (each folder a run lists), parse, embed, write, piece_graph (ingestion), retrieve (``kgp retrieve``), sigterm (the
-SIGTERM handler of a long command ran in the main thread, ``kg_platform/cli/signals.py``).
+Phases: walk (each folder a run lists), parse, embed, write, piece_graph (ingestion), retrieve
+(``kgp retrieve``), sigterm (the SIGTERM handler of a long command ran in the main thread,
+``kg_platform/cli/signals.py``).
 """
 
 from __future__ import annotations

@@ -58,9 +58,9 @@ class ChainShape:
     def of(cls, model: dict[str, Any]) -> "ChainShape":
         raw = model.get("shape") or {}
         return cls(
-            anchors=int(raw.get("anchors", ANCHORS)),
-            hop=bool(raw.get("hop", True)),
-            two_step=bool(raw.get("two_step", False)),
+            anchors=int(raw.get("anchors", cls.anchors)),
+            hop=bool(raw.get("hop", cls.hop)),
+            two_step=bool(raw.get("two_step", cls.two_step)),
         )
 
     def as_dict(self) -> dict[str, Any]:
@@ -157,7 +157,7 @@ def chain_features(
     n = len(items)
     title, entity, refs = link_matrices(question, items)
     late_mm = min_max(np.asarray(late, dtype=np.float64))
-    linked = np.maximum(np.maximum(title, entity), refs)
+    linked = np.maximum(np.maximum(title, entity), refs) if shape.two_step else None
     rank = np.zeros(n)
     for pos, j in enumerate(late_order(np.asarray(late))):
         rank[j] = 1.0 - pos / max(n - 1, 1)
@@ -181,7 +181,7 @@ def chain_features(
             if hop is not None and r < len(hop):
                 h = np.asarray(hop[r], dtype=np.float64)[:n].copy()
                 h[a] = 0.0
-            if shape.two_step:
+            if linked is not None:
                 two = _two_step(linked, late_mm, a)
         cols.append(is_a)
         for k in LINKS:
@@ -206,15 +206,15 @@ def chain_features(
 
 def _two_step(linked: np.ndarray, late_mm: np.ndarray, a: int) -> np.ndarray:
     """Per candidate c: the highest late score (min-max) of a middle candidate j linked to the
-    anchor ``a`` and to c (j, c and a distinct); 0 where no such j is. The anchor itself and its
-    direct neighbours can score too: a candidate both one and two links away is both."""
+    anchor ``a`` and to c (j, c and a distinct); 0 where no such j is, and 0 for the anchor. A
+    direct neighbour of the anchor can score too, when another neighbour also links it."""
     middle = linked[a] * late_mm  # (n,): j's weight as a bridge from the anchor
     middle[a] = 0.0
     via = linked * middle[:, None]  # via[j, c]: the bridge j's weight when j links c
     np.fill_diagonal(via, 0.0)
-    two = via.max(axis=0) if len(middle) else np.zeros(0)
+    two: np.ndarray = via.max(axis=0)  # n >= 1: ``a`` is one of the candidates
     two[a] = 0.0
-    return np.asarray(two, dtype=np.float64)
+    return two
 
 
 def logits(model: dict[str, Any], x: np.ndarray) -> np.ndarray:

@@ -113,9 +113,10 @@ def rotations(
     data: dict[str, Any] = {}
     for f in files:
         recs = [json.loads(line) for line in f.open(encoding="utf-8")]
-        for rec in recs if entity_candidates else []:
-            if rec["chosen"] == "entity":  # the pool holds more than the 16 the rerank reads
-                rec["n"] = min(int(entity_candidates), len(rec["items"]))
+        if entity_candidates:  # the pool holds more than the 16 the rerank reads for `entity`
+            for rec in recs:
+                if rec["chosen"] == "entity":
+                    rec["n"] = min(entity_candidates, len(rec["items"]))
         gold = chain_study._gold(f.stem)
         rows = [(_record_rows(r, settings, shape), _labels(r, gold[r["id"]])) for r in recs]
         data[f.stem] = (recs, gold, rows)
