@@ -15,7 +15,6 @@ by its pid.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import signal
@@ -28,6 +27,7 @@ from kg_platform._process import pid_alive
 from kg_platform.errors import GraphError
 from kg_platform.graph import GraphClient
 from tests.conftest import DOCUMENTS
+from tests.support.driver_log import driver_retries
 from tests.faults.helpers import (
     KGP,
     assert_same_edges,
@@ -61,15 +61,6 @@ def _wait_reached(gate, procs: list[subprocess.Popen]) -> None:
         for proc in procs:
             assert proc.poll() is None, proc.stderr.read()[-3000:]
         time.sleep(0.1)
-
-
-class _Retries(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += "will be retried" in record.getMessage()
 
 
 def _no_traceback(stderr: str) -> None:
@@ -157,21 +148,12 @@ def test_neo4j_killed_mid_ingest_and_mid_query_then_restart_converges(
     assert len(lines) == 2 and lines[0].startswith("error:"), qerr[-3000:]
     assert "unavailable" in lines[0].lower() and "hint:" in lines[1] and qout.strip() == ""
     # the driver gives up after a bounded number of retries (F8: two nested loops took 72-100 s)
-    # the level is set here: an in-process `kgp` command of an earlier test in this worker
-    # quiets the driver's logger (CRITICAL), which would hide every retry from the handler
-    retries = _Retries()
-    driver_log = logging.getLogger("neo4j")
-    level = driver_log.level
-    driver_log.addHandler(retries)
-    driver_log.setLevel(logging.WARNING)
     try:
-        with pytest.raises(GraphError, match="unavailable"):
+        with driver_retries() as retried, pytest.raises(GraphError, match="unavailable"):
             watcher.read_raw("RETURN 1")
     finally:
-        driver_log.removeHandler(retries)
-        driver_log.setLevel(level)
         watcher.close()
-    assert 1 <= retries.count <= 8, retries.count
+    assert 1 <= len(retried) <= 8, retried
 
     server.start()  # recovery from the kill on restart
     resumed = run_kgp(["ingest", str(folder), "--corpus", "t", "--json"], env)

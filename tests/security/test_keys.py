@@ -32,6 +32,7 @@ from kg_platform.sdk import KnowledgePlatform
 from kg_platform.serve.app import build_app
 from kg_platform.serve.keys import KeyStore, key_hash
 from tests.faults.helpers import KGP, kgp_env, run_kgp
+from tests.support.driver_log import driver_retries
 from tests.support.serving import stop, uvicorn_thread
 
 pytestmark = pytest.mark.integration
@@ -565,29 +566,14 @@ def test_the_key_table_is_read_once_per_load_without_retries() -> None:
     """A load is one read without the driver's transaction retries: on a database that is
     gone it fails at once instead of retrying for ``neo4j.retry_s`` (parked in a retry's
     back-off it kept graph keys at 503 for seconds after Neo4j was back)."""
-    import logging
-
     from kg_platform.errors import GraphError
     from kg_platform.graph.client import GraphClient
 
     port = free_port()  # nothing listens there
-    records: list[logging.LogRecord] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record: logging.LogRecord) -> None:
-            records.append(record)
-
-    handler = Keep(level=logging.DEBUG)
-    driver_log = logging.getLogger("neo4j")
-    level = driver_log.level  # an in-process `kgp` command of an earlier test may have quieted it
-    driver_log.addHandler(handler)
-    driver_log.setLevel(logging.DEBUG)
-    try:
-        with GraphClient(f"bolt://127.0.0.1:{port}", ("neo4j", "x"), retry_s=3) as graph:
-            with pytest.raises(GraphError, match="unavailable"):
-                KeyStore(graph).active(once=True)
-    finally:
-        driver_log.removeHandler(handler)
-        driver_log.setLevel(level)
-    retried = [r.getMessage() for r in records if "will be retried" in r.getMessage()]
+    with (
+        driver_retries() as retried,
+        GraphClient(f"bolt://127.0.0.1:{port}", ("neo4j", "x"), retry_s=3) as graph,
+    ):
+        with pytest.raises(GraphError, match="unavailable"):
+            KeyStore(graph).active(once=True)
     assert not retried, retried

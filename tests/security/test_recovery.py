@@ -16,7 +16,6 @@ this test flaky.
 
 from __future__ import annotations
 
-import logging
 import os
 import signal
 import threading
@@ -30,6 +29,7 @@ from kg_platform._process import pid_alive
 from kg_platform.config import ServeSettings
 from kg_platform.sdk import KnowledgePlatform
 from kg_platform.serve.app import build_app
+from tests.support.driver_log import driver_retries
 from tests.support.serving import uvicorn_thread
 
 pytestmark = [pytest.mark.faults, pytest.mark.integration]
@@ -40,19 +40,6 @@ SAMPLE = Path(__file__).resolve().parents[2] / "ingestion" / "samples" / "markit
 RETRY_S = 5.0  # the driver's retry budget (the threads the kill abandoned are done after it)
 BACK_S = 300.0  # liveness only: generous deadlines for a loaded machine
 SEARCH = {"query": "file formats", "corpus": CORPUS, "k": 3}
-
-
-class Retries(logging.Handler):
-    """Collects the driver's "Transaction failed and will be retried" warnings."""
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.seen: list[str] = []
-
-    def emit(self, record: logging.LogRecord) -> None:
-        message = record.getMessage()
-        if "will be retried" in message:
-            self.seen.append(message)
 
 
 def _kill(server) -> None:
@@ -88,64 +75,59 @@ def test_requests_succeed_without_a_retry_once_neo4j_is_back(spare_neo4j, tmp_pa
         graph_key, _ = KeyStore(sdk.graph).add("recovery-reader", [CORPUS], "read")
     keys = [KEY, graph_key]  # the server's own key, and one the graph keeps (read per request)
 
-    retries = Retries()
-    driver_log = logging.getLogger("neo4j")
-    level = driver_log.level
-    driver_log.addHandler(retries)
-    driver_log.setLevel(logging.WARNING)
     app = build_app(KnowledgePlatform(settings, embedder=embedder), key=KEY)
-    try:
-        with uvicorn_thread(app) as base, httpx.Client(base_url=base, timeout=BACK_S) as client:
+    with (
+        driver_retries() as retried,
+        uvicorn_thread(app) as base,
+        httpx.Client(base_url=base, timeout=BACK_S) as client,
+    ):
 
-            def search(key: str, http: httpx.Client = client) -> int:
-                headers = {"Authorization": f"Bearer {key}"}
-                return http.post("/v1/search", json=SEARCH, headers=headers).status_code
+        def search(key: str, http: httpx.Client = client) -> int:
+            headers = {"Authorization": f"Bearer {key}"}
+            return http.post("/v1/search", json=SEARCH, headers=headers).status_code
 
+        assert [search(key) for key in keys] == [200, 200]
+
+        # a steady load through the kill and the restart, as the kill bench sends
+        stop = threading.Event()
+        answers: list[tuple[float, int]] = []  # (sent, status)
+
+        def load(index: int) -> None:
+            with httpx.Client(base_url=base, timeout=BACK_S) as own:
+                while not stop.is_set():
+                    sent = time.monotonic()
+                    answers.append((sent, search(keys[index % 2], own)))
+                    time.sleep(0.02)
+
+        loaders = [threading.Thread(target=load, args=(i,), daemon=True) for i in range(4)]
+        for thread in loaders:
+            thread.start()
+        time.sleep(1.0)
+        _kill(server)
+        killed = time.monotonic()
+        _wait_health(client, 503)
+        # the requests caught by the kill were answered 503; their threads, left to the
+        # driver, end after its retry budget: let them, so their retries are not counted
+        while time.monotonic() - killed < 3 * RETRY_S + 10:
+            time.sleep(0.1)
+        server.start()
+        _wait_health(client, 200)
+        ok = time.monotonic()
+        retried.clear()
+
+        # the first requests once health says ok: 200, without a retry of the driver
+        firsts = [search(key) for key in keys]
+        assert firsts == [200, 200], firsts
+        assert retried == [], retried
+        for _ in range(10):
             assert [search(key) for key in keys] == [200, 200]
-
-            # a steady load through the kill and the restart, as the kill bench sends
-            stop = threading.Event()
-            answers: list[tuple[float, int]] = []  # (sent, status)
-
-            def load(index: int) -> None:
-                with httpx.Client(base_url=base, timeout=BACK_S) as own:
-                    while not stop.is_set():
-                        sent = time.monotonic()
-                        answers.append((sent, search(keys[index % 2], own)))
-                        time.sleep(0.02)
-
-            loaders = [threading.Thread(target=load, args=(i,), daemon=True) for i in range(4)]
-            for thread in loaders:
-                thread.start()
-            time.sleep(1.0)
-            _kill(server)
-            killed = time.monotonic()
-            _wait_health(client, 503)
-            # the requests caught by the kill were answered 503; their threads, left to the
-            # driver, end after its retry budget: let them, so their retries are not counted
-            while time.monotonic() - killed < 3 * RETRY_S + 10:
-                time.sleep(0.1)
-            server.start()
-            _wait_health(client, 200)
-            ok = time.monotonic()
-            retries.seen.clear()
-
-            # the first requests once health says ok: 200, without a retry of the driver
-            firsts = [search(key) for key in keys]
-            assert firsts == [200, 200], firsts
-            assert retries.seen == [], retries.seen
-            for _ in range(10):
-                assert [search(key) for key in keys] == [200, 200]
-            assert client.get("/v1/health").status_code == 200
-            stop.set()
-            for thread in loaders:
-                thread.join(timeout=BACK_S)
-            after = [status for sent, status in answers if sent >= ok]
-            assert after and set(after) == {200}, sorted(set(after))
-            assert retries.seen == [], retries.seen
-    finally:
-        driver_log.removeHandler(retries)
-        driver_log.setLevel(level)
+        assert client.get("/v1/health").status_code == 200
+        stop.set()
+        for thread in loaders:
+            thread.join(timeout=BACK_S)
+        after = [status for sent, status in answers if sent >= ok]
+        assert after and set(after) == {200}, sorted(set(after))
+        assert retried == [], retried
 
 
 def test_an_open_breaker_closes_only_once_the_warm_up_has_run() -> None:
