@@ -14,7 +14,7 @@ from kg_platform.retrieval.base import RetrievalContext, get_strategy
 from kg_platform.graph.corpus_indexes import corpus_prefix
 from kg_platform.graph.lucene import fulltext_query
 from kg_platform.retrieval.strategies.mog import CorpusPlan, MoGStrategy
-from tests.support.fixtures import index_corpus
+from tests.support.fixtures import _wipe, index_corpus
 from tests.support.reference import PieceInfo, mogg_reference_select, reference_select
 from kg_platform.retrieval.strategies import mogg as mogg_mod
 from kg_platform.retrieval.strategies.mogg import MoGGStrategy
@@ -186,10 +186,30 @@ def _build(graph, embedder) -> dict:
     }
 
 
+_WORLD_SHAPE = (
+    "MATCH (n) WHERE NOT n:SchemaMigration AND NOT n:SchemaInfo "
+    "OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS nodes, count(r) AS edges"
+)
+
+
+@pytest.fixture(scope="module")
+def built_world(graph_session, embedder):
+    """The hand-built graph, written once for the module (every test reads it; the two that
+    write, the router training and its lookup, delete what they wrote)."""
+    _wipe(graph_session)
+    data = _build(graph_session, embedder)
+    return data, graph_session.read_raw(_WORLD_SHAPE)[0]
+
+
 @pytest.fixture()
-def world(clean_graph, embedder, settings):
-    data = _build(clean_graph, embedder)
-    ctx = RetrievalContext(graph=clean_graph, embedder=embedder, settings=settings)
+def world(built_world, graph_session, embedder, settings):
+    """A fresh context over the module's graph; the graph is written again when a test before
+    this one left it with other nodes or edges than it was built with."""
+    data, shape = built_world
+    if graph_session.read_raw(_WORLD_SHAPE)[0] != shape:
+        _wipe(graph_session)
+        data = _build(graph_session, embedder)
+    ctx = RetrievalContext(graph=graph_session, embedder=embedder, settings=settings)
     return ctx, data
 
 
