@@ -194,8 +194,8 @@ _WORLD_SHAPE = (
 
 @pytest.fixture(scope="module")
 def built_world(graph_session, embedder):
-    """The hand-built graph, written once for the module (every test reads it; the two that
-    write, the router training and its lookup, delete what they wrote)."""
+    """The hand-built graph, written once for the module (every test reads it; the router
+    training test deletes the router it writes)."""
     _wipe(graph_session)
     data = _build(graph_session, embedder)
     return data, graph_session.read_raw(_WORLD_SHAPE)[0]

@@ -21,9 +21,8 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+import traceback
 from pathlib import Path
-from types import FrameType
 
 import httpx
 import pytest
@@ -62,16 +61,10 @@ def _driver_calls() -> list[str]:
     for ident, frame in sys._current_frames().items():
         if ident == threading.get_ident() or names.get(ident) == "kgp-graph-probe":
             continue
-        files = [f.f_code.co_filename for f in _frames(frame)]
+        files = [f.f_code.co_filename for f, _ in traceback.walk_stack(frame)]
         if any(f"{os.sep}neo4j{os.sep}" in path for path in files):
             inside.append(names.get(ident, str(ident)))
     return inside
-
-
-def _frames(frame: FrameType | None) -> Iterator[FrameType]:
-    while frame is not None:
-        yield frame
-        frame = frame.f_back
 
 
 def _wait_driver_calls_ended(deadline: float) -> None:
