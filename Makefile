@@ -59,7 +59,8 @@ lint: install-test
 	$(VENV)/bin/mypy
 
 # TEST_WORKERS=N runs the suite in N pytest-xdist workers, each with its own Neo4j servers; a
-# module's tests stay in one worker (--dist loadfile), so its module fixtures run once. 0 runs it
+# module's tests stay in one worker (--dist loadfile), so its module fixtures run once, and the
+# modules that use the spare server share one worker (tests/support/spare_worker.py). 0 runs it
 # in one process. Two is the default: most tests wait on Neo4j or a child process rather than the
 # CPU, so two workers finish sooner on 2 cores, and three are no faster (lab/docs/scale-log.md).
 TEST_WORKERS ?= 2

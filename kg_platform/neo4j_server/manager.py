@@ -229,10 +229,9 @@ class LocalNeo4j:
             "server.memory.pagecache.size": cfg.pagecache,
             "dbms.usage_report.enabled": "false",
             "db.logs.query.enabled": "OFF",
-            # Bolt's two Netty event-loop groups each wait a 5 s quiet period for new tasks on
-            # shutdown, after the databases have stopped and checkpointed and every connection
-            # is closed: 10 s of every stop (and of each `kgp neo4j dump`/`load`) spent idle.
-            # Without it a stop takes about 0.4 s (lab/docs/scale-log.md, 2026-12-06).
+            # Bolt's two Netty event-loop groups would each wait a 5 s quiet period for new tasks
+            # on shutdown, after the databases have stopped and checkpointed and every
+            # connection is closed: idle time in every stop and each `kgp neo4j dump`/`load`.
             "internal.dbms.bolt.netty_server_shutdown_quiet_period": 0,
         }
         text = "# written by kgp neo4j start; edits are overwritten\n"

@@ -22,8 +22,15 @@ from pathlib import Path
 
 import pytest
 
-SPARE_FIXTURES = ("spare_neo4j", "spare_neo4j_server")
+#: The session fixture every spare-using test depends on, and the one tests request.
+SPARE_SERVER_FIXTURE = "spare_neo4j_server"
+SPARE_FIXTURES = ("spare_neo4j", SPARE_SERVER_FIXTURE)
 SPARE_GROUP = "spare-neo4j"
+
+
+def _module_id(path: Path, root: Path) -> str:
+    """A test module as node ids name it: its path relative to the root, with ``/``."""
+    return path.relative_to(root).as_posix()
 
 
 def spare_modules(config: pytest.Config) -> frozenset[str]:
@@ -34,7 +41,7 @@ def spare_modules(config: pytest.Config) -> frozenset[str]:
     for top in config.getini("testpaths"):
         for path in (root / top).rglob("test_*.py"):
             if any(name in path.read_text(encoding="utf-8") for name in SPARE_FIXTURES):
-                found.add(path.relative_to(root).as_posix())
+                found.add(_module_id(path, root))
     return frozenset(found)
 
 
@@ -61,14 +68,14 @@ _NAMED = pytest.StashKey[frozenset[str]]()
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Fail a test that uses the spare from a module the scan missed (a failed test, because an
-    error raised at collection in an xdist worker crashes it without a word)."""
-    if SPARE_FIXTURES[1] not in item.fixturenames:
+    """Fail a test that uses the spare from a module the scan missed. At setup, not at
+    collection: an error raised while an xdist worker collects crashes it without a message."""
+    if SPARE_SERVER_FIXTURE not in item.fixturenames:
         return
     config = item.config
     if _NAMED not in config.stash:
         config.stash[_NAMED] = spare_modules(config)
-    module = Path(item.path).relative_to(config.rootpath).as_posix()
+    module = _module_id(item.path, config.rootpath)
     if module not in config.stash[_NAMED]:
         pytest.fail(
             f"{item.nodeid} uses the spare Neo4j server without naming a spare fixture in its "

@@ -1,7 +1,7 @@
 """``tests/support/spare_worker.py`` under a real ``pytest -n 2 --dist loadfile``: every module
 that names the spare fixture runs in one worker, the others spread as loadfile spreads them, and
-a module that reaches the spare without naming it stops the run with a clear error. A throwaway
-suite with a stand-in ``spare_neo4j_server`` fixture, no Neo4j."""
+a test whose module reaches the spare without naming it fails with a message that says so. A
+throwaway suite with a stand-in ``spare_neo4j_server`` fixture, no Neo4j."""
 
 from __future__ import annotations
 
