@@ -212,7 +212,7 @@ def ensure_corpus_indexes(graph: GraphClient, corpus: str, *, backfill: bool = T
     missing indexes (``IF NOT EXISTS``: a second process doing the same is harmless) and wait
     until they are online, so the write that follows is searchable in them at once.
     """
-    from kg_platform.graph.schema import apply_statement
+    from kg_platform.graph.schema import apply_statements
 
     prefix = corpus_prefix(corpus)
     key = (graph.uri, graph.database, prefix)
@@ -227,8 +227,7 @@ def ensure_corpus_indexes(graph: GraphClient, corpus: str, *, backfill: bool = T
         return False
     if backfill:
         label_corpus_nodes(graph, corpus, prefix)
-    for statement in index_statements(prefix, _dimension(graph)):
-        apply_statement(graph, statement)
+    apply_statements(graph, index_statements(prefix, _dimension(graph)))
     graph.write_raw("CALL db.awaitIndexes(300)")
     with _lock:
         _ready.add(key)

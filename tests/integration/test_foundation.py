@@ -12,6 +12,7 @@ from tests.support.fixtures import index_corpus
 from kg_platform.graph.schema import (
     apply_migrations,
     apply_statement,
+    apply_statements,
     check_dimension,
     schema_version,
 )
@@ -58,6 +59,31 @@ def test_a_schema_rule_another_process_just_created_is_not_an_error(graph_sessio
     )
     with pytest.raises(GraphError, match="piece_term_key"):
         apply_statement(graph_session, "CREATE INDEX piece_term_key FOR (n:PieceTerm) ON (n.term)")
+
+
+def test_schema_statements_in_one_commit_fall_back_one_by_one_after_a_race(graph_session):
+    """``apply_statements`` (a corpus's indexes in one commit): when one of its rules was just
+    created by another process, the whole commit is refused; the statements then run one at a
+    time, the raced one counts as applied and the others are created. A real conflict fails."""
+    names = ["t_batch_a", "t_batch_b"]
+    for name in names:
+        graph_session.write_raw(f"DROP INDEX {name} IF EXISTS")
+    raced = "CREATE INDEX piece_term_key FOR (n:PieceTerm) ON (n.corpus, n.term)"
+    apply_statements(
+        graph_session,
+        [f"CREATE INDEX {names[0]} IF NOT EXISTS FOR (n:TBatchA) ON (n.x)", raced]
+        + [f"CREATE FULLTEXT INDEX {names[1]} IF NOT EXISTS FOR (n:TBatchB) ON EACH [n.text]"],
+    )
+    rows = graph_session.read_raw(
+        "SHOW INDEXES YIELD name WHERE name IN $names RETURN name ORDER BY name", names=names
+    )
+    assert [r["name"] for r in rows] == names
+    with pytest.raises(GraphError, match="piece_term_key"):
+        apply_statements(
+            graph_session, ["CREATE INDEX piece_term_key FOR (n:PieceTerm) ON (n.term)"]
+        )
+    for name in names:
+        graph_session.write_raw(f"DROP INDEX {name} IF EXISTS")
 
 
 def test_vector_index_returns_the_stored_nearest_node(clean_graph, embedder):
